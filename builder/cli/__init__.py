@@ -1,0 +1,44 @@
+"""The ``sealboard`` command: one short click command per verb, a client of the library."""
+
+from __future__ import annotations
+
+import click
+
+from builder import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="sealboard")
+def main() -> None:
+    """Sealboard: signed, sealed leaderboard bundles in; a verified, scored site out.
+
+    \b
+    Quick start:
+      sealboard demo --out demo        # a complete demo instance, built into demo/site
+      sealboard build --root demo --identity demo/keys/demo/identity.txt
+    """
+
+
+def _register() -> None:
+    from builder.cli.build import build_command
+    from builder.cli.bundle import bundle
+    from builder.cli.demo import demo_command
+
+    main.add_command(build_command)
+    main.add_command(demo_command)
+    main.add_command(bundle)
+    try:
+        from builder.cli.keys import keys
+    except ImportError:  # pragma: no cover - during development only
+        pass
+    else:
+        main.add_command(keys)
+    try:
+        from builder.cli.validate import validate_command
+    except ImportError:  # pragma: no cover
+        pass
+    else:
+        main.add_command(validate_command)
+
+
+_register()

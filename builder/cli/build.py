@@ -1,0 +1,46 @@
+"""``sealboard build``."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from builder.cli.common import progress, root_option, translate_errors
+
+
+@click.command("build")
+@root_option
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory [default: ROOT/site].")
+@click.option(
+    "--identity",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The embargo identity file (or set SEALBOARD_IDENTITY to its text). Without it the site is built with every score sealed.",
+)
+@click.option("--strict", is_flag=True, help="Fail if any bundle is rejected (PR validation).")
+@translate_errors
+def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool) -> None:
+    """Verify, unseal, score and publish the site.
+
+    \b
+    Examples:
+      sealboard build --root . --identity /secure/identity.txt
+      SEALBOARD_IDENTITY="$(cat identity.txt)" sealboard build
+      sealboard build --out public-site      # no identity: the sealed public site
+    """
+    from builder.build import build, load_identities
+
+    identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
+    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress)
+    summarise(report)
+
+
+def summarise(report) -> None:  # type: ignore[no-untyped-def]
+    for state in report.benchmarks:
+        click.echo(f"{state.config.id}: {state.status}, {len(state.bundles)} submission(s), {len(state.boards)} board(s)")
+    for rejection in report.rejections:
+        click.echo(f"rejected: {rejection.message}", err=True)
+    stages = ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
+    click.echo(f"Site written to {report.out} ({stages})")

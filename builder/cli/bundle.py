@@ -1,0 +1,91 @@
+"""``sealboard bundle create | sign | verify`` — the lab's side."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from builder.cli.common import root_option, translate_errors
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.group("bundle")
+def bundle() -> None:
+    """Make, sign and check a result bundle before opening a pull request."""
+
+
+@bundle.command("create")
+@root_option
+@click.option("--benchmark", required=True, help="Benchmark id, e.g. soohak.")
+@click.option("--lab", required=True, help="Your lab id as registered in keys/.")
+@click.option("--submission", required=True, help="A new submission id, e.g. gpt-5-2026-11.")
+@click.option("--results", "results_path", type=_FILE, required=True, help="results.jsonl: one line per sample.")
+@click.option("--describe", "description_path", type=_FILE, required=True, help="YAML/JSON with model, config, harness, judge, publish_on_release.")
+@click.option("--transcripts", "transcripts_path", type=_FILE, help="Optional transcripts.jsonl.gz to seal too.")
+@translate_errors
+def create_command(root: Path, benchmark: str, lab: str, submission: str, results_path: Path, description_path: Path, transcripts_path: Path | None) -> None:
+    """Validate results, seal them to the benchmark's embargo key and write the manifest.
+
+    \b
+    Example:
+      sealboard bundle create --benchmark soohak --lab acme --submission run-1 \\
+          --results out/results.jsonl --describe run.yaml
+    """
+    from builder.bundle import create_bundle, load_description
+    from builder.registry import load_registry
+
+    registry = load_registry(root, datetime.now(timezone.utc))
+    target = create_bundle(
+        root=root,
+        benchmark=benchmark,
+        lab=lab,
+        submission=submission,
+        results=results_path.read_bytes(),
+        description=load_description(description_path),
+        transcripts=transcripts_path.read_bytes() if transcripts_path else None,
+        maintainer_recipients=tuple(registry.maintainer_recipients),
+    )
+    click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
+
+
+@bundle.command("sign")
+@click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--key", "key_path", type=_FILE, required=True, help="Your OpenSSH private key (unencrypted; or sign with ssh-keygen -Y sign).")
+@translate_errors
+def sign_command(bundle_dir: Path, key_path: Path) -> None:
+    """Sign BUNDLE_DIR/manifest.json with your SSH key (namespace sealboard-bundle).
+
+    \b
+    Example:
+      sealboard bundle sign bundles/soohak/acme/run-1 --key ~/.ssh/id_ed25519
+    Equivalent with OpenSSH (works with passphrase-protected keys and agents):
+      ssh-keygen -Y sign -n sealboard-bundle -f ~/.ssh/id_ed25519 bundles/soohak/acme/run-1/manifest.json
+    """
+    from builder.bundle import sign_bundle
+    from builder.sshkeys import load_private_key
+
+    path = sign_bundle(bundle_dir, load_private_key(key_path, str(key_path)))
+    click.echo(f"Wrote {path}")
+
+
+@bundle.command("verify")
+@root_option
+@click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@translate_errors
+def verify_command(root: Path, bundle_dir: Path) -> None:
+    """Run the build's checks on a bundle: layout, signature, registered key, digests.
+
+    \b
+    Example:
+      sealboard bundle verify bundles/soohak/acme/run-1
+    """
+    from builder.bundle import check_bundle
+    from builder.registry import load_registry
+
+    now = datetime.now(timezone.utc)
+    verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
+    m = verified.manifest
+    click.echo(f"OK: {verified.where} — {m.model.name} by lab {m.lab}, signed by {verified.signer}, {len(m.files)} sealed file(s) match the manifest")

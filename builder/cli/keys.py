@@ -1,0 +1,260 @@
+"""``sealboard keys …``: maintain the threshold-signed trust registry in keys/registry.
+
+Each command is a thin client of builder.registry_admin: it proposes or signs a registry
+version and says which file it wrote. Nothing becomes trusted until a threshold of
+maintainers has run ``sealboard keys sign``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import click
+
+from builder.cli.common import root_option, translate_errors
+
+
+class UtcTime(click.ParamType):
+    """YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:MM:SSZ."""
+
+    name = "TIME"
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        if isinstance(value, datetime):
+            return value
+        for fmt in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"):
+            try:
+                return datetime.strptime(value, fmt).replace(tzinfo=timezone.utc)
+            except ValueError:
+                pass
+        self.fail(f"{value!r} is not a UTC time like 2027-06-30 or 2027-06-30T00:00:00Z", param, ctx)
+
+
+TIME = UtcTime()
+
+
+def _public_key(value: str) -> str:
+    """A key given inline ('ssh-ed25519 AAAA…') or as a .pub file path."""
+    if value.startswith(("ssh-", "ecdsa-")):
+        return value
+    path = Path(value).expanduser()
+    try:
+        text = path.read_text(encoding="ascii", errors="replace")[:16384]
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {value}: {exc.strerror}") from None
+    if "PRIVATE KEY" in text:
+        # Never echo it; just point at the public half.
+        raise click.BadParameter(f"{value} is a private key; pass the public key ({value}.pub)")
+    return text.strip()
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _proposed(path: Path, root: Path) -> None:
+    click.echo(f"Wrote {_rel(path, root)} (unsigned until maintainers run 'sealboard keys sign').")
+
+
+@click.group("keys")
+def keys() -> None:
+    """Maintain the trust registry: maintainers, labs, their SSH keys, revocations.
+
+    \b
+    A typical change:
+      sealboard keys add-lab acme --name "Acme AI" --key acme.pub
+      sealboard keys sign --key ~/.ssh/id_ed25519     # each of M maintainers
+      sealboard keys status
+    """
+
+
+@keys.command("init", short_help="Write the genesis registry version.")
+@root_option
+@click.option("--maintainer", "maintainers", nargs=3, multiple=True, required=True,
+              metavar="ID NAME PUBKEY", help="A maintainer: id, display name, public key file or line. Repeat.")
+@click.option("--threshold", type=click.IntRange(min=1), required=True, help="Signatures (M of N) every change needs.")
+@click.option("--expires", type=TIME, help="When the registry expires [default: one year from now].")
+@translate_errors
+def init_command(root: Path, maintainers: tuple[tuple[str, str, str], ...], threshold: int, expires: datetime | None) -> None:
+    """Write the genesis registry version keys/registry/v0001.yaml.
+
+    \b
+    Example:
+      sealboard keys init --threshold 2 \\
+        --maintainer alice "Alice Ng" alice.pub \\
+        --maintainer bob "Bob Roy" bob.pub --maintainer carol "Carol Diaz" carol.pub
+    """
+    from builder.registry_admin import init_registry
+
+    people = [{"id": i, "name": n, "key": _public_key(k)} for i, n, k in maintainers]
+    expires = expires or datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=365)
+    _proposed(init_registry(root, people, threshold, expires), root)
+
+
+@keys.command("add-lab", short_help="Propose a lab, or a key for one.")
+@root_option
+@click.argument("lab_id", metavar="LAB")
+@click.option("--name", help="Display name; give it to add a new lab, omit it to add keys to an existing one.")
+@click.option("--key", "key_args", multiple=True, required=True, help="Public key file or line. Repeat for several.")
+@click.option("--valid-after", type=TIME, help="Key not valid before this UTC time.")
+@click.option("--valid-before", type=TIME, help="Key not valid after this UTC time.")
+@translate_errors
+def add_lab_command(root: Path, lab_id: str, name: str | None, key_args: tuple[str, ...],
+                    valid_after: datetime | None, valid_before: datetime | None) -> None:
+    """Propose a new lab, or a new key for an existing lab.
+
+    \b
+    Examples:
+      sealboard keys add-lab acme --name "Acme AI" --key acme_signing.pub
+      sealboard keys add-lab acme --key new.pub --valid-after 2026-07-01   # rotation
+    """
+    from builder.registry_admin import add_lab, add_lab_key
+
+    lines = [_public_key(k) for k in key_args]
+    if name is not None:
+        path = add_lab(root, lab_id, name, lines, valid_after, valid_before)
+    else:
+        for line in lines:
+            path = add_lab_key(root, lab_id, line, valid_after, valid_before)
+    _proposed(path, root)
+
+
+@keys.command("add-maintainer", short_help="Propose a new maintainer.")
+@root_option
+@click.argument("maintainer_id", metavar="ID")
+@click.option("--name", required=True, help="Display name.")
+@click.option("--key", "key_arg", required=True, help="Public key file or line.")
+@click.option("--age-recipient", help="age1… recipient for files that stay private after release.")
+@click.option("--threshold", type=click.IntRange(min=1), help="New threshold, if it changes.")
+@translate_errors
+def add_maintainer_command(root: Path, maintainer_id: str, name: str, key_arg: str,
+                           age_recipient: str | None, threshold: int | None) -> None:
+    """Propose a new maintainer. The current and the new maintainer set both sign it.
+
+    \b
+    Example:
+      sealboard keys add-maintainer dave --name "Dave Ito" --key dave.pub --threshold 3
+    """
+    from builder.registry_admin import add_maintainer
+
+    _proposed(add_maintainer(root, maintainer_id, name, _public_key(key_arg), age_recipient, threshold), root)
+
+
+@keys.command("revoke", short_help="Propose revoking a key.")
+@root_option
+@click.argument("key_or_fingerprint", metavar="FINGERPRINT|PUBKEY")
+@click.option("--reason", required=True, help="Why, for the record (e.g. 'laptop lost').")
+@translate_errors
+def revoke_command(root: Path, key_or_fingerprint: str, reason: str) -> None:
+    """Propose revoking a lab or maintainer key, from now on and for every build.
+
+    \b
+    Examples:
+      sealboard keys revoke SHA256:3Yx…Q --reason "laptop lost"
+      sealboard keys revoke old.pub --reason "rotated"
+    """
+    from builder.registry_admin import revoke
+
+    target = key_or_fingerprint if key_or_fingerprint.startswith("SHA256:") else _public_key(key_or_fingerprint)
+    _proposed(revoke(root, target, reason), root)
+
+
+@keys.command("renew", short_help="Propose a new expiry time.")
+@root_option
+@click.option("--expires", type=TIME, required=True, help="The new expiry time.")
+@translate_errors
+def renew_command(root: Path, expires: datetime) -> None:
+    """Propose a new expiry: an expired registry stops every build.
+
+    \b
+    Example:
+      sealboard keys renew --expires 2028-06-30
+    """
+    from builder.registry_admin import renew
+
+    _proposed(renew(root, expires), root)
+
+
+@keys.command("sign", short_help="Sign the newest registry version.")
+@root_option
+@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Your unencrypted OpenSSH private key file.")
+@click.option("--version", "version", type=click.IntRange(min=1), help="Version to sign [default: the newest].")
+@translate_errors
+def sign_command(root: Path, key_path: Path, version: int | None) -> None:
+    """Add your signature to the newest registry version (namespace sealboard-registry).
+
+    \b
+    Example:
+      sealboard keys sign --key ~/.ssh/id_ed25519
+    \b
+    The same with stock ssh-keygen (the .sig file holds one block per maintainer):
+      ssh-keygen -Y sign -n sealboard-registry -f KEY - \\
+        < keys/registry/v0002.yaml >> keys/registry/v0002.yaml.sig
+    """
+    from builder.registry_admin import sign_registry, status
+    from builder.sshkeys import load_private_key
+
+    private = load_private_key(key_path)
+    path = sign_registry(root, private, version)
+    click.echo(f"Signed as {private.public.fingerprint}: {_rel(path, root)}")
+    for line in status(root, datetime.now(timezone.utc)).lines():
+        click.echo(line)
+
+
+@keys.command("status", short_help="Show trusted and pending versions.")
+@root_option
+@translate_errors
+def status_command(root: Path) -> None:
+    """Show the trusted version, its expiry, and signatures a pending version still needs.
+
+    Exits 1 when the registry has an error or has expired.
+
+    \b
+    Example:
+      sealboard keys status --root .
+    """
+    from builder.registry_admin import status
+
+    report = status(root, datetime.now(timezone.utc))
+    for line in report.lines():
+        click.echo(line)
+    if report.error or report.expired or report.trusted is None:
+        raise click.exceptions.Exit(1)
+
+
+@keys.command("allowed-signers", short_help="Export an OpenSSH allowed_signers file.")
+@root_option
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--namespace", "namespaces", multiple=True,
+              type=click.Choice(["sealboard-bundle", "sealboard-dataset", "sealboard-release", "sealboard-registry"]),
+              help="Only keys for these namespaces [default: all].")
+@click.option("--revoked-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write revoked public keys here, for ssh-keygen -Y verify -r.")
+@translate_errors
+def allowed_signers_command(root: Path, out: Path | None, namespaces: tuple[str, ...], revoked_out: Path | None) -> None:
+    """Export the verified registry as an OpenSSH allowed_signers file.
+
+    ssh-keygen then accepts exactly the bundle signatures the builder accepts.
+
+    \b
+    Example:
+      sealboard keys allowed-signers --out allowed_signers
+      ssh-keygen -Y verify -f allowed_signers -I acme -n sealboard-bundle \\
+        -s manifest.json.sig < manifest.json
+    """
+    from builder.registry import load_registry
+
+    registry = load_registry(root, datetime.now(timezone.utc))
+    text = registry.allowed_signers(namespaces or None)
+    if out:
+        out.write_text(text)
+        click.echo(f"Wrote {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+    if revoked_out:
+        revoked_out.write_text(registry.revoked_keys())

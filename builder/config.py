@@ -1,0 +1,107 @@
+"""Leaderboard configs: ``leaderboards/<benchmark>.yaml``, validated in one place.
+
+A config says what a benchmark is (id, title, version, embargo recipient) and, under
+``scoring:``, how it is scored (splits, samples, boards; see builder.scoring). Every
+problem in a file is collected before failing, so a maintainer fixes them in one pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from builder.errors import BuilderError, ConfigError
+from builder.strict import IDENTIFIER_RE, loads_yaml
+
+CONFIG_DIR = "leaderboards"
+MAX_CONFIG_BYTES = 1 << 20
+
+_FIELDS = {
+    "benchmark": "the benchmark id, equal to the file name (e.g. soohak)",
+    "title": "the display title",
+    "description": "one paragraph for the benchmark's page (optional)",
+    "paper": "citation or URL of the paper that defines the metrics (optional)",
+    "version": "the benchmark version that bundles must name in benchmark_version",
+    "embargo_recipient": "the age recipient (age1…) bundles' results are sealed to",
+    "scoring": "boards, samples and breakdowns (see the Data page)",
+}
+_REQUIRED = {"benchmark", "title", "version", "embargo_recipient", "scoring"}
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    id: str
+    title: str
+    description: str
+    paper: str
+    version: str
+    embargo_recipient: str
+    scoring: Any  # builder.scoring.ScoringSpec
+    path: str
+
+
+def load_configs(root: Path) -> list[BenchmarkConfig]:
+    """Load every ``leaderboards/*.yaml`` (release statements live beside them)."""
+    directory = root / CONFIG_DIR
+    if not directory.is_dir():
+        raise ConfigError(f"no {CONFIG_DIR}/ directory", where=str(root), hint="run 'sealboard demo' to see a complete instance")
+    configs = [load_config(p, root) for p in sorted(directory.glob("*.yaml")) if not p.is_symlink()]
+    if not configs:
+        raise ConfigError(f"{CONFIG_DIR}/ holds no benchmark config", where=str(directory), hint="add leaderboards/<benchmark>.yaml")
+    return configs
+
+
+def load_config(path: Path, root: Path) -> BenchmarkConfig:
+    from builder.scoring import parse_scoring_config
+    from builder.seal import parse_recipient
+
+    where = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    data = path.read_bytes()
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError("config is larger than 1 MiB", where=where)
+    raw = loads_yaml(data, where)
+    if not isinstance(raw, dict):
+        raise ConfigError("a benchmark config must be a mapping", where=where)
+
+    errors: list[tuple[str, str]] = []
+    for key in sorted(set(raw) - set(_FIELDS)):
+        errors.append((key, f"unknown key (allowed: {', '.join(_FIELDS)})"))
+    for key in sorted(_REQUIRED - set(raw)):
+        errors.append((key, f"missing: {_FIELDS[key]}"))
+    for key in ("benchmark", "title", "version", "embargo_recipient", "description", "paper"):
+        if key in raw and not isinstance(raw[key], str):
+            errors.append((key, "must be a string"))
+    bench = raw.get("benchmark")
+    if isinstance(bench, str):
+        if not IDENTIFIER_RE.match(bench):
+            errors.append(("benchmark", "must be 1–64 characters of a-z, 0-9 and '-'"))
+        elif bench != path.stem:
+            errors.append(("benchmark", f"is {bench!r} but the file is named {path.name}; they must agree"))
+    recipient = raw.get("embargo_recipient")
+    if isinstance(recipient, str):
+        try:
+            parse_recipient(recipient, where)
+        except BuilderError as exc:
+            errors.append(("embargo_recipient", exc.message))
+    scoring = None
+    if isinstance(raw.get("scoring"), dict):
+        try:
+            scoring = parse_scoring_config(raw["scoring"], where)
+        except ConfigError as exc:
+            errors.append(("scoring", exc.message))
+    elif "scoring" in raw:
+        errors.append(("scoring", "must be a mapping"))
+    if errors:
+        listing = "; ".join(f"{key}: {msg}" for key, msg in errors)
+        raise ConfigError(f"{len(errors)} problem(s): {listing}", where=where, hint="see the Data page for the config keys")
+    return BenchmarkConfig(
+        id=raw["benchmark"],
+        title=raw["title"],
+        description=raw.get("description", ""),
+        paper=raw.get("paper", ""),
+        version=raw["version"],
+        embargo_recipient=raw["embargo_recipient"],
+        scoring=scoring,
+        path=where,
+    )

@@ -1,0 +1,151 @@
+"""The public data contract: ``site/data/index.json`` and one JSON + CSV per board.
+
+Pages are rendered from exactly these dicts, so no number appears on a page that is not
+in a data file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from builder.build import BenchmarkState, BuildReport
+from builder.manifest import format_timestamp
+
+INDEX_FORMAT = "sealboard-index/1"
+SUBMISSIONS_FORMAT = "sealboard-submissions/1"
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+
+
+def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> bytes:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return buf.getvalue().encode()
+
+
+def git_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def submissions_data(state: BenchmarkState) -> dict[str, Any]:
+    """Public facts about every verified submission (shown even on a sealed site)."""
+    rows = []
+    for b in sorted(state.bundles, key=lambda b: b.manifest.key):
+        m = b.manifest
+        rows.append(
+            {
+                "submission": m.key,
+                "lab": m.lab,
+                "model": m.model.name,
+                "model_id": m.model.id,
+                "family": m.model.family,
+                "open_weights": m.model.open_weights,
+                "params_b": m.model.params_b,
+                "active_params_b": m.model.active_params_b,
+                "training_cutoff": m.model.training_cutoff.isoformat() if m.model.training_cutoff else None,
+                "release_date": m.model.release_date.isoformat() if m.model.release_date else None,
+                "reasoning_effort": m.config.reasoning_effort,
+                "thinking": m.config.thinking,
+                "temperature": m.config.temperature,
+                "max_output_tokens": m.config.max_output_tokens,
+                "tts": m.config.tts,
+                "notes": m.config.notes,
+                "harness": f"{m.harness_name} {m.harness_version}",
+                "judge": m.judge,
+                "created": format_timestamp(m.created),
+                "signature": {"status": "verified", "key": b.signer},
+                "publish_on_release": {"results": m.publish_results, "transcripts": m.publish_transcripts},
+            }
+        )
+    return {"format": SUBMISSIONS_FORMAT, "benchmark": state.config.id, "rows": rows}
+
+
+SUBMISSION_CSV_COLUMNS = [
+    "submission", "lab", "model", "model_id", "family", "open_weights", "params_b", "active_params_b",
+    "training_cutoff", "release_date", "reasoning_effort", "thinking", "temperature", "max_output_tokens",
+    "tts", "harness", "judge", "created", "signature_key",
+]  # fmt: skip
+
+
+def board_files(state: BenchmarkState) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """Board dicts (for pages) and the data files (path under data/ -> bytes)."""
+    bench = state.config.id
+    files: dict[str, bytes] = {}
+    boards: list[dict[str, Any]] = []
+    for table in state.boards:
+        data = table.to_dict()
+        boards.append(data)
+        files[f"{bench}/{table.board}.json"] = dumps(data)
+        files[f"{bench}/{table.board}.csv"] = to_csv(table.csv_columns(), table.to_csv_rows())
+    subs = submissions_data(state)
+    files[f"{bench}/submissions.json"] = dumps(subs)
+    files[f"{bench}/submissions.csv"] = to_csv(
+        SUBMISSION_CSV_COLUMNS, [dict(r, signature_key=r["signature"]["key"]) for r in subs["rows"]]
+    )
+    files[f"{bench}/commitments.json"] = dumps(
+        {
+            "benchmark": bench,
+            "version": state.config.version,
+            "dataset": state.dataset_where,
+            "scheme": "sha256(salt || canonical_json(item without salt))",
+            "commitments": state.dataset_commitments,
+        }
+    )
+    return boards, files
+
+
+def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    benchmarks = []
+    for state in report.benchmarks:
+        bench = state.config.id
+        benchmarks.append(
+            {
+                "id": bench,
+                "title": state.config.title,
+                "version": state.config.version,
+                "status": state.status,
+                "submissions": len(state.bundles),
+                "submissions_data": f"data/{bench}/submissions.json",
+                "commitments": f"data/{bench}/commitments.json",
+                "items": len(state.dataset_commitments),
+                "boards": [
+                    {"board": b["board"], "title": b["title"], "json": f"data/{bench}/{b['board']}.json", "csv": f"data/{bench}/{b['board']}.csv"}
+                    for b in boards.get(bench, [])
+                ],
+            }
+        )
+    return {
+        "format": INDEX_FORMAT,
+        "built": format_timestamp(report.now),
+        "commit": git_commit(report.root),
+        "authorised": report.authorised,
+        "as_of": format_timestamp(report.as_of) if report.as_of else None,
+        "synthetic": report.synthetic,
+        "registry_version": report.registry.version if report.registry else None,
+        "benchmarks": benchmarks,
+        "rejected": len(report.rejections),
+    }
+
+
+def rejected_data(report: BuildReport) -> dict[str, Any]:
+    return {
+        "rejected": [
+            {"where": r.where, "benchmark": r.benchmark, "lab": r.lab, "reason": r.reason, "message": r.message, "hint": r.hint}
+            for r in report.rejections
+        ]
+    }

@@ -1,0 +1,379 @@
+"""Check the frames handed to scoring and reduce them to per-(condition, submission, item) sums.
+
+Everything downstream works on small dense arrays indexed by *sorted* item id and
+*sorted* submission id, so nothing depends on the order of input rows. All sums are of
+integers (sample counts, correct counts, tokens, cost in nano-dollars), hence exact in any
+order: shuffling result rows cannot change a single bit of any score.
+
+A *condition* is one combination of the result columns boards filter on (``lang`` and the
+declared boolean/enumerated/string result fields, e.g. LiveMathematicianBench's
+``variant`` × ``sketch``). Boards select conditions, then sum over them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from builder.errors import BuilderError
+from builder.scoring.config import token
+from builder.scoring.regrade import canonical, regrade
+from builder.scoring.spec import Bin, Filter, ScoringSpec
+
+DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
+NANO = 1e9  # cost is summed in integer nano-dollars so that sums are exact
+
+
+class ScoringInputError(BuilderError):
+    """The items, results or submissions frame contradicts the benchmark's scoring
+    declaration. Raised by builder.scoring before any board is computed."""
+
+    reason = "scoring-input"
+
+
+def bin_codes_bp(bp: np.ndarray, bins: Sequence[Bin], count: bool = False) -> np.ndarray:
+    """Index of the bin each value (in basis points, -1 = missing) falls in, or -1.
+
+    With count=True, the number of bins each value falls in (the config check that
+    bins cover [0, 1] exactly once uses this).
+    """
+    hits = np.zeros(len(bp), dtype=np.int64)
+    code = np.full(len(bp), -1, dtype=np.int64)
+    for i, b in enumerate(bins):
+        inside = bp >= 0
+        if b.min is not None:
+            inside &= bp >= round(b.min * 10000)
+        if b.above is not None:
+            inside &= bp > round(b.above * 10000)
+        if b.max is not None:
+            inside &= bp <= round(b.max * 10000)
+        if b.below is not None:
+            inside &= bp < round(b.below * 10000)
+        hits += inside
+        code[inside & (code < 0)] = i
+    return hits if count else code
+
+
+@dataclass
+class Prepared:
+    """The frames, checked and reduced. Arrays are indexed by sorted item / submission."""
+
+    spec: ScoringSpec
+    item_ids: np.ndarray  # (I,) str, sorted
+    items: pd.DataFrame  # aligned with item_ids
+    item_tokens: dict[str, np.ndarray]  # filterable/groupable field -> (I,) object tokens (None = missing)
+    item_bp: dict[str, np.ndarray]  # fraction field -> (I,) int64 basis points (-1 = missing)
+    item_start: dict[str, np.ndarray]  # date field -> (I,) datetime64[D] first day (NaT = missing)
+    sub_ids: np.ndarray  # (S,) str, sorted
+    subs: pd.DataFrame  # aligned with sub_ids
+    conds: pd.DataFrame  # (C,) condition tokens: lang + condition result fields
+    # Sparse sums over samples, one entry per occupied (condition, submission, item):
+    cond: np.ndarray
+    sub: np.ndarray
+    item: np.ndarray
+    sums: dict[str, np.ndarray]  # n, correct, refused, regraded, disagree, unparsed, tok, tok_known, cost, cost_known
+    sub_order: np.ndarray  # (S,) float: median of pairing.order_by_result (NaN if none)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    @property
+    def n_subs(self) -> int:
+        return len(self.sub_ids)
+
+    def item_mask(self, f: Filter) -> np.ndarray:
+        """(I,) bool: items passing filter `f`."""
+        mask = np.ones(self.n_items, dtype=bool)
+        for name, values in f.equals:
+            if name == "item":
+                col = self.item_ids.astype(object)
+            else:
+                col = self.item_tokens[name]
+            mask &= pd.Series(col).isin(values).to_numpy()
+        for name in f.present:
+            mask &= pd.notna(pd.Series(self.item_tokens[name])).to_numpy()
+        return mask
+
+    def cond_mask(self, f: Filter) -> np.ndarray:
+        """(C,) bool: conditions passing filter `f`."""
+        mask = np.ones(len(self.conds), dtype=bool)
+        for name, values in f.equals:
+            mask &= self.conds[name].isin(values).to_numpy()
+        for name in f.present:
+            mask &= self.conds[name].notna().to_numpy()
+        return mask
+
+    def dense(self, conds: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
+        """(S, I) sums over the selected conditions for each quantity in `names`."""
+        keep = conds[self.cond]
+        flat = self.sub[keep] * self.n_items + self.item[keep]
+        size = self.n_subs * self.n_items
+        out = {}
+        for name in names:
+            out[name] = np.bincount(flat, weights=self.sums[name][keep], minlength=size).reshape(self.n_subs, self.n_items)
+        return out
+
+
+def _require(frame: pd.DataFrame, columns: Sequence[str], what: str, where: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ScoringInputError(f"the {what} frame lacks column(s) {', '.join(missing)}", where=where)
+
+
+def _tokens(values: pd.Series) -> np.ndarray:
+    """Object array of canonical tokens (see config.token); None for missing."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    toks = np.array([token(u) for u in uniques] + [None], dtype=object)
+    return toks[np.asarray(codes)]  # code -1 picks the trailing None
+
+
+_DATE_RE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?(?:[T ].*)?\Z")
+
+
+def period_bounds(value: Any) -> tuple[np.datetime64, np.datetime64] | None:
+    """(first day, last day) of a date given as YYYY, YYYY-MM, YYYY-MM-DD[Thh:mm…] or a date."""
+    if value is None or (isinstance(value, float) and value != value) or value is pd.NaT:
+        return None
+    if isinstance(value, (datetime, date, pd.Timestamp, np.datetime64)):
+        d = np.datetime64(pd.Timestamp(value).date(), "D")
+        return d, d
+    if not isinstance(value, str):
+        return None
+    m = _DATE_RE.match(value.strip())
+    if not m:
+        return None
+    year, month, day = m.group(1), m.group(2), m.group(3)
+    try:
+        if day:
+            d = np.datetime64(f"{year}-{month}-{day}", "D")
+            return d, d
+        if month:
+            first = np.datetime64(f"{year}-{month}", "M")
+            return first.astype("datetime64[D]"), (first + 1).astype("datetime64[D]") - 1
+        first = np.datetime64(year, "Y")
+        return first.astype("datetime64[D]"), (first + 1).astype("datetime64[D]") - 1
+    except ValueError:
+        return None
+
+
+def _dates(values: pd.Series, end: bool, what: str, where: str) -> np.ndarray:
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    out = np.full(len(uniques) + 1, np.datetime64("NaT"), dtype="datetime64[D]")
+    for i, u in enumerate(uniques):
+        b = period_bounds(u)
+        if b is None:
+            raise ScoringInputError(f"{what} {u!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)", where=where)
+        out[i] = b[1] if end else b[0]
+    return out[np.asarray(codes)]
+
+
+def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submissions: pd.DataFrame) -> Prepared:
+    where = f"scoring {spec.benchmark}"
+    problems: list[str] = []
+
+    # -- items -------------------------------------------------------------------------
+    _require(items, ["item", "split", "answer_type", "gold", *[f for f, t in spec.item_fields.items() if not t.optional]], "items", where)
+    if items["item"].duplicated().any():
+        raise ScoringInputError(f"item {items['item'][items['item'].duplicated()].iloc[0]!r} appears twice in the items frame", where=where)
+    items = items.sort_values("item", kind="stable").reset_index(drop=True)
+    item_ids = items["item"].astype(str).to_numpy()
+    n_items = len(item_ids)
+    item_tokens: dict[str, np.ndarray] = {"split": _tokens(items["split"]), "answer_type": _tokens(items["answer_type"])}
+    item_bp: dict[str, np.ndarray] = {}
+    item_start: dict[str, np.ndarray] = {}
+    for name, ftype in [("split", spec.item_fields.get("split")), ("answer_type", spec.item_fields.get("answer_type"))] + [
+        (n, t) for n, t in spec.item_fields.items() if n not in ("split", "answer_type")
+    ]:
+        if ftype is None:
+            continue
+        col = items[name] if name in items.columns else pd.Series([None] * n_items, dtype=object)
+        toks = _tokens(col)
+        if not ftype.optional and pd.isna(pd.Series(toks)).any():
+            problems.append(f"item field {name} is missing on {int(pd.isna(pd.Series(toks)).sum())} item(s)")
+        if ftype.kind == "enum":
+            bad = sorted({t for t in toks if t is not None and t not in ftype.values})
+            if bad:
+                problems.append(f"item field {name} has value(s) {', '.join(map(repr, bad[:5]))} outside {', '.join(ftype.values)}")
+        if ftype.kind in ("fraction", "number", "int"):
+            num = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+            if (pd.notna(col).to_numpy() & np.isnan(num)).any():
+                problems.append(f"item field {name} holds non-numbers")
+            if ftype.kind == "fraction":
+                if ((num < 0) | (num > 1)).any():
+                    problems.append(f"item field {name} must be a fraction in [0, 1] (0.764 for 76.4%); found values up to {np.nanmax(num):g}")
+                bp = np.where(np.isnan(num), -1, np.rint(np.nan_to_num(num) * 10000)).astype(np.int64)
+                item_bp[name] = bp
+        if ftype.kind == "date":
+            try:
+                item_start[name] = _dates(col, end=False, what=f"item field {name}", where=where)
+            except ScoringInputError as exc:
+                problems.append(exc.message)
+        item_tokens[name] = toks
+    for b in spec.item_bins:
+        bp = item_bp.get(b.field)
+        if bp is None:
+            continue
+        code = bin_codes_bp(bp, b.bins)
+        names = np.array([x.value for x in b.bins] + [None], dtype=object)
+        item_tokens[b.name] = names[code]
+    item_type = np.full(n_items, -1, dtype=np.int64)
+    item_gold: list[str | None] = [None] * n_items
+    types = tuple(spec.regrade_types)
+    answer_types = item_tokens["answer_type"]
+    golds = items["gold"].to_numpy(dtype=object)
+    bad_gold = []
+    for t, name in enumerate(types):
+        for i in np.flatnonzero(answer_types == name):
+            key = canonical(name, golds[i])
+            if key is None:
+                bad_gold.append(item_ids[i])
+            item_type[i], item_gold[i] = t, key
+    if bad_gold:
+        problems.append(f"the gold answer of {len(bad_gold)} item(s) does not parse as its answer_type (first: {bad_gold[0]!r})")
+
+    # -- submissions -------------------------------------------------------------------
+    need = ["submission", "lab", "model"]
+    if spec.contamination is not None:
+        need.append(spec.contamination.submission_cutoff)
+    if spec.pairing is not None:
+        need += [spec.pairing.group_by, spec.pairing.switch]
+    _require(submissions, need, "submissions", where)
+    if submissions["submission"].duplicated().any():
+        raise ScoringInputError("a submission appears twice in the submissions frame", where=where)
+    subs = submissions.sort_values("submission", kind="stable").reset_index(drop=True)
+    sub_ids = subs["submission"].astype(str).to_numpy()
+    n_subs = len(sub_ids)
+    if spec.contamination is not None:
+        try:
+            subs["_cutoff_end"] = _dates(subs[spec.contamination.submission_cutoff], end=True, what="training cutoff", where=where)
+        except ScoringInputError as exc:
+            problems.append(exc.message)
+
+    # -- results -----------------------------------------------------------------------
+    correct_col = "lab_correct" if "lab_correct" in results.columns else "correct"
+    _require(results, ["submission", "item", "lang", "answer", correct_col, "refused"], "results", where)
+    cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
+    _require(results, cond_fields, "results", where)
+    n_rows = len(results)
+    row_item = pd.Index(item_ids).get_indexer(results["item"])
+    if (row_item < 0).any():
+        first = results["item"].iloc[int(np.flatnonzero(row_item < 0)[0])]
+        raise ScoringInputError(f"{int((row_item < 0).sum())} result row(s) name items not in the dataset (first: {first!r})", where=where)
+    row_sub = pd.Index(sub_ids).get_indexer(results["submission"])
+    if (row_sub < 0).any():
+        first = results["submission"].iloc[int(np.flatnonzero(row_sub < 0)[0])]
+        raise ScoringInputError(f"result rows name submission {first!r}, which is not in the submissions frame", where=where)
+
+    # Condition combinations: factorise each field, then the combination.
+    field_codes, field_uniques = [], []
+    for name in cond_fields:
+        codes, uniques = pd.factorize(results[name], use_na_sentinel=True)
+        codes = np.asarray(codes, dtype=np.int64)
+        toks = [token(u) for u in uniques]
+        field_uniques.append(toks + [None])
+        field_codes.append(np.where(codes < 0, len(toks), codes))
+    combined = np.zeros(n_rows, dtype=np.int64)
+    for codes, toks in zip(field_codes, field_uniques):
+        combined = combined * len(toks) + codes
+    cond_keys, row_cond = np.unique(combined, return_inverse=True)
+    rows_of = []
+    for key in cond_keys:
+        parts = []
+        for toks in reversed(field_uniques):
+            key, r = divmod(int(key), len(toks))
+            parts.append(toks[r])
+        rows_of.append(list(reversed(parts)))
+    conds = pd.DataFrame(rows_of, columns=cond_fields, dtype=object)
+    bad_lang = sorted(set(conds["lang"].dropna()) - set(spec.languages))
+    if bad_lang or conds["lang"].isna().any():
+        problems.append(f"results use language(s) {', '.join(map(repr, bad_lang)) or 'null'} not declared in languages ({', '.join(spec.languages)})")
+    for name, ftype in spec.result_fields.items():
+        if ftype.kind == "enum" and name in conds:
+            bad = sorted(set(conds[name].dropna()) - set(ftype.values))
+            if bad:
+                problems.append(f"result field {name} has value(s) {', '.join(map(repr, bad))} outside {', '.join(ftype.values)}")
+        if ftype.kind == "bool" and name in conds:
+            bad = sorted(set(conds[name].dropna()) - {"true", "false"})
+            if bad:
+                problems.append(f"result field {name} must be true or false")
+    if problems:
+        raise ScoringInputError("; ".join(problems), where=where, hint="the frames must match the benchmark's scoring declaration")
+
+    # -- regrading -----------------------------------------------------------------------
+    cond_regrade = np.ones(len(conds), dtype=bool)
+    for name, values in spec.regrade_when.equals:
+        cond_regrade &= conds[name].isin(values).to_numpy() if name in conds else False
+    row_regrade = cond_regrade[row_cond] & (item_type[row_item] >= 0)
+    lab = results[correct_col].to_numpy(dtype=bool)
+    regraded, parsed = regrade(results["answer"], row_item, row_regrade, item_type, item_gold, types)
+    correct = np.where(row_regrade, regraded, lab)
+    refused = results["refused"].to_numpy(dtype=bool)
+
+    def numeric(name: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        if name not in results.columns:
+            return np.zeros(n_rows), np.zeros(n_rows)
+        x = pd.to_numeric(results[name], errors="coerce").to_numpy(dtype=np.float64)
+        known = ~np.isnan(x)
+        return np.where(known, np.rint(x * scale) if scale != 1.0 else x, 0.0), known.astype(np.float64)
+
+    tok, tok_known = numeric("output_tokens")
+    cost, cost_known = numeric("cost_usd", NANO)
+    per_row = {
+        "correct": correct.astype(np.float64),
+        "refused": refused.astype(np.float64),
+        "regraded": row_regrade.astype(np.float64),
+        "disagree": (row_regrade & (regraded != lab)).astype(np.float64),
+        "unparsed": (row_regrade & ~parsed).astype(np.float64),
+        "tok": tok,
+        "tok_known": tok_known,
+        "cost": cost,
+        "cost_known": cost_known,
+    }
+
+    # -- reduce to (condition, submission, item) ----------------------------------------
+    n_conds = len(conds)
+    key = (row_cond.astype(np.int64) * n_subs + row_sub) * n_items + row_item
+    size = n_conds * n_subs * n_items
+    if size <= DENSE_LIMIT:
+        counts = np.bincount(key, minlength=size)
+        occupied = np.flatnonzero(counts)
+        sums = {"n": counts[occupied].astype(np.float64)}
+        for name, w in per_row.items():
+            sums[name] = np.bincount(key, weights=w, minlength=size)[occupied]
+    else:
+        occupied, inverse = np.unique(key, return_inverse=True)
+        sums = {"n": np.bincount(inverse, minlength=len(occupied)).astype(np.float64)}
+        for name, w in per_row.items():
+            sums[name] = np.bincount(inverse, weights=w, minlength=len(occupied))
+    cond_of, rest = np.divmod(occupied, n_subs * n_items)
+    sub_of, item_of = np.divmod(rest, n_items)
+
+    sub_order = np.full(n_subs, np.nan)
+    if spec.pairing is not None and spec.pairing.order_by_result and spec.pairing.order_by_result in results.columns:
+        budget = pd.to_numeric(results[spec.pairing.order_by_result], errors="coerce")
+        med = budget.groupby(row_sub).median()
+        sub_order[med.index.to_numpy()] = med.to_numpy(dtype=np.float64)
+
+    return Prepared(
+        spec=spec,
+        item_ids=item_ids,
+        items=items,
+        item_tokens=item_tokens,
+        item_bp=item_bp,
+        item_start=item_start,
+        sub_ids=sub_ids,
+        subs=subs,
+        conds=conds,
+        cond=cond_of,
+        sub=sub_of,
+        item=item_of,
+        sums=sums,
+        sub_order=sub_order,
+    )

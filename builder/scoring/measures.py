@@ -1,0 +1,155 @@
+"""Item-level scores: what each (submission, item) contributes to a cell.
+
+Each measure yields, per (submission, item), an integer numerator ``a`` and denominator
+``d`` whose ratio is the item's score (e.g. avg@3: c/n as c·(L/n) over L, with L the
+least common multiple of the sample counts), so sums over items are exact. A cell is
+Σa/Σd over its items — the mean of item scores for rates, a pooled ratio for cost per
+correct answer and the disagreement rate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from builder.scoring.frames import Prepared
+from builder.scoring.spec import Filter, Measure
+from builder.scoring.uncertainty import Estimate, lcm_of, ratio
+
+QUANTITIES = ("n", "correct", "refused", "tok", "tok_known", "cost", "cost_known")
+
+
+@dataclass
+class Selection:
+    """Which (submission, item) pairs and which result conditions a cell uses."""
+
+    conds: np.ndarray  # (C,) bool
+    elig: np.ndarray  # (S, I) bool: item filter × contamination
+    row_flag: np.ndarray  # (S,) object: e.g. "cutoff-unknown"
+
+
+def select(prep: Prepared, items: Filter, results: Filter, contamination: bool) -> Selection:
+    s, i = prep.n_subs, prep.n_items
+    item_mask = prep.item_mask(items)
+    row_flag = np.array([None] * s, dtype=object)
+    elig = np.broadcast_to(item_mask, (s, i)).copy()
+    c = prep.spec.contamination
+    if contamination and c is not None:
+        published = prep.item_start[c.item_date]  # first possible day
+        cutoff = prep.subs["_cutoff_end"].to_numpy(dtype="datetime64[D]")  # last possible day
+        after = published[None, :] > cutoff[:, None]  # NaT compares False: unknown is never "after"
+        elig &= after
+        row_flag[np.isnat(cutoff)] = "cutoff-unknown"
+    return Selection(prep.cond_mask(results), elig, row_flag)
+
+
+@dataclass
+class Scores:
+    """(S, I) item numerators/denominators of one measure under one selection."""
+
+    measure: Measure
+    a: np.ndarray
+    d: np.ndarray
+    L: float | None  # the common per-item denominator (None: d varies, e.g. cost)
+    elig: np.ndarray
+    n: np.ndarray  # samples per (submission, item)
+    short: np.ndarray  # (S, I) fewer samples than the measure needs
+    unreported: np.ndarray  # (S, I) some sample lacks tokens / cost
+    row_flag: np.ndarray
+
+
+def scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
+    q = prep.dense(sel.conds, QUANTITIES)
+    n = q["n"]
+    k = measure.k
+    short = n < k
+    live = sel.elig & ~short
+    unreported = np.zeros_like(short)
+    L: float | None = 1.0
+    kind = measure.kind
+    if kind in ("avg", "refusal_rate", "output_tokens"):
+        num = q["correct"] if kind == "avg" else q["refused"] if kind == "refusal_rate" else q["tok"]
+        if kind == "output_tokens":
+            unreported = q["tok_known"] < n
+        base = lcm_of(n[live])
+        if base is None:  # pathological sample counts: exactness gives way to plain floats
+            a = np.divide(num, n, out=np.zeros_like(num), where=n > 0)
+            L = 1.0
+        else:
+            L = float(base)
+            a = np.divide(num * L, n, out=np.zeros_like(num), where=n > 0)
+        d = np.full_like(a, L)
+    elif kind == "pass":
+        a, L = _pass_at_k(n, q["correct"], k, live)
+        d = np.full_like(a, L)
+    elif kind == "cost_per_correct":
+        unreported = q["cost_known"] < n
+        a = q["cost"]
+        d = q["correct"] * 1e9  # cost is in nano-dollars: the ratio is USD per correct answer
+        L = None
+    else:  # pragma: no cover - config admits no other kind
+        raise ValueError(kind)
+    return Scores(measure, a, d, L, sel.elig, n, short, unreported, sel.row_flag)
+
+
+def _pass_at_k(n: np.ndarray, c: np.ndarray, k: int, live: np.ndarray) -> tuple[np.ndarray, float]:
+    """Unbiased pass@k per item, 1 − C(n−c, k)/C(n, k), as (C(n,k) − C(n−c,k))·(L/C(n,k)) over L."""
+    ni = n.astype(np.int64)
+    ci = c.astype(np.int64)
+    pairs = np.unique(np.stack([ni[live], ci[live]], axis=1), axis=0) if live.any() else np.zeros((0, 2), np.int64)
+    totals = {int(x): math.comb(int(x), k) for x in np.unique(pairs[:, 0])} if len(pairs) else {}
+    base = 1
+    for t in totals.values():
+        base = math.lcm(base, t)
+    exact = base <= (1 << 20)
+    L = float(base) if exact else 1.0
+    a = np.zeros(n.shape, dtype=np.float64)
+    for nn, cc in pairs.tolist():
+        total = totals[nn]
+        fail = math.comb(nn - cc, k)
+        val = (total - fail) * (base // total) if exact else 1.0 - fail / total
+        a[(ni == nn) & (ci == cc)] = float(val)
+    a[~live] = 0.0
+    return a, L
+
+
+def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
+    """Why each row's cell is undefined on items `elig`, or None."""
+    s = elig.shape[0]
+    out = np.array([None] * s, dtype=object)
+    count = elig.sum(axis=1)
+    missing = ((sc.n == 0) | ~elig).all(axis=1)
+    short = (sc.short & elig).any(axis=1)
+    unreported = (sc.unreported & elig).any(axis=1)
+    out[unreported] = "not-reported"
+    out[short] = "fewer-than-k-samples" if sc.measure.k > 1 else "not-evaluated"
+    out[missing] = "not-evaluated"
+    out[count == 0] = "no-items"
+    has = ~np.equal(sc.row_flag, None)
+    out[has] = sc.row_flag[has]
+    if sc.measure.kind == "cost_per_correct":
+        none_right = ((np.where(elig, sc.d, 0).sum(axis=1) == 0) & np.equal(out, None))
+        out[none_right] = "no-correct"
+    return out
+
+
+def estimate(sc: Scores, weights: np.ndarray, items: np.ndarray | None = None) -> Estimate:
+    """The cell Σa/Σd for every submission, over the eligible items (∩ `items`)."""
+    elig = sc.elig if items is None else sc.elig & items[None, :]
+    return ratio(sc.a, sc.d, elig, weights, flags(sc, elig))
+
+
+def delta(first: Scores, second: Scores, weights: np.ndarray, first_est: Estimate, second_est: Estimate, items: np.ndarray | None = None) -> Estimate:
+    """Paired difference second − first per item (same items, same resamples)."""
+    assert first.L is not None and second.L is not None
+    elig = first.elig & second.elig & ~first.short & ~second.short
+    if items is not None:
+        elig &= items[None, :]
+    a = second.a * first.L - first.a * second.L
+    d = np.full_like(a, first.L * second.L)
+    flag = np.where(np.equal(first_est.flag, None), second_est.flag, first_est.flag)
+    est = ratio(a, d, elig, weights, flag.astype(object))
+    est.min_n = np.minimum(first_est.min_n, second_est.min_n)
+    return est

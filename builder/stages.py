@@ -1,0 +1,161 @@
+"""Per-benchmark steps of the build that sit between verification and rendering."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from builder.build import BenchmarkState
+from builder.config import BenchmarkConfig
+from builder.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
+from builder.errors import BuilderError
+from builder.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.registry import Registry
+from builder.seal import Identity
+from builder.unseal import unseal_items, unseal_results
+from builder.verify import VerifiedBundle
+
+
+def verify_datasets(
+    raws: dict[str, list[RawBundle]], registry: Registry, now: datetime, rejections: list[Rejection]
+) -> dict[str, dict[str, VerifiedDataset]]:
+    """Verify every dataset bundle; returns benchmark -> version -> dataset."""
+    out: dict[str, dict[str, VerifiedDataset]] = {}
+    for benchmark, bundles in raws.items():
+        for raw in bundles:
+            if raw.owner != DATASET_DIR:
+                continue
+            try:
+                out.setdefault(benchmark, {})[raw.name] = verify_dataset(raw, registry, now=now)
+            except BuilderError as exc:
+                rejections.append(Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, benchmark, DATASET_DIR))
+    return out
+
+
+def submissions_frame(bundles: list[VerifiedBundle] | tuple[VerifiedBundle, ...]) -> pd.DataFrame:
+    rows = []
+    for b in bundles:
+        m = b.manifest
+        rows.append(
+            {
+                "submission": m.key,
+                "lab": m.lab,
+                "model_id": m.model.id,
+                "model": m.model.name,
+                "family": m.model.family,
+                "open_weights": m.model.open_weights,
+                "params_b": m.model.params_b,
+                "active_params_b": m.model.active_params_b,
+                "training_cutoff": pd.Timestamp(m.model.training_cutoff) if m.model.training_cutoff else pd.NaT,
+                "release_date": pd.Timestamp(m.model.release_date) if m.model.release_date else pd.NaT,
+                "reasoning": m.config.reasoning_effort,
+                "thinking": m.config.thinking,
+                "temperature": m.config.temperature,
+                "max_output_tokens": m.config.max_output_tokens,
+                "tts": m.config.tts,
+                "harness": f"{m.harness_name} {m.harness_version}",
+                "judge": m.judge,
+                "created": m.created,
+                "signer": b.signer,
+            }
+        )
+    columns = ["submission", "lab", "model_id", "model", "family", "open_weights", "params_b", "tts"]
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
+
+
+def items_frame(items: list[dict[str, Any]], primary_language: str) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "item": [it["id"] for it in items],
+            "split": [it["split"] for it in items],
+            "answer_type": [it["answer_type"] for it in items],
+            "gold": [it["answer"].get(primary_language, next(iter(it["answer"].values()))) for it in items],
+        }
+    )
+    for key in ITEM_METADATA:
+        if any(key in it for it in items):
+            frame[key] = [it.get(key) for it in items]
+    if "published" in frame:
+        frame["published"] = pd.to_datetime(frame["published"])
+    return frame
+
+
+def result_extras(spec: Any) -> dict[str, Any]:
+    """The benchmark-specific result keys, in builder.results' type vocabulary."""
+    return {name: ftype.results_extra for name, ftype in spec.result_fields.items()}
+
+
+def unseal_state(
+    config: BenchmarkConfig,
+    bundles: list[VerifiedBundle],
+    datasets: dict[str, VerifiedDataset] | None,
+    identities: list[Identity],
+    rejections: list[Rejection],
+) -> BenchmarkState:
+    dataset = (datasets or {}).get(config.version)
+    authorised = any(config.embargo_recipient in ident.recipients for ident in identities)
+    state = BenchmarkState(
+        config=config,
+        status="embargoed" if authorised else "sealed",
+        bundles=tuple(bundles),
+        dataset_where=dataset.where if dataset else None,
+        dataset_commitments=dict(dataset.manifest.commitments) if dataset else {},
+        submissions=submissions_frame(bundles),
+    )
+    if not authorised:
+        return state
+    if dataset is None:
+        rejections.append(
+            Rejection(
+                f"bundles/{config.id}/{DATASET_DIR}/{config.version}",
+                "missing-dataset",
+                f"no verified dataset bundle for {config.id} version {config.version}; its boards cannot be scored",
+                "add the signed dataset bundle for this version",
+                config.id,
+            )
+        )
+        return replace(state, status="sealed")
+
+    items = unseal_items(dataset, identities)
+    spec = config.scoring
+    item_ids = {it["id"] for it in items}
+    kept: list[VerifiedBundle] = []
+    frames: list[pd.DataFrame] = []
+    for bundle in bundles:
+        try:
+            frames.append(unseal_results(bundle, identities, result_extras(spec), item_ids).results)
+            kept.append(bundle)
+        except BuilderError as exc:
+            rejections.append(Rejection(exc.where or bundle.where, exc.reason, str(exc), exc.hint, config.id, bundle.manifest.lab))
+    results = pd.concat(frames, ignore_index=True) if frames else None
+    embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
+    return replace(
+        state,
+        bundles=tuple(kept),
+        submissions=submissions_frame(kept),
+        items=items_frame(items, spec.primary_language),
+        results=results,
+        embargoed_text=embargoed_text,
+    )
+
+
+def score_states(states: list[BenchmarkState]) -> list[BenchmarkState]:
+    from builder.scoring import score_benchmark
+
+    scored = []
+    for state in states:
+        if state.status == "sealed" or state.results is None:
+            scored.append(state)
+            continue
+        boards = score_benchmark(
+            state.config.scoring,
+            state.items,
+            state.results,
+            state.submissions,
+            embargoed=state.status == "embargoed",
+        )
+        scored.append(replace(state, boards=tuple(boards)))
+    return scored

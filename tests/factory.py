@@ -1,0 +1,150 @@
+"""Small, real instances for tests: real keys, real signatures, real age, on disk.
+
+All keys here are throwaway test keys generated per test.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from builder.bundle import Description, create_bundle, sign_bundle
+from builder.config import load_config
+from builder.dataset import ITEMS, dataset_manifest_dict, new_salt
+from builder.demo.instance import MKDOCS_YML, _config_text
+from builder.manifest import MANIFEST, SIGNATURE
+from builder.registry_admin import add_lab, init_registry, sign_registry
+from builder.seal import Identity, generate_identity, identity_file_text, seal
+from builder.sshkeys import PrivateKey, generate_ed25519, load_private_key
+from builder.sshsig import NS_DATASET, sign
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+VERSION = "test-1"
+
+MODEL = {
+    "id": "m-1",
+    "name": "Model One",
+    "family": "One",
+    "open_weights": False,
+    "params_b": None,
+    "active_params_b": None,
+    "training_cutoff": "2025-01-01",
+    "release_date": "2025-06-01",
+}
+RUN = {"reasoning_effort": "high", "thinking": True, "temperature": 1.0, "max_output_tokens": 32768, "tts": False, "notes": ""}
+
+
+def soohak_items(n_mini: int = 6, n_challenge: int = 6, n_refusal: int = 6) -> list[dict[str, Any]]:
+    items = []
+    for split, n in (("mini", n_mini), ("challenge", n_challenge), ("refusal", n_refusal)):
+        for i in range(n):
+            iid = f"{split[0]}{i:03d}"
+            ill = split == "refusal"
+            items.append(
+                {
+                    "id": iid,
+                    "split": split,
+                    "question": {
+                        "en": f"Test question {iid}: compute the number of widgets in configuration {i} of the {split} family canary CANARY-{iid}-7f3a9c.",
+                        "ko": f"시험 문제 {iid}: {split} 계열의 구성 {i}에서 위젯의 개수를 구하시오 CANARY-{iid}-7f3a9c.",
+                    },
+                    "answer": {"en": "ill-posed" if ill else str(10 + i), "ko": "ill-posed" if ill else str(10 + i)},
+                    "answer_type": "ill_posed" if ill else "integer",
+                    "msc": "11" if i % 2 else "05",
+                    "problem_type": "olympiad" if i % 2 else "graduate",
+                    "canary": f"CANARY-{iid}-7f3a9c",
+                }
+            )
+    return items
+
+
+def results_for(items: list[dict[str, Any]], correct: dict[str, list[bool]] | None = None, langs: tuple[str, ...] = ("en",)) -> list[dict[str, Any]]:
+    """Three samples per item; `correct[item]` gives the three verdicts (default all wrong)."""
+    rows = []
+    for lang in langs:
+        for it in items:
+            verdicts = (correct or {}).get(it["id"], [False, False, False])
+            for s, ok in enumerate(verdicts):
+                if it["answer_type"] == "ill_posed":
+                    rows.append({"item": it["id"], "lang": lang, "sample": s, "answer": None if ok else "7", "correct": ok, "refused": ok})
+                else:
+                    gold = it["answer"]["en"]
+                    rows.append({"item": it["id"], "lang": lang, "sample": s, "answer": gold if ok else str(int(gold) + 1), "correct": ok, "refused": False, "output_tokens": 1000 + s, "cost_usd": 0.01})
+    return rows
+
+
+@dataclass
+class Instance:
+    root: Path
+    identity: Identity
+    maintainer_keys: dict[str, PrivateKey]
+    lab_keys: dict[str, PrivateKey]
+    lab_key_paths: dict[str, Path]
+    items: list[dict[str, Any]]
+    bundles: dict[str, Path] = field(default_factory=dict)
+
+    def add_submission(self, lab: str, submission: str, rows: list[dict[str, Any]], *, model: dict[str, Any] | None = None, sign_with: str | None = None) -> Path:
+        config = load_config(self.root / "leaderboards" / "soohak.yaml", self.root)
+        m = copy.deepcopy(model or MODEL)
+        m.setdefault("name", submission)
+        path = create_bundle(
+            root=self.root,
+            benchmark="soohak",
+            lab=lab,
+            submission=submission,
+            results=b"".join(orjson.dumps(r) + b"\n" for r in rows),
+            description=Description(model=m, config=dict(RUN), harness={"name": "test-harness", "version": "1.0"}, judge="judge-1", publish_results=True, publish_transcripts=False),
+            created=NOW,
+            config=config,
+        )
+        sign_bundle(path, self.lab_keys[sign_with or lab])
+        self.bundles[f"{lab}/{submission}"] = path
+        return path
+
+
+def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: list[dict[str, Any]] | None = None) -> Instance:
+    root.mkdir(parents=True, exist_ok=True)
+    keydir = root.parent / f"{root.name}-keys"
+    keydir.mkdir(exist_ok=True)
+
+    def keypair(name: str) -> tuple[PrivateKey, Path]:
+        private_bytes, _ = generate_ed25519(f"{name}@test")
+        path = keydir / name
+        path.write_bytes(private_bytes)
+        path.chmod(0o600)
+        return load_private_key(path), path
+
+    maintainers = {m: keypair(m)[0] for m in ("m1", "m2", "m3")}
+    init_registry(root, [{"id": m, "name": m.upper(), "key": k.public.openssh} for m, k in maintainers.items()], 2, NOW + timedelta(days=365))
+    sign_registry(root, maintainers["m1"])
+    sign_registry(root, maintainers["m2"])
+    lab_keys, lab_paths = {}, {}
+    for lab in labs:
+        lab_keys[lab], lab_paths[lab] = keypair(lab)
+        add_lab(root, lab, lab.title() + " Lab", [lab_keys[lab].public])
+    sign_registry(root, maintainers["m1"])
+    sign_registry(root, maintainers["m3"])
+
+    identity = generate_identity()
+    (keydir / "identity.txt").write_text(identity_file_text(identity))
+    (root / "leaderboards").mkdir()
+    (root / "leaderboards" / "soohak.yaml").write_text(_config_text("soohak", VERSION, identity.recipient))
+    (root / "mkdocs.yml").write_text(MKDOCS_YML.replace("Sealboard demo", "Sealboard test"))
+    (root / "site_src").mkdir()
+    (root / "site_src" / "index.md").write_text("# Test instance\n\n<!-- sealboard:benchmarks -->\n")
+
+    items = items if items is not None else soohak_items()
+    salted = [dict(it, salt=new_salt()) for it in items]
+    sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in salted), [identity.recipient])
+    ds = root / "bundles" / "soohak" / "_dataset" / VERSION
+    ds.mkdir(parents=True)
+    manifest = orjson.dumps(dataset_manifest_dict("soohak", VERSION, NOW, salted, sealed), option=orjson.OPT_INDENT_2) + b"\n"
+    (ds / ITEMS).write_bytes(sealed)
+    (ds / MANIFEST).write_bytes(manifest)
+    (ds / SIGNATURE).write_text(sign(maintainers["m1"], manifest, NS_DATASET))
+    return Instance(root=root, identity=identity, maintainer_keys=maintainers, lab_keys=lab_keys, lab_key_paths=lab_paths, items=items)
