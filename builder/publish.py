@@ -16,7 +16,7 @@ import gzip
 import html
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +25,8 @@ from builder.errors import BuilderError, LeakError
 
 SHINGLE = 8
 MIN_SHORT_TOKENS = 4
+MIN_REAL_WORDS = 3
 _WORD = re.compile(r"\w+")
-_ALNUM = re.compile(r"[A-Za-z0-9]+")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 SITE_MARKER = Path("data") / "index.json"
 
@@ -36,14 +36,25 @@ class Needles:
     """What must not appear: canaries (exact) and question shingles (normalised)."""
 
     canaries: dict[str, str]  # canary -> label
-    anchors: dict[str, list[str]]  # an interior alnum run of a canary -> canaries having it
-    unanchored: tuple[str, ...]  # canaries with no interior run: searched with `in`
+    anchors: dict[str, list[str]]  # an interior word of a canary (lower-cased) -> canaries
+    unanchored: tuple[str, ...]  # canaries with no interior word: searched with `in`
     shingles: dict[tuple[str, ...], str]  # word window -> label
-    first_words: frozenset[str]
+    # One word of each shingle and its offset: a file whose word set misses every anchor
+    # cannot hold any shingle, which skips most files without a Python-level loop.
+    shingle_anchors: dict[str, list[tuple[int, tuple[str, ...]]]]
 
     @property
     def empty(self) -> bool:
         return not self.canaries and not self.shingles
+
+
+def _real_word(word: str) -> bool:
+    # Hangul and CJK words carry more per character: two syllables make a real word.
+    return len(word) >= (4 if word.isascii() else 2) and not any(ch.isdigit() for ch in word)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
 
 
 def build_needles(entries: Iterable[tuple[str, str, Iterable[str]]]) -> Needles:
@@ -55,26 +66,41 @@ def build_needles(entries: Iterable[tuple[str, str, Iterable[str]]]) -> Needles:
     for label, canary, questions in entries:
         if canary:
             canaries[canary] = label
-            runs = _ALNUM.findall(canary)
-            # Interior runs are bounded by the canary's own separators, so they appear as
-            # whole tokens wherever the canary appears, whatever surrounds it.
-            interior = [r for r in runs[1:-1] if len(r) >= 6]
+            # Interior words are bounded by the canary's own separators, so they appear as
+            # whole words wherever the canary appears, whatever surrounds it.
+            interior = [w for w in _words(canary)[1:-1] if len(w) >= 6]
             if interior:
                 anchors.setdefault(max(interior, key=len), []).append(canary)
             else:
                 unanchored.append(canary)
         for text in questions:
-            words = [w.lower() for w in _WORD.findall(text)]
+            words = _words(text)
             if len(words) >= SHINGLE:
                 mid = (len(words) - SHINGLE) // 2
-                for start in {0, mid, len(words) - SHINGLE}:
-                    shingles[tuple(words[start : start + SHINGLE])] = label
-            elif len(words) >= MIN_SHORT_TOKENS:
-                shingles[tuple(words)] = label
-    return Needles(canaries, anchors, tuple(unanchored), shingles, frozenset(s[0] for s in shingles))
+                windows = [tuple(words[start : start + SHINGLE]) for start in sorted({0, mid, len(words) - SHINGLE})]
+            else:
+                windows = [tuple(words)] if len(words) >= MIN_SHORT_TOKENS else []
+            for window in windows:
+                # A window of numbers and symbols ("x 1 y 2 …") says nothing about the item
+                # and would match tables of scores; keep windows with real words.
+                if sum(_real_word(w) for w in window) >= MIN_REAL_WORDS:
+                    shingles[window] = label
+    # Anchor each shingle on its rarest word across all shingles (template words such as
+    # "synthetic" or "let" occur on every page and would make every file a candidate).
+    frequency: dict[str, int] = {}
+    for shingle in shingles:
+        for word in set(shingle):
+            frequency[word] = frequency.get(word, 0) + 1
+    shingle_anchors: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    for shingle in shingles:
+        # Numbers and short words are everywhere on a leaderboard; prefer real words.
+        offset = min(range(len(shingle)), key=lambda i: (not _real_word(shingle[i]), frequency[shingle[i]], -len(shingle[i])))
+        shingle_anchors.setdefault(shingle[offset], []).append((offset, shingle))
+    return Needles(canaries, anchors, tuple(unanchored), shingles, shingle_anchors)
 
 
-def _texts(path: Path) -> Iterator[str]:
+def _text(path: Path) -> str:
+    """The file's text with JSON \\u escapes and HTML entities decoded (gzip opened)."""
     data = path.read_bytes()
     if path.suffix == ".gz":
         try:
@@ -82,34 +108,38 @@ def _texts(path: Path) -> Iterator[str]:
         except (OSError, EOFError):
             pass
     text = data.decode("utf-8", errors="replace")
-    yield text
     if "\\u" in text:
-        yield _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+        text = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     if "&" in text:
-        yield html.unescape(text)
+        text = html.unescape(text)
+    return text
 
 
 def scan_text(text: str, needles: Needles) -> str | None:
     """Return the label of the first embargoed thing found in text, else None."""
-    if needles.canaries:
-        tokens = set(_ALNUM.findall(text))
-        for anchor in tokens.intersection(needles.anchors):
-            for canary in needles.anchors[anchor]:
-                if canary in text:
-                    return f"canary of {needles.canaries[canary]}"
-        for canary in needles.unanchored:
+    words = _words(text)
+    present = set(words)
+    for anchor in present.intersection(needles.anchors):
+        for canary in needles.anchors[anchor]:
             if canary in text:
                 return f"canary of {needles.canaries[canary]}"
-    if needles.shingles:
-        words = [w.lower() for w in _WORD.findall(text)]
-        first = needles.first_words
-        lengths = {len(s) for s in needles.shingles}
-        for i, word in enumerate(words):
-            if word in first:
-                for n in lengths:
-                    hit = needles.shingles.get(tuple(words[i : i + n]))
-                    if hit:
-                        return f"question text of {hit}"
+    for canary in needles.unanchored:
+        if canary in text:
+            return f"canary of {needles.canaries[canary]}"
+    hits = present.intersection(needles.shingle_anchors)
+    if not hits:
+        return None
+    # Search the normalised text (words joined by single spaces) with str.find, which runs
+    # in C; only the few places an anchor word occurs are compared against its shingles.
+    norm = " " + " ".join(words) + " "
+    for anchor in hits:
+        candidates = [(" " + " ".join(sh[:off]) if off else "", " " + " ".join(sh) + " ", sh) for off, sh in needles.shingle_anchors[anchor]]
+        pos = norm.find(f" {anchor} ")
+        while pos != -1:
+            for lead, full, shingle in candidates:
+                if norm.startswith(full, pos - len(lead)):
+                    return f"question text of {needles.shingles[shingle]}"
+            pos = norm.find(f" {anchor} ", pos + 1)
     return None
 
 
@@ -121,15 +151,14 @@ def leak_scan(site: Path, needles: Needles) -> tuple[int, int]:
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         files += 1
         scanned += path.stat().st_size
-        for text in _texts(path):
-            found = scan_text(text, needles)
-            if found:
-                raise LeakError(
-                    f"{found} found in the output; the output was removed",
-                    where=str(path.relative_to(site)),
-                    reason="leak",
-                    hint="find what put embargoed text on a page (a model name, a note, a template) and rebuild",
-                )
+        found = scan_text(_text(path), needles)
+        if found:
+            raise LeakError(
+                f"{found} found in the output; the output was removed",
+                where=str(path.relative_to(site)),
+                reason="leak",
+                hint="find what put embargoed text on a page (a model name, a note, a template) and rebuild",
+            )
     return files, scanned
 
 
@@ -172,4 +201,7 @@ def publish(report: BuildReport, built: Path) -> None:
         shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(report.root / STAGED, ignore_errors=True)
         raise
-    _replace_dir(built, report.out)
+    try:
+        _replace_dir(built, report.out)
+    finally:
+        shutil.rmtree(built, ignore_errors=True)  # a no-op once it has been moved into place

@@ -114,3 +114,35 @@ def rejected_page(rejected: dict[str, Any]) -> str:
 
 def home_summary(index: dict[str, Any]) -> str:
     return _render("home_summary.md.j2", index=index)
+
+
+def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Board ids, titles and metrics per benchmark: from this build's boards, or from the
+    config's declarations where the build is sealed (metric names then come with scores)."""
+    out = []
+    for state in report.benchmarks:
+        built = boards.get(state.config.id, [])
+        if built:
+            docs = [{"id": b["board"], "title": b["title"], "metrics": [m["name"] for m in b["metrics"]]} for b in built]
+            metrics: dict[str, dict[str, Any]] = {}
+            for b in built:
+                for m in b["metrics"]:
+                    if m.get("group") is None:
+                        metrics.setdefault(m["name"], m)
+        else:
+            docs = [{"id": b.id, "title": b.title, "metrics": ["(sealed in this build)"]} for b in state.config.scoring.boards]
+            metrics = {}
+        out.append({"id": state.config.id, "title": state.config.title, "boards": docs, "metrics": list(metrics.values())})
+    return out
+
+
+def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
+    from builder.scoring import METHODOLOGY
+
+    return _render("methodology.md.j2", benchmarks=_bench_docs(report, boards), method=METHODOLOGY)
+
+
+def data_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
+    from builder.scoring.tables import FLAGS
+
+    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS)

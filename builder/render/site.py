@@ -116,6 +116,8 @@ def render_site(report: BuildReport) -> StagedSite:
         for board in boards[bench["id"]]:
             write(f"pages/{bench['id']}/{board['board']}.md", pages.board_page(bench, board))
     write("pages/rejected.md", pages.rejected_page(rejected))
+    write("pages/methodology.md", pages.methodology_page(report, boards))
+    write("pages/data.md", pages.data_page(report, boards))
     meta = {"nav": _nav(report, boards), "banner": banner_text(report), "home_summary": pages.home_summary(index)}
     write("meta.json", dumps(meta))
 
