@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ def _fast_rows(data: bytes) -> list[dict[str, Any]] | None:
         rows = orjson.loads(b"[" + body.replace(b"\n", b",") + b"]")
     except orjson.JSONDecodeError:
         return None
-    if len(rows) != body.count(b"\n") + 1 or not all(type(r) is dict for r in rows):
+    if len(rows) != body.count(b"\n") + 1 or set(map(type, rows)) != {dict}:
         return None  # a line held more or less than one object
     # orjson keeps the last of duplicate keys silently, so count keys in the text: with no
     # white space after any quote, every key ends in '":' and each '":' is a key or lies
@@ -143,13 +144,19 @@ def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, Extra
     """
     if not rows:
         raise ResultsError("results file holds no samples", where=where, reason="empty-results")
-    allowed = set(REQUIRED) | set(OPTIONAL_NUMERIC) | set(extras)
-    key_sets = {frozenset(r) for r in rows}
-    if any(not k <= allowed or not all(f in k for f in REQUIRED) for k in key_sets):
-        return None
+    n = len(rows)
     cols: dict[str, Any] = {}
-    for key in REQUIRED:
-        cols[key] = [r[key] for r in rows]
+    try:
+        for key in REQUIRED:
+            cols[key] = list(map(itemgetter(key), rows))
+    except KeyError:
+        return None  # a required key is missing: the strict pass names the line
+    # Every key of every row must be known: count known keys present and compare with the
+    # total (map over C-level callables keeps this out of the Python loop).
+    optional = [*OPTIONAL_NUMERIC, *extras]
+    present = {key: list(map(methodcaller("__contains__", key), rows)) for key in optional}
+    if len(REQUIRED) * n + sum(sum(v) for v in present.values()) != sum(map(len, rows)):
+        return None
     if not set(map(type, cols["item"])) <= {str} or not set(map(type, cols["lang"])) <= {str}:
         return None
     if (set(map(type, cols["correct"])) | set(map(type, cols["refused"]))) != {bool}:
@@ -170,15 +177,15 @@ def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, Extra
     cols["correct"] = np.fromiter(cols["correct"], dtype=bool, count=len(rows))
     cols["refused"] = np.fromiter(cols["refused"], dtype=bool, count=len(rows))
     for key in OPTIONAL_NUMERIC:
-        values = [r.get(key) for r in rows]
+        values = list(map(methodcaller("get", key), rows))
         if not set(map(type, values)) <= {int, float, type(None)}:
             return None
-        arr = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+        arr = np.array(values, dtype=np.float64)  # None becomes NaN
         if (arr < 0).any() or (arr > MAX_SAFE_INT).any():
             return None
         cols[key] = arr
     for key, kind in extras.items():
-        values = [r.get(key) for r in rows]
+        values = list(map(methodcaller("get", key), rows))
         if not set(map(type, values)) <= {str, int, float, bool, type(None)}:
             return None
         if not all(_extra_ok(v, kind) for v in set(values)):

@@ -144,8 +144,8 @@ def _pick(bucket: list[int], ok: Callable[[int], bool]) -> int | None:
 
 
 def mean_lognormal(rng: random.Random, mean: float, sigma: float) -> float:
-    """A lognormal draw whose expectation is `mean`."""
-    return rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)
+    """A lognormal draw whose expectation is `mean` (gauss: faster than lognormvariate)."""
+    return math.exp(math.log(mean) - sigma * sigma / 2 + sigma * rng.gauss(0.0, 1.0))
 
 
 def integer_totals(values: Sequence[float], total: int, fixed: dict[int, int] | None = None, minimum: int = 1) -> list[int]:

@@ -64,16 +64,19 @@ MSC: dict[str, tuple[str, str, str, int]] = {
 
 # (mini, challenge, refusal) for the subjects the paper's Table 7 discusses; the rest of
 # each subject is spread by weight (Challenge grows "a specialized long tail", Section 3.5).
+# No Refusal item carries a Table 7 subject, so a subject's Table 1 count (24 for MSC 16…)
+# is also its count on a Mini + Challenge subfield board, and Table 7's scores read the same
+# whether a board includes Refusal or not. The 99 Refusal items come from the long tail.
 FIXED_SPLITS: dict[str, tuple[int, int, int]] = {
-    "11": (215, 42, 12),
-    "26": (80, 28, 7),
-    "05": (72, 52, 7),
-    "51": (62, 26, 7),
-    "16": (7, 15, 2),
-    "52": (14, 14, 2),
-    "40": (31, 4, 1),
-    "60": (14, 8, 2),
-    "15": (14, 17, 2),
+    "11": (227, 42, 0),
+    "26": (87, 28, 0),
+    "05": (79, 52, 0),
+    "51": (69, 26, 0),
+    "16": (9, 15, 0),
+    "52": (16, 14, 0),
+    "40": (32, 4, 0),
+    "60": (16, 8, 0),
+    "15": (16, 17, 0),
 }
 CHALLENGE_HEAVY = {"14", "20", "55", "53", "18", "19", "17", "22", "57", "58", "46", "47", "35", "42"}
 MINI_HEAVY = {"30", "33", "34", "28", "12", "13", "68", "90", "94", "65", "62", "06", "08", "03"}

@@ -85,6 +85,30 @@ def chart_spec(board: dict[str, Any]) -> str | None:
     return orjson.dumps(spec).decode().replace("<", "\\u003c")
 
 
+# `baseline` is a submission id; its display name is in `baseline_model`.
+_ROW_KEYS = {"submission", "model", "lab", "rank", "rank_range", "metrics", "baseline"}
+
+
+def extra_columns(board: dict[str, Any]) -> list[str]:
+    """Scalar per-row facts a board adds (rank shift, TTS pairing, profile…), in first-seen order."""
+    keys: list[str] = []
+    for row in board["rows"]:
+        for key, value in row.items():
+            if key not in _ROW_KEYS and key not in keys and (value is None or isinstance(value, (str, int, float, bool))):
+                keys.append(key)
+    return keys
+
+
+def fmt_extra(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return html.escape(str(value))
+
+
 def _render(name: str, **context: Any) -> str:
     return _ENV.get_template(name).render(
         e=lambda s: html.escape(str(s)) if s is not None else "",
@@ -92,6 +116,8 @@ def _render(name: str, **context: Any) -> str:
         fmt_ci=fmt_ci,
         fmt_rank=fmt_rank,
         unit_label=unit_label,
+        extra_columns=extra_columns,
+        fmt_extra=fmt_extra,
         **context,
     )
 

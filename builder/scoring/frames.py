@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from builder.errors import BuilderError
-from builder.scoring.config import token
+from builder.scoring.config_base import token
 from builder.scoring.regrade import canonical, regrade
-from builder.scoring.spec import Bin, Filter, ScoringSpec
+from builder.scoring.spec import Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
 NANO = 1e9  # cost is summed in integer nano-dollars so that sums are exact
@@ -35,29 +35,6 @@ class ScoringInputError(BuilderError):
     declaration. Raised by builder.scoring before any board is computed."""
 
     reason = "scoring-input"
-
-
-def bin_codes_bp(bp: np.ndarray, bins: Sequence[Bin], count: bool = False) -> np.ndarray:
-    """Index of the bin each value (in basis points, -1 = missing) falls in, or -1.
-
-    With count=True, the number of bins each value falls in (the config check that
-    bins cover [0, 1] exactly once uses this).
-    """
-    hits = np.zeros(len(bp), dtype=np.int64)
-    code = np.full(len(bp), -1, dtype=np.int64)
-    for i, b in enumerate(bins):
-        inside = bp >= 0
-        if b.min is not None:
-            inside &= bp >= round(b.min * 10000)
-        if b.above is not None:
-            inside &= bp > round(b.above * 10000)
-        if b.max is not None:
-            inside &= bp <= round(b.max * 10000)
-        if b.below is not None:
-            inside &= bp < round(b.below * 10000)
-        hits += inside
-        code[inside & (code < 0)] = i
-    return hits if count else code
 
 
 @dataclass
@@ -79,6 +56,8 @@ class Prepared:
     item: np.ndarray
     sums: dict[str, np.ndarray]  # n, correct, refused, regraded, disagree, unparsed, tok, tok_known, cost, cost_known
     sub_order: np.ndarray  # (S,) float: median of pairing.order_by_result (NaN if none)
+    _dense_cache: dict[bytes, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # selections, scores, estimates (builder.scoring.measures)
 
     @property
     def n_items(self) -> int:
@@ -92,11 +71,7 @@ class Prepared:
         """(I,) bool: items passing filter `f`."""
         mask = np.ones(self.n_items, dtype=bool)
         for name, values in f.equals:
-            if name == "item":
-                col = self.item_ids.astype(object)
-            else:
-                col = self.item_tokens[name]
-            mask &= pd.Series(col).isin(values).to_numpy()
+            mask &= pd.Series(self.item_tokens[name]).isin(values).to_numpy()
         for name in f.present:
             mask &= pd.notna(pd.Series(self.item_tokens[name])).to_numpy()
         return mask
@@ -111,14 +86,22 @@ class Prepared:
         return mask
 
     def dense(self, conds: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
-        """(S, I) sums over the selected conditions for each quantity in `names`."""
-        keep = conds[self.cond]
-        flat = self.sub[keep] * self.n_items + self.item[keep]
-        size = self.n_subs * self.n_items
-        out = {}
-        for name in names:
-            out[name] = np.bincount(flat, weights=self.sums[name][keep], minlength=size).reshape(self.n_subs, self.n_items)
-        return out
+        """(S, I) sums over the selected conditions for each quantity in `names`.
+
+        Boards select the same conditions again and again (the primary language, the
+        default variant), so results are cached per selection; callers must not modify them.
+        """
+        cache = self._dense_cache.setdefault(conds.tobytes(), {})
+        missing = [name for name in names if name not in cache]
+        if missing:
+            keep = conds[self.cond]
+            flat = self.sub[keep] * self.n_items + self.item[keep]
+            size = self.n_subs * self.n_items
+            for name in missing:
+                summed = np.bincount(flat, weights=self.sums[name][keep], minlength=size)
+                cache[name] = summed.astype(np.float64, copy=False).reshape(self.n_subs, self.n_items)  # empty input gives int64
+                cache[name].flags.writeable = False
+        return {name: cache[name] for name in names}
 
 
 def _require(frame: pd.DataFrame, columns: Sequence[str], what: str, where: str) -> None:
@@ -169,7 +152,9 @@ def _dates(values: pd.Series, end: bool, what: str, where: str) -> np.ndarray:
     for i, u in enumerate(uniques):
         b = period_bounds(u)
         if b is None:
-            raise ScoringInputError(f"{what} {u!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)", where=where)
+            # Item metadata is embargoed: name the field, not the value.
+            shown = f" {u!r}" if what == "training cutoff" else ""
+            raise ScoringInputError(f"{what}{shown} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)", where=where)
         out[i] = b[1] if end else b[0]
     return out[np.asarray(codes)]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,16 @@ class Selection:
 
 
 def select(prep: Prepared, items: Filter, results: Filter, contamination: bool) -> Selection:
+    """The (submission, item) pairs and result conditions a cell uses (memoised: boards
+    repeat selections, e.g. every LiveMathematicianBench board starts from the standard,
+    no-sketch runs)."""
+    key = ("select", items, results, contamination and prep.spec.contamination is not None)
+    if key not in prep.memo:
+        prep.memo[key] = _select(prep, items, results, contamination)
+    return prep.memo[key]
+
+
+def _select(prep: Prepared, items: Filter, results: Filter, contamination: bool) -> Selection:
     s, i = prep.n_subs, prep.n_items
     item_mask = prep.item_mask(items)
     row_flag = np.array([None] * s, dtype=object)
@@ -58,9 +69,17 @@ class Scores:
     short: np.ndarray  # (S, I) fewer samples than the measure needs
     unreported: np.ndarray  # (S, I) some sample lacks tokens / cost
     row_flag: np.ndarray
+    memo: dict[Any, Any]  # the Prepared's memo: estimates are reused across boards
 
 
 def scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
+    key = ("scores", id(sel), measure)
+    if key not in prep.memo:
+        prep.memo[key] = _scores(prep, sel, measure)
+    return prep.memo[key]
+
+
+def _scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
     q = prep.dense(sel.conds, QUANTITIES)
     n = q["n"]
     k = measure.k
@@ -91,27 +110,31 @@ def scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
         L = None
     else:  # pragma: no cover - config admits no other kind
         raise ValueError(kind)
-    return Scores(measure, a, d, L, sel.elig, n, short, unreported, sel.row_flag)
+    return Scores(measure, a, d, L, sel.elig, n, short, unreported, sel.row_flag, prep.memo)
 
 
 def _pass_at_k(n: np.ndarray, c: np.ndarray, k: int, live: np.ndarray) -> tuple[np.ndarray, float]:
     """Unbiased pass@k per item, 1 − C(n−c, k)/C(n, k), as (C(n,k) − C(n−c,k))·(L/C(n,k)) over L."""
     ni = n.astype(np.int64)
     ci = c.astype(np.int64)
-    pairs = np.unique(np.stack([ni[live], ci[live]], axis=1), axis=0) if live.any() else np.zeros((0, 2), np.int64)
-    totals = {int(x): math.comb(int(x), k) for x in np.unique(pairs[:, 0])} if len(pairs) else {}
+    span = int(ci.max(initial=0)) + 1
+    codes = np.unique(ni[live] * span + ci[live])
+    pairs = np.stack([codes // span, codes % span], axis=1)
+    totals = {int(x): math.comb(int(x), k) for x in np.unique(pairs[:, 0])}
     base = 1
     for t in totals.values():
         base = math.lcm(base, t)
     exact = base <= (1 << 20)
     L = float(base) if exact else 1.0
     a = np.zeros(n.shape, dtype=np.float64)
-    for nn, cc in pairs.tolist():
+    lookup = np.zeros(len(codes))
+    for j, (nn, cc) in enumerate(pairs.tolist()):
         total = totals[nn]
         fail = math.comb(nn - cc, k)
-        val = (total - fail) * (base // total) if exact else 1.0 - fail / total
-        a[(ni == nn) & (ci == cc)] = float(val)
-    a[~live] = 0.0
+        lookup[j] = float((total - fail) * (base // total)) if exact else 1.0 - fail / total
+    where = np.searchsorted(codes, ni * span + ci)
+    hit = live & (where < len(codes))
+    a[hit] = lookup[where[hit]]
     return a, L
 
 
@@ -124,7 +147,7 @@ def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
     short = (sc.short & elig).any(axis=1)
     unreported = (sc.unreported & elig).any(axis=1)
     out[unreported] = "not-reported"
-    out[short] = "fewer-than-k-samples" if sc.measure.k > 1 else "not-evaluated"
+    out[short] = "fewer-than-k-samples"
     out[missing] = "not-evaluated"
     out[count == 0] = "no-items"
     has = ~np.equal(sc.row_flag, None)
@@ -137,19 +160,41 @@ def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
 
 def estimate(sc: Scores, weights: np.ndarray, items: np.ndarray | None = None) -> Estimate:
     """The cell Σa/Σd for every submission, over the eligible items (∩ `items`)."""
-    elig = sc.elig if items is None else sc.elig & items[None, :]
-    return ratio(sc.a, sc.d, elig, weights, flags(sc, elig))
+    key = ("estimate", id(sc), id(weights), None if items is None else items.tobytes())
+    sc.memo.setdefault(("alive", id(weights)), weights)  # keep the id valid while cached
+    if key not in sc.memo:
+        elig = sc.elig if items is None else sc.elig & items[None, :]
+        sc.memo[key] = ratio(sc.a, sc.d, elig, weights, flags(sc, elig))
+    return sc.memo[key]
 
 
-def delta(first: Scores, second: Scores, weights: np.ndarray, first_est: Estimate, second_est: Estimate, items: np.ndarray | None = None) -> Estimate:
-    """Paired difference second − first per item (same items, same resamples)."""
+def delta(
+    first: Scores,
+    second: Scores,
+    weights: np.ndarray,
+    first_est: Estimate,
+    second_est: Estimate,
+    items: np.ndarray | None = None,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Estimate:
+    """Paired difference second − first, item by item (same items, same resamples).
+
+    `rows` picks, for each output row, the submission of `first` and of `second` (TTS
+    pairs compare two submissions); by default row s compares submission s with itself
+    (two conditions of one run). The estimates give the flags and are indexed likewise.
+    """
     assert first.L is not None and second.L is not None
-    elig = first.elig & second.elig & ~first.short & ~second.short
+    if rows is None:
+        idx = np.arange(first.a.shape[0])
+        rows = (idx, idx)
+    i1, i2 = rows
+    elig = first.elig[i1] & second.elig[i2] & ~first.short[i1] & ~second.short[i2]
     if items is not None:
         elig &= items[None, :]
-    a = second.a * first.L - first.a * second.L
+    a = second.a[i2] * first.L - first.a[i1] * second.L
     d = np.full_like(a, first.L * second.L)
-    flag = np.where(np.equal(first_est.flag, None), second_est.flag, first_est.flag)
-    est = ratio(a, d, elig, weights, flag.astype(object))
+    f1, f2 = first_est.flag, second_est.flag
+    flag = np.where(np.equal(f1, None), f2, f1).astype(object)
+    est = ratio(a, d, elig, weights, flag)
     est.min_n = np.minimum(first_est.min_n, second_est.min_n)
     return est

@@ -7,9 +7,11 @@ documented there and in ``builder/benchmarks/*.yaml``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 # Answer types whose correctness Sealboard recomputes itself (builder.scoring.regrade).
 EXACT_TYPES = ("integer", "choice", "fraction", "decimal")
@@ -80,6 +82,29 @@ class Bin:
     above: float | None = None
     max: float | None = None
     below: float | None = None
+
+
+def bin_codes_bp(bp: np.ndarray, bins: Sequence[Bin], count: bool = False) -> np.ndarray:
+    """Index of the bin each value (in basis points, -1 = missing) falls in, or -1.
+
+    With count=True, the number of bins each value falls in (the config check that
+    bins cover [0, 1] exactly once uses this).
+    """
+    hits = np.zeros(len(bp), dtype=np.int64)
+    code = np.full(len(bp), -1, dtype=np.int64)
+    for i, b in enumerate(bins):
+        inside = bp >= 0
+        if b.min is not None:
+            inside &= bp >= round(b.min * 10000)
+        if b.above is not None:
+            inside &= bp > round(b.above * 10000)
+        if b.max is not None:
+            inside &= bp <= round(b.max * 10000)
+        if b.below is not None:
+            inside &= bp < round(b.below * 10000)
+        hits += inside
+        code[inside & (code < 0)] = i
+    return hits if count else code
 
 
 @dataclass(frozen=True)

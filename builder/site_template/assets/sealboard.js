@@ -25,7 +25,7 @@
       return { x: r.value * scale, yref: "paper", y: 1.02, text: r.label, showarrow: false, font: { size: 10 } };
     });
     Plotly.newPlot(el, [trace], {
-      height: 80 + 22 * pts.length, margin: { l: 180, r: 20, t: 24, b: 36 },
+      height: 80 + 22 * pts.length, margin: { l: 20, r: 20, t: 24, b: 36 }, yaxis: { automargin: true },
       xaxis: { title: spec.metric + (scale === 100 ? " (%)" : ""), zeroline: true },
       shapes: shapes, annotations: notes, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)"
     }, { displayModeBar: false, responsive: true });

@@ -1,0 +1,195 @@
+"""score_benchmark: frames in, BoardTables out. Pure: no I/O, no clock, no randomness
+beyond the declared bootstrap seed.
+
+Embargo suppression (design, "What is public when"): under embargo a cell resting on
+fewer than ``min_cell_items`` items is withheld (value and interval null, ``n`` kept,
+``suppressed: true``), and so is any cell that would let a reader recover a withheld one
+by subtraction:
+
+- in a breakdown, the overall column minus the shown groups reveals the hidden items
+  (small groups, groups below ``min_group_items``, items without a group); if those
+  number from 1 to k−1 for a row, its smallest shown groups are withheld until they
+  reach k;
+- a contamination-aware board and its ``-all`` twin differ by the items published before
+  the model's cutoff; if those number from 1 to k−1, the contamination-aware cell is
+  withheld;
+- composites and differences are withheld when any cell they are computed from would be.
+
+A withheld cell is never ranked, so a rank cannot leak it either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from builder.scoring import boards as B
+from builder.scoring import definitions as D
+from builder.scoring import pairs as P
+from builder.scoring.frames import prepare
+from builder.scoring.spec import BoardSpec, ScoringSpec
+from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
+from builder.scoring.uncertainty import cells, poisson_weights, rank
+
+
+def score_benchmark(
+    spec: ScoringSpec,
+    items: pd.DataFrame,
+    results: pd.DataFrame,
+    submissions: pd.DataFrame,
+    *,
+    embargoed: bool,
+) -> list[BoardTable]:
+    """Score every board the spec declares (contamination twins included, in spec order).
+
+    Raises builder.scoring.frames.ScoringInputError if the frames contradict the spec.
+    """
+    prep = prepare(spec, items, results, submissions)
+    ctx = B.Context(prep, poisson_weights(prep.item_ids, spec.replicates, spec.seed), embargoed)
+    out: list[BoardTable] = []
+    for board in spec.boards:
+        if spec.contamination is not None and board.contamination:
+            suffix = spec.contamination.all_suffix
+            post = _build(ctx, board, board.id, True, "")
+            full = _build(ctx, board, board.id + suffix, False, suffix)
+            post.notes.insert(0, D.CONTAMINATION + f" The board {board.id + suffix} counts every item.")
+            full.notes.insert(0, f"Counts every item, including items published before a model's training cutoff (see {board.id}).")
+            out += [_finalize(ctx, post, twin=full), _finalize(ctx, full)]
+        else:
+            out.append(_finalize(ctx, _build(ctx, board, board.id, False, "")))
+    return out
+
+
+def _build(ctx: B.Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> B.RawBoard:
+    if board.kind == "table":
+        return B.table(ctx, board, board_id, contaminated)
+    if board.kind == "breakdown":
+        return B.breakdown(ctx, board, board_id, contaminated)
+    if board.kind == "contrast":
+        return B.contrast(ctx, board, board_id, contaminated)
+    if board.kind == "composite":
+        return B.composite(ctx, board, board_id, contaminated, suffix)
+    if board.kind == "grading":
+        return B.grading(ctx, board, board_id, contaminated)
+    if board.kind == "pairs":
+        return P.pairs(ctx, board, board_id, contaminated)
+    if board.kind == "drg":
+        return P.drg(ctx, board, board_id, contaminated)
+    if board.kind == "calibration":
+        return P.calibration(ctx, board, board_id, contaminated)
+    raise AssertionError(board.kind)  # pragma: no cover - the config admits no other kind
+
+
+def _secondary(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None) -> dict[str, np.ndarray]:
+    """Complementary suppression masks per column (see the module docstring)."""
+    k = ctx.prep.spec.min_cell_items
+    r = len(raw.rows)
+    masks = {name: np.zeros(r, dtype=bool) for name in raw.est}
+    if not ctx.embargoed:
+        return masks
+    if twin is not None:
+        for name, est in raw.est.items():
+            other = twin.est.get(name)
+            if other is not None and len(other.n) == r:
+                gap = other.n - est.n
+                masks[name] |= (gap > 0) & (gap < k)
+    if raw.partition is not None:
+        overall, groups, hidden = raw.partition
+        if groups:
+            n = np.stack([raw.est[g].n for g in groups], axis=1)  # (R, G)
+            primary = np.stack([raw.est[g].min_n < k for g in groups], axis=1) & (n > 0)
+            for row in range(r):
+                held = int(hidden[row] + n[row, primary[row]].sum())
+                if not 0 < held < k:
+                    continue
+                for g in np.argsort(np.where(primary[row] | (n[row] == 0), np.iinfo(np.int64).max, n[row]), kind="stable"):
+                    if held >= k or primary[row, g] or n[row, g] == 0:
+                        break
+                    masks[groups[g]][row] = True
+                    held += int(n[row, g])
+                if held < k:
+                    masks[overall][row] = True
+    return masks
+
+
+def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -> BoardTable:
+    spec = ctx.prep.spec
+    k = spec.min_cell_items
+    masks = _secondary(ctx, raw, twin)
+    table = {name: cells(est, ctx.embargoed, k, masks.get(name)) for name, est in raw.est.items()}
+    defs = {m.name: m for m in raw.columns}
+    r = len(raw.rows)
+
+    def ranks_of(column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        usable = np.array([c.value is not None for c in table[column]], dtype=bool)
+        better = defs[column].higher_is_better is not False
+        return rank(raw.est[column], better, usable)
+
+    rk, lo, hi = (np.full(r, np.nan),) * 3
+    rank_by = raw.spec.rank_by
+    if rank_by is not None and rank_by in raw.est:
+        rk, lo, hi = ranks_of(rank_by)
+    extras = [dict(e) for e in raw.extras]
+    if raw.spec.rank_shift is not None:
+        a, b = raw.spec.rank_shift
+        ra, rb = ranks_of(a)[0], ranks_of(b)[0]
+        for i in range(r):
+            extras[i][f"rank_{a}"] = _int(ra[i])
+            extras[i][f"rank_{b}"] = _int(rb[i])
+            extras[i]["rank_shift"] = None if np.isnan(ra[i]) or np.isnan(rb[i]) else int(ra[i] - rb[i])
+    for extra_key, column in raw.extra_needs.items():
+        for i in range(r):
+            if table[column][i].value is None:
+                extras[i].pop(extra_key, None)
+
+    models = ctx.prep.subs["model"].astype(str).to_numpy()
+    labs = ctx.prep.subs["lab"].astype(str).to_numpy()
+    rows = []
+    for i, s in enumerate(raw.rows):
+        span = None
+        if not np.isnan(rk[i]) and lo[i] < hi[i]:
+            span = (int(lo[i]), int(hi[i]))
+        rows.append(
+            BoardRow(
+                submission=str(ctx.prep.sub_ids[s]),
+                model=models[s],
+                lab=labs[s],
+                metrics={name: table[name][i] for name in defs},
+                rank=_int(rk[i]),
+                rank_range=span,
+                extra=extras[i],
+            )
+        )
+    rows.sort(key=lambda row: (row.rank is None, row.rank or 0, row.submission, row.extra.get("baseline", "")))
+
+    references = []
+    for ref, cols in raw.references:
+        metrics: dict[str, Cell] = {}
+        for name in defs:
+            if name in cols:
+                est = cols[name]
+                metrics[name] = cells(est, ctx.embargoed and est.reps is not None, k)[0]
+        references.append(ReferenceRow(ref.id, ref.label, metrics, ref.note))
+
+    summary: dict[str, Any] = dict(raw.summary)
+    if ctx.embargoed and summary.get("items", k) < k:
+        summary = {key: None for key in summary}
+    return BoardTable(
+        benchmark=spec.benchmark,
+        board=raw.board_id,
+        title=raw.spec.title + (" (all items)" if raw.board_id != raw.spec.id else ""),
+        description=raw.spec.description,
+        metrics=tuple(raw.columns),
+        rows=tuple(rows),
+        notes=tuple(list(raw.spec.notes) + raw.notes),
+        reference_rows=tuple(references),
+        rank_by=rank_by if rank_by in raw.est else None,
+        kind=raw.spec.kind,
+        summary=summary,
+    )
+
+
+def _int(x: float) -> int | None:
+    return None if np.isnan(x) else int(x)
