@@ -158,7 +158,7 @@ def build(
 
     # 4. Score: pure functions over the frames.
     with timer.stage("score", "Scoring boards"):
-        report.benchmarks = score_states(report.benchmarks)
+        report.benchmarks = score_states(report.benchmarks, report.rejections)
 
     if not render:
         return report

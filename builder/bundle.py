@@ -16,7 +16,6 @@ from builder.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_man
 from builder.registry import Registry
 from builder.results import parse_results
 from builder.seal import seal
-from builder.stages import result_extras
 from builder.sshkeys import PrivateKey
 from builder.sshsig import NS_BUNDLE, sign
 from builder.strict import check_fields, loads_yaml
@@ -78,7 +77,7 @@ def create_bundle(
     must not open them.
     """
     config = config or load_config(root / "leaderboards" / f"{benchmark}.yaml", root)
-    parse_results(results, "results.jsonl", result_extras(config.scoring))
+    parse_results(results, "results.jsonl", config.scoring.results_extras())
     recipients = [config.embargo_recipient, *maintainer_recipients]
     files = {RESULTS: seal(results, recipients)}
     if transcripts is not None:

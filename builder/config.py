@@ -87,7 +87,7 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
     scoring = None
     if isinstance(raw.get("scoring"), dict):
         try:
-            scoring = parse_scoring_config(raw["scoring"], where)
+            scoring = parse_scoring_config(raw["scoring"], where, benchmark=bench if isinstance(bench, str) else None)
         except ConfigError as exc:
             errors.append(("scoring", exc.message))
     elif "scoring" in raw:

@@ -83,11 +83,6 @@ def items_frame(items: list[dict[str, Any]], primary_language: str) -> pd.DataFr
     return frame
 
 
-def result_extras(spec: Any) -> dict[str, Any]:
-    """The benchmark-specific result keys, in builder.results' type vocabulary."""
-    return {name: ftype.results_extra for name, ftype in spec.result_fields.items()}
-
-
 def unseal_state(
     config: BenchmarkConfig,
     bundles: list[VerifiedBundle],
@@ -126,7 +121,7 @@ def unseal_state(
     frames: list[pd.DataFrame] = []
     for bundle in bundles:
         try:
-            frames.append(unseal_results(bundle, identities, result_extras(spec), item_ids).results)
+            frames.append(unseal_results(bundle, identities, spec.results_extras(), item_ids).results)
             kept.append(bundle)
         except BuilderError as exc:
             rejections.append(Rejection(exc.where or bundle.where, exc.reason, str(exc), exc.hint, config.id, bundle.manifest.lab))
@@ -142,7 +137,7 @@ def unseal_state(
     )
 
 
-def score_states(states: list[BenchmarkState]) -> list[BenchmarkState]:
+def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> list[BenchmarkState]:
     from builder.scoring import score_benchmark
 
     scored = []
@@ -150,12 +145,18 @@ def score_states(states: list[BenchmarkState]) -> list[BenchmarkState]:
         if state.status == "sealed" or state.results is None:
             scored.append(state)
             continue
-        boards = score_benchmark(
-            state.config.scoring,
-            state.items,
-            state.results,
-            state.submissions,
-            embargoed=state.status == "embargoed",
-        )
+        try:
+            boards = score_benchmark(
+                state.config.scoring,
+                state.items,
+                state.results,
+                state.submissions,
+                embargoed=state.status == "embargoed",
+            )
+        except BuilderError as exc:
+            # The dataset or config contradicts the scoring declaration: this benchmark
+            # publishes no scores, the others still build.
+            rejections.append(Rejection(exc.where or state.config.path, exc.reason, str(exc), exc.hint, state.config.id))
+            boards = []
         scored.append(replace(state, boards=tuple(boards)))
     return scored
