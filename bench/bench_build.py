@@ -31,7 +31,7 @@ from builder.config import load_config  # noqa: E402
 from builder.demo import synth_soohak  # noqa: E402
 from builder.demo.instance import MKDOCS_YML, _config_text  # noqa: E402
 from builder.registry_admin import add_lab, init_registry, sign_registry  # noqa: E402
-from builder.seal import generate_identity, unseal  # noqa: E402
+from builder.seal import generate_identity, identity_file_text, load_identity, unseal  # noqa: E402
 from builder.sshkeys import generate_ed25519, load_private_key  # noqa: E402
 
 NOW = datetime.now(timezone.utc)
@@ -65,6 +65,7 @@ def make_instance(root: Path, submissions: int, seed: int = 1) -> tuple[object, 
         sign_registry(root, k)
 
     identity = generate_identity()
+    (keys / "identity.txt").write_text(identity_file_text(identity))  # throwaway bench key
     (root / "leaderboards").mkdir()
     (root / "leaderboards/soohak.yaml").write_text(_config_text("soohak", synth.version, identity.recipient))
     (root / "mkdocs.yml").write_text(MKDOCS_YML)
@@ -129,13 +130,19 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="build the instance here and keep it")
+    parser.add_argument("--reuse", type=Path, help="reuse an instance made earlier with --keep")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = args.keep or Path(tmp) / "instance"
-        t = time.perf_counter()
-        identity, rows = make_instance(root, args.submissions)
-        print(f"instance: {args.submissions} submissions, {rows:,} result rows (setup {time.perf_counter() - t:.1f}s)")
+        if args.reuse:
+            root = args.reuse
+            identity = load_identity((root / "bench-keys/identity.txt").read_text(), "bench identity")
+            print(f"instance: reusing {root}")
+        else:
+            root = args.keep or Path(tmp) / "instance"
+            t = time.perf_counter()
+            identity, rows = make_instance(root, args.submissions)
+            print(f"instance: {args.submissions} submissions, {rows:,} result rows (setup {time.perf_counter() - t:.1f}s)")
         stage_runs: dict[str, list[float]] = {}
         base_runs: dict[str, list[float]] = {}
         for run in range(args.runs):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -109,12 +111,22 @@ def create_bundle(
     target = out or root / "bundles" / benchmark / lab / submission
     # Parse what we are about to write, so create never produces a bundle verify refuses.
     parse_manifest(manifest_bytes, str(target / MANIFEST))
-    if target.exists() and any(target.iterdir()):
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise BundleError("already exists and is not empty", where=str(target), reason="exists", hint="choose a new submission id")
-    target.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        (target / name).write_bytes(data)
-    (target / MANIFEST).write_bytes(manifest_bytes)
+    # Write into a sibling temporary directory and rename it into place, so an interrupted
+    # create never leaves a half-written bundle behind.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+        (staging / MANIFEST).write_bytes(manifest_bytes)
+        if target.exists():
+            target.rmdir()
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return target
 
 

@@ -110,7 +110,7 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
         entry = check_fields(entry, {"id", "split", "commitment"}, where=where, context=f"items[{i}]")
         if not isinstance(entry["id"], str) or entry["id"] in commitments:
             raise ParseError(f"items[{i}].id is missing or repeated", where=where, reason="duplicate-item")
-        if entry["split"] not in splits:
+        if not isinstance(entry["split"], str) or entry["split"] not in splits:
             raise ParseError(f"items[{i}].split {entry['split']!r} is not in splits", where=where, reason="bad-split")
         if not isinstance(entry["commitment"], str) or not _HEX64.match(entry["commitment"]):
             raise ParseError(f"items[{i}].commitment must be 64 hex digits", where=where, reason="bad-digest")

@@ -225,6 +225,8 @@ def _parse_files(value: Any, where: str) -> tuple[FileEntry, ...]:
     for i, f in enumerate(value):
         f = check_fields(f, {"path", "sha256", "bytes", "sealed"}, where=where, context=f"files[{i}]")
         path = f["path"]
+        if not isinstance(path, str):
+            raise ParseError(f"files[{i}].path must be a string", where=where, reason="wrong-type")
         if path not in PAYLOAD_FILES:
             raise BundleError(
                 f"files[{i}].path {ascii(path)} is not a bundle file",

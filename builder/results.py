@@ -26,6 +26,8 @@ MAX_ANSWER_CHARS = 4000
 MAX_ITEM_ID_CHARS = 128
 _LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?\Z")
 
+_ABSENT = object()
+
 # Declared extra-field types (from the benchmark config's `result_fields`).
 ExtraType = str | tuple[str, ...]  # "bool" | "int" | "number" | "string" | allowed values
 
@@ -36,7 +38,7 @@ def parse_results(data: bytes, where: str, extras: Mapping[str, ExtraType] | Non
     rows = _fast_rows(data)
     if rows is None:
         rows = _strict_rows(data, where, extras)
-    frame = _to_frame(rows, where, extras)
+    frame = _to_frame(rows, where, extras, data)
     if frame is None:
         # The vectorised checks found a problem; the row-by-row pass names its line.
         _strict_rows(data, where, extras)
@@ -46,19 +48,20 @@ def parse_results(data: bytes, where: str, extras: Mapping[str, ExtraType] | Non
 
 def _fast_rows(data: bytes) -> list[dict[str, Any]] | None:
     body = data[:-1] if data.endswith(b"\n") else data
-    if not body or b"\n\n" in body or b"\r" in body:
+    if not body:
         return None
     try:
+        # One call for the whole file; a blank line becomes ",," and fails here.
         rows = orjson.loads(b"[" + body.replace(b"\n", b",") + b"]")
     except orjson.JSONDecodeError:
         return None
     if len(rows) != body.count(b"\n") + 1 or set(map(type, rows)) != {dict}:
         return None  # a line held more or less than one object
-    # orjson keeps the last of duplicate keys silently, so count keys in the text: with no
-    # white space after any quote, every key ends in '":' and each '":' is a key or lies
-    # inside a string. Then count('":') >= keys in the text >= keys parsed, and equality
-    # proves there was no duplicate. Inequality only sends us to the strict path.
-    if b'" ' in body or b'"\t' in body or body.count(b'":') != sum(map(len, rows)):
+    # orjson keeps the last of duplicate keys silently, so count keys in the text: every
+    # key is followed by exactly one ':' and any other ':' lies inside a string, so
+    # count(':') >= keys in the text >= keys parsed, and equality proves there was no
+    # duplicate. Inequality (e.g. an answer "a:b") only sends us to the strict path.
+    if body.count(b":") != sum(map(len, rows)):
         return None
     return rows
 
@@ -109,8 +112,8 @@ def _check_row(obj: Any, where: str, line: int, extras: Mapping[str, ExtraType])
         value = obj.get(key)
         if value is None:
             continue
-        if type(value) not in (int, float) or not value >= 0 or (type(value) is int and value > MAX_SAFE_INT):
-            _fail(f"{key} must be a non-negative number", where, line, "wrong-type")
+        if type(value) not in (int, float) or not 0 <= value <= MAX_SAFE_INT:
+            _fail(f"{key} must be a non-negative number up to 2^53", where, line, "wrong-type")
     for key, kind in extras.items():
         if key in obj and not _extra_ok(obj[key], kind):
             _fail(f"{key} must be {_describe(kind)}", where, line, "wrong-type")
@@ -136,7 +139,18 @@ def _describe(kind: ExtraType) -> str:
     return {"bool": "true or false", "int": "an integer", "number": "a number"}.get(kind, "a string")
 
 
-def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, ExtraType]) -> pd.DataFrame | None:
+def line_of_row(data: bytes, index: int) -> int:
+    """The 1-based file line of the index-th sample (blank lines hold no sample)."""
+    seen = -1
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            seen += 1
+            if seen == index:
+                return number
+    return index + 1
+
+
+def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, ExtraType], data: bytes) -> pd.DataFrame | None:
     """Build the frame column by column, checking each column's types in one pass.
 
     Returns None when any check fails, so the caller re-parses row by row for a precise
@@ -145,18 +159,21 @@ def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, Extra
     if not rows:
         raise ResultsError("results file holds no samples", where=where, reason="empty-results")
     n = len(rows)
-    cols: dict[str, Any] = {}
     try:
-        for key in REQUIRED:
-            cols[key] = list(map(itemgetter(key), rows))
+        cols: dict[str, Any] = {key: list(map(itemgetter(key), rows)) for key in REQUIRED}
     except KeyError:
         return None  # a required key is missing: the strict pass names the line
-    # Every key of every row must be known: count known keys present and compare with the
-    # total (map over C-level callables keeps this out of the Python loop).
-    optional = [*OPTIONAL_NUMERIC, *extras]
-    present = {key: list(map(methodcaller("__contains__", key), rows)) for key in optional}
-    if len(REQUIRED) * n + sum(sum(v) for v in present.values()) != sum(map(len, rows)):
-        return None
+    # Optional columns are read with a sentinel default, which also counts where each key
+    # is present; all keys present must then add up to every key of every row.
+    optional: dict[str, list[Any]] = {}
+    known = len(REQUIRED) * n
+    for key in (*OPTIONAL_NUMERIC, *extras):
+        values = list(map(methodcaller("get", key, _ABSENT), rows))
+        absent = values.count(_ABSENT)
+        known += n - absent
+        optional[key] = values if absent == 0 else [None] * n if absent == n else [None if v is _ABSENT else v for v in values]
+    if known != sum(map(len, rows)):
+        return None  # some row has a key that is neither required nor declared
     if not set(map(type, cols["item"])) <= {str} or not set(map(type, cols["lang"])) <= {str}:
         return None
     if (set(map(type, cols["correct"])) | set(map(type, cols["refused"]))) != {bool}:
@@ -170,39 +187,51 @@ def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, Extra
         return None
     if max(map(len, filter(None, cols["answer"])), default=0) > MAX_ANSWER_CHARS:
         return None
-    sample = np.fromiter(cols["sample"], dtype=np.int64, count=len(rows))
-    if ((sample < 0) | (sample >= 1024)).any():
-        return None
+    if not 0 <= min(cols["sample"]) <= max(cols["sample"]) < 1024:
+        return None  # checked on Python ints: a 2^64 would overflow int64 below
+    sample = np.fromiter(cols["sample"], dtype=np.int64, count=n)
     cols["sample"] = sample.astype(np.int16)
-    cols["correct"] = np.fromiter(cols["correct"], dtype=bool, count=len(rows))
-    cols["refused"] = np.fromiter(cols["refused"], dtype=bool, count=len(rows))
+    cols["correct"] = np.fromiter(cols["correct"], dtype=bool, count=n)
+    cols["refused"] = np.fromiter(cols["refused"], dtype=bool, count=n)
     for key in OPTIONAL_NUMERIC:
-        values = list(map(methodcaller("get", key), rows))
-        if not set(map(type, values)) <= {int, float, type(None)}:
+        values = optional[key]
+        kinds = set(map(type, values))
+        if not kinds <= {int, float, type(None)}:
             return None
-        arr = np.array(values, dtype=np.float64)  # None becomes NaN
+        # fromiter is the fast path; np.array turns None into NaN for the mixed case.
+        arr = np.fromiter(values, dtype=np.float64, count=n) if type(None) not in kinds else np.array(values, dtype=np.float64)
         if (arr < 0).any() or (arr > MAX_SAFE_INT).any():
             return None
         cols[key] = arr
     for key, kind in extras.items():
-        values = list(map(methodcaller("get", key), rows))
+        values = optional[key]
         if not set(map(type, values)) <= {str, int, float, bool, type(None)}:
             return None
         if not all(_extra_ok(v, kind) for v in set(values)):
             return None
         cols[key] = values
     frame = pd.DataFrame(cols)
-    duplicated = frame.duplicated(subset=["item", "lang", "sample", *_extra_keys(extras)])
-    if duplicated.any():
-        idx = int(np.flatnonzero(duplicated.to_numpy())[0])
+    idx = _first_duplicate(frame, _extra_keys(extras))
+    if idx is not None:
         raise ResultsError(
             f"sample {frame['sample'].iat[idx]} of item {frame['item'].iat[idx]!r} ({frame['lang'].iat[idx]}) appears twice",
             where=where,
-            line=idx + 1,
+            line=line_of_row(data, idx),
             reason="duplicate-sample",
             hint="each (item, lang, sample) is reported once",
         )
     return frame
+
+
+def _first_duplicate(frame: pd.DataFrame, extra_keys: list[str]) -> int | None:
+    """Row index of the first repeated (item, lang, sample, extras…), or None."""
+    key = np.zeros(len(frame), dtype=np.int64)
+    for column in ("item", "lang", "sample", *extra_keys):
+        codes, uniques = pd.factorize(frame[column].to_numpy(dtype=object), use_na_sentinel=False)
+        key = key * (len(uniques) + 1) + codes
+    order = np.argsort(key, kind="stable")
+    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
+    return int(order[repeated + 1].min()) if repeated.size else None
 
 
 def _extra_keys(extras: Mapping[str, ExtraType]) -> list[str]:

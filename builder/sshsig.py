@@ -70,8 +70,12 @@ def dearmor(armored: bytes | str, where: str | None = None) -> bytes:
             raise _fail("signature file is not ASCII", "bad-armor", where) from None
     if len(armored) > MAX_ARMORED or not armored.isascii():
         raise _fail("signature is too large or not ASCII", "bad-armor", where)
-    text = armored.strip()
-    if not text.startswith(ARMOR_BEGIN + "\n") and not text.startswith(ARMOR_BEGIN + "\r\n"):
+    # ssh-keygen refuses CR line ends and anything before BEGIN; so do we, so that
+    # `ssh-keygen -Y verify` with the exported allowed_signers agrees with the builder.
+    if "\r" in armored:
+        raise _fail("signature has CR line ends", "bad-armor", where, hint="save the .sig file with LF line ends (check git's autocrlf)")
+    text = armored.rstrip()
+    if not text.startswith(ARMOR_BEGIN + "\n"):
         raise _fail(
             f"signature must start with {ARMOR_BEGIN!r} on its own line",
             "bad-armor",
@@ -80,9 +84,7 @@ def dearmor(armored: bytes | str, where: str | None = None) -> bytes:
         )
     if not text.endswith("\n" + ARMOR_END):
         raise _fail(f"signature must end with {ARMOR_END!r}", "bad-armor", where, hint="nothing may follow the armor")
-    body_lines = text[len(ARMOR_BEGIN) : -len(ARMOR_END)].split("\n")
-    body_lines = [line[:-1] if line.endswith("\r") else line for line in body_lines]
-    body_lines = [line for line in body_lines if line]
+    body_lines = [line for line in text[len(ARMOR_BEGIN) : -len(ARMOR_END)].split("\n") if line]
     if not body_lines or not all(_B64_LINE_RE.match(line) for line in body_lines):
         raise _fail("signature body is not base64 (one block per file, nothing inside the armor else)", "bad-armor", where)
     body = "".join(body_lines)

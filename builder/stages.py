@@ -114,7 +114,14 @@ def unseal_state(
         )
         return replace(state, status="sealed")
 
-    items = unseal_items(dataset, identities)
+    try:
+        items = unseal_items(dataset, identities)
+    except BuilderError as exc:
+        rejections.append(Rejection(exc.where or dataset.where, exc.reason, str(exc), exc.hint, config.id, DATASET_DIR))
+        rejections.append(
+            Rejection(dataset.where, "missing-dataset", f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored", exc.hint, config.id)
+        )
+        return replace(state, status="sealed")
     spec = config.scoring
     item_ids = {it["id"] for it in items}
     kept: list[VerifiedBundle] = []

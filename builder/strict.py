@@ -50,9 +50,32 @@ class _Reject(Exception):
         self.message, self.reason, self.token = message, reason, token
 
 
+class _Surrogate(Exception):
+    """A decoded string holds a lone surrogate: valid JSON syntax, but not Unicode text."""
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _locate_surrogate(text: str) -> int | None:
+    match = _SURROGATE_ESCAPE_RE.search(text)
+    return _line_of(text, match.start()) if match else None
+
+
+def _check_text(value: Any) -> None:
+    if isinstance(value, str) and _SURROGATE_RE.search(value):
+        raise _Surrogate
+    if isinstance(value, list):
+        for v in value:
+            _check_text(v)
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
+        _check_text(key)
+        _check_text(value)  # nested objects were checked when they were built
         if key in out:
             raise _Reject(f"duplicate key {key!r}", "duplicate-key", key)
         out[key] = value
@@ -102,7 +125,9 @@ def _locate(text: str, exc: _Reject) -> int | None:
 
 def _loads_text(text: str, where: str, line_offset: int = 0) -> Any:
     try:
-        return _DECODER.decode(text)
+        value = _DECODER.decode(text)
+        _check_text(value)
+        return value
     except _Reject as exc:
         # The hooks do not know the position: JSONL knows its line; for a document, find
         # the offending token's line (a duplicate key's second occurrence).
@@ -113,6 +138,14 @@ def _loads_text(text: str, where: str, line_offset: int = 0) -> Any:
         raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", where=where, line=line, reason="invalid-json") from None
     except RecursionError:
         raise ParseError("JSON nested too deeply", where=where, line=line_offset or None, reason="too-deep") from None
+    except _Surrogate:
+        raise ParseError(
+            "text holds a lone UTF-16 surrogate escape (\\ud800–\\udfff), which is not a character",
+            where=where,
+            line=line_offset or _locate_surrogate(text),
+            reason="invalid-utf8",
+            hint="write the character itself in UTF-8",
+        ) from None
 
 
 def loads_json(data: bytes | str, where: str) -> Any:
@@ -217,6 +250,8 @@ def loads_yaml(data: bytes | str, where: str) -> Any:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - the loader is the strict one above
     except _YamlReject as exc:
         raise ParseError(exc.message, where=where, line=exc.mark.line + 1, reason=exc.reason, hint=_YAML_HINTS[exc.reason]) from None
+    except RecursionError:
+        raise ParseError("YAML nested too deeply", where=where, reason="too-deep", hint="flatten the document") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None

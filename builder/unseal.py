@@ -15,7 +15,7 @@ import pandas as pd
 from builder.dataset import ITEMS, VerifiedDataset, parse_items
 from builder.errors import ResultsError
 from builder.manifest import RESULTS
-from builder.results import ExtraType, parse_results
+from builder.results import ExtraType, line_of_row, parse_results
 from builder.seal import Identity, unseal
 from builder.verify import VerifiedBundle
 
@@ -47,7 +47,7 @@ def unseal_results(
         raise ResultsError(
             f"item {frame['item'].iat[first]!r} is not in the dataset ({int(unknown.sum())} unknown row(s))",
             where=where,
-            line=first + 1,
+            line=line_of_row(plaintext, first),
             reason="unknown-item",
             hint="results must use the dataset's item ids",
         )

@@ -130,13 +130,16 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
 
         # 3. Which bundles changed, and is the change confined to one lab?
         bundle_dirs: set[tuple[str, str, str]] = set()
+        removed: set[str] = set()
         others: list[str] = []
         for change in changes:
             parts = change.path.split("/")
             if parts[0] == "bundles" and len(parts) >= 4:
                 prefix = "/".join(parts[:4]) + "/"
                 if change.status == "D" and not any(path.startswith(prefix) for path in head_tree):
-                    report.add(prefix.rstrip("/"), "removed-bundle", "removes a bundle", "only maintainers withdraw bundles")
+                    if prefix not in removed:
+                        removed.add(prefix)
+                        report.add(prefix.rstrip("/"), "removed-bundle", "removes a bundle", "only maintainers withdraw bundles")
                     continue
                 bundle_dirs.add((parts[1], parts[2], parts[3]))
             elif not change.path.startswith(REGISTRY_DIR + "/"):
@@ -175,6 +178,8 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
 def _raw_bundle(repo: Repo, tree: dict, bench: str, owner: str, name: str, report: ValidationReport) -> RawBundle | None:
     where = f"bundles/{bench}/{owner}/{name}"
     entries = [e for path, e in tree.items() if path.startswith(where + "/")]
+    if any(p.path.startswith(where + "/") for p in report.problems):
+        return None  # a link or submodule in it was reported already; its bytes mean nothing
     problems_before = len(report.problems)
     if len(entries) > MAX_FILES_PER_BUNDLE:
         report.add(where, "too-many-files", f"holds {len(entries)} files; at most {MAX_FILES_PER_BUNDLE}")
@@ -182,7 +187,7 @@ def _raw_bundle(repo: Repo, tree: dict, bench: str, owner: str, name: str, repor
         rel = e.path[len(where) + 1 :]
         if "/" in rel:
             report.add(e.path, "not-a-file", "bundles hold files only, no subdirectories")
-        elif e.mode not in (MODE_FILE, MODE_EXEC) and e.path not in {p.path for p in report.problems}:
+        elif e.mode not in (MODE_FILE, MODE_EXEC):
             report.add(e.path, "not-a-file", f"has git mode {e.mode}")
         elif e.size is not None and e.size > _cap(rel):
             report.add(e.path, "oversize", f"is {e.size} bytes; the limit for this file is {_cap(rel)}")

@@ -238,10 +238,13 @@ def test_non_canonical_base64(good: str) -> None:
     assert reason_of(no_padding) == "bad-armor"
 
 
-def test_whitespace_around_and_crlf_accepted(good: str, keys: dict[str, Path]) -> None:
+def test_trailing_whitespace_accepted_but_not_leading_or_crlf(good: str, keys: dict[str, Path]) -> None:
+    # As ssh-keygen -Y verify: blank lines after END are fine; anything before BEGIN and CR
+    # line ends are refused (so allowed_signers + ssh-keygen agree with the builder).
     expected = parse_public_key(keys[ED25519].with_suffix(".pub").read_text())
-    assert verify("\n\n  " + good + "\n\n", MESSAGE, NS_BUNDLE) == expected
-    assert verify(good.replace("\n", "\r\n").encode(), MESSAGE, NS_BUNDLE) == expected
+    assert verify(good + "\n\n", MESSAGE, NS_BUNDLE) == expected
+    assert reason_of("\n\n  " + good) == "bad-armor"
+    assert reason_of(good.replace("\n", "\r\n")) == "bad-armor"
 
 
 def test_rsa_sha1_signature_refused(keys: dict[str, Path], tmp_path: Path) -> None:

@@ -1,0 +1,354 @@
+"""Helpers for the hostile corpus: make, copy, tamper with and build real instances.
+
+Everything here works on real files with real keys: a hostile case changes bytes on disk
+exactly as an attacker (or a careless lab) could, then runs the builder's own pipeline.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import os
+import pty
+import select
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from builder.build import BuildReport, build
+from builder.config import load_configs
+from builder.errors import BuilderError
+from builder.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.manifest import MANIFEST, SIGNATURE, dump_manifest
+from builder.registry import load_registry
+from builder.seal import Identity, seal
+from builder.sshkeys import PrivateKey, generate_ed25519, load_private_key
+from builder.sshsig import NS_BUNDLE, dearmor, sign
+from builder.sshwire import WireReader, put_string, put_uint32
+from tests.factory import NOW, VERSION, Instance, make_instance, results_for, soohak_items
+
+__all__ = ["NOW", "VERSION", "Instance"]
+
+BENCH = "soohak"
+ACME = "acme/run-1"
+BETA = "beta/run-2"
+VALID = (ACME, BETA)
+DATASET = f"bundles/{BENCH}/{DATASET_DIR}/{VERSION}"
+
+# The builder's own run is `build(..., render=False)` once scoring exists; until then the
+# same stages build() runs, called one by one (ingest → verify → unseal).
+def _scoring_ready() -> bool:
+    try:
+        from builder.scoring import score_benchmark  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+SCORING_READY = _scoring_ready()
+
+ITEMS = soohak_items()
+# Both languages: the SOOHAK config has an en/ko contrast board.
+VALID_ROWS = results_for(ITEMS, {it["id"]: [True, True, False] for it in ITEMS[::2]}, langs=("en", "ko"))
+BETA_ROWS = results_for(ITEMS, {it["id"]: [True, True, True] for it in ITEMS}, langs=("en", "ko"))
+
+
+def rows_bytes(rows: Iterable[dict[str, Any]]) -> bytes:
+    return b"".join(orjson.dumps(r) + b"\n" for r in rows)
+
+
+def where_of(key: str, name: str | None = None) -> str:
+    """Instance-relative location of a result bundle (or one of its files)."""
+    return f"bundles/{BENCH}/{key}" + (f"/{name}" if name else "")
+
+
+# --- instances ------------------------------------------------------------------------------
+
+
+def make_base(root: Path) -> Instance:
+    inst = make_instance(root)
+    inst.add_submission("acme", "run-1", VALID_ROWS)
+    inst.add_submission("beta", "run-2", BETA_ROWS)
+    return inst
+
+
+def clone(inst: Instance, root: Path) -> Instance:
+    """Copy an instance's directory (not its keys, which live in memory) to root."""
+    shutil.copytree(inst.root, root, symlinks=True)
+    out = copy.copy(inst)
+    out.root = root
+    out.bundles = {k: root / v.relative_to(inst.root) for k, v in inst.bundles.items()}
+    return out
+
+
+def new_key(directory: Path, name: str) -> tuple[PrivateKey, Path]:
+    private_bytes, _ = generate_ed25519(f"{name}@hostile")
+    path = directory / name
+    path.write_bytes(private_bytes)
+    path.chmod(0o600)
+    return load_private_key(path), path
+
+
+# --- running the builder --------------------------------------------------------------------
+
+
+def pipeline(root: Path, identities: list[Identity] | None, out: Path | None = None) -> BuildReport:
+    """Run the builder on root at NOW; registry/config failures raise, bundles reject."""
+    if SCORING_READY:
+        return build(root, out or root.parent / "site", identities=identities, now=NOW, render=False)
+    from builder.stages import unseal_state, verify_datasets
+    from builder.verify import verify_bundle
+
+    report = BuildReport(root=root, out=out or root.parent / "site", now=NOW, authorised=bool(identities), as_of=None, registry=None)
+    configs = load_configs(root)
+    report.registry = registry = load_registry(root, NOW)
+    raws: dict[str, list[RawBundle]] = {c.id: [] for c in configs}
+    for found in discover(root, set(raws)):
+        if isinstance(found, Rejection):
+            report.rejections.append(found)
+        else:
+            raws[found.benchmark].append(found)
+    datasets = verify_datasets(raws, registry, NOW, report.rejections)
+    for config in configs:
+        verified = []
+        for raw in raws[config.id]:
+            if raw.owner == DATASET_DIR:
+                continue
+            try:
+                verified.append(verify_bundle(raw, registry, now=NOW, benchmark_version=config.version))
+            except BuilderError as exc:
+                report.rejections.append(Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, raw.benchmark, raw.owner))
+        report.benchmarks.append(unseal_state(config, verified, datasets.get(config.id), identities or [], report.rejections))
+    return report
+
+
+def run(inst: Instance, identities: list[Identity] | None = None) -> BuildReport:
+    return pipeline(inst.root, [inst.identity] if identities is None else identities)
+
+
+def outcome(report: BuildReport) -> set[tuple[str, str]]:
+    return {(r.where, r.reason) for r in report.rejections}
+
+
+def verified(report: BuildReport) -> set[str]:
+    return {b.manifest.key for state in report.benchmarks for b in state.bundles}
+
+
+def published(report: BuildReport) -> set[str]:
+    """Submissions whose results were unsealed and (once scoring exists) appear on a board."""
+    out: set[str] = set()
+    for state in report.benchmarks:
+        unsealed = set(state.results["submission"]) if state.results is not None else set()
+        if SCORING_READY:
+            on_boards = {row.submission for board in state.boards for row in board.rows}
+            unsealed &= on_boards
+        out |= unsealed
+    return out
+
+
+def assert_rejected(report: BuildReport, *expected: tuple[str, str], publishes: Iterable[str] = VALID) -> None:
+    """Exactly these (where, reason) rejections, and every bundle in `publishes` published."""
+    assert outcome(report) == set(expected), [(r.where, r.reason, r.message) for r in report.rejections]
+    for rejection in report.rejections:
+        if rejection.reason != "missing-dataset":  # a benchmark-level note, not a file's error
+            assert rejection.where in rejection.message, rejection  # the message names the file
+    publishes = set(publishes)
+    assert publishes <= verified(report), (publishes, verified(report))
+    assert publishes <= published(report), (publishes, published(report))
+
+
+# --- tampering --------------------------------------------------------------------------------
+
+
+def flip(path: Path, index: int, mask: int = 0x01) -> None:
+    data = bytearray(path.read_bytes())
+    data[index] ^= mask
+    path.write_bytes(bytes(data))
+
+
+def write_manifest(bundle: Path, data: bytes, key: PrivateKey | None, namespace: str = NS_BUNDLE) -> None:
+    """Write manifest bytes as given and (unless key is None) a valid signature over them."""
+    (bundle / MANIFEST).write_bytes(data)
+    if key is not None:
+        (bundle / SIGNATURE).write_text(sign(key, data, namespace))
+
+
+def manifest_obj(bundle: Path) -> dict[str, Any]:
+    return orjson.loads((bundle / MANIFEST).read_bytes())
+
+
+def edit_manifest(bundle: Path, mutate: Callable[[dict[str, Any]], Any], key: PrivateKey, namespace: str = NS_BUNDLE) -> bytes:
+    obj = manifest_obj(bundle)
+    mutate(obj)
+    data = dump_manifest(obj)
+    write_manifest(bundle, data, key, namespace)
+    return data
+
+
+def file_entry(name: str, data: bytes) -> dict[str, Any]:
+    return {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "sealed": True}
+
+
+def set_payload(bundle: Path, name: str, data: bytes, key: PrivateKey) -> None:
+    """Replace (or add) a sealed file and make the signed manifest vouch for exactly it."""
+    (bundle / name).write_bytes(data)
+
+    def change(obj: dict[str, Any]) -> None:
+        obj["files"] = [f for f in obj["files"] if f["path"] != name] + [file_entry(name, data)]
+        obj["files"].sort(key=lambda f: f["path"])
+
+    edit_manifest(bundle, change, key)
+
+
+def reseal(inst: Instance, key: str, plaintext: bytes, recipients: list[str] | None = None, signer: str | None = None) -> None:
+    """Seal plaintext as the bundle's results (to the embargo key by default), re-sign."""
+    lab = key.split("/")[0]
+    sealed = seal(plaintext, recipients or [inst.identity.recipient])
+    set_payload(inst.bundles[key], "results.jsonl.age", sealed, inst.lab_keys[signer or lab])
+
+
+# --- SSHSIG blobs (decode into PROTOCOL.sshsig fields and re-encode, as tests/test_sshsig.py) --
+
+
+def sig_fields(armored: str | bytes) -> dict[str, Any]:
+    blob = dearmor(armored)
+    reader = WireReader(blob[6:], "t")
+    return {
+        "magic": blob[:6],
+        "version": reader.uint32(),
+        "key": reader.string(),
+        "namespace": reader.string(),
+        "reserved": reader.string(),
+        "hash": reader.string(),
+        "signature": reader.string(),
+    }
+
+
+def rearm(blob: bytes, width: int = 70) -> str:
+    b64 = base64.b64encode(blob).decode()
+    lines = "\n".join(b64[i : i + width] for i in range(0, len(b64), width))
+    return "-----BEGIN SSH SIGNATURE-----\n" + lines + "\n-----END SSH SIGNATURE-----\n"
+
+
+def forge(armored: str | bytes, trailing: bytes = b"", **changes: Any) -> str:
+    f = {**sig_fields(armored), **changes}
+    blob = f["magic"] + put_uint32(f["version"])
+    for name in ("key", "namespace", "reserved", "hash", "signature"):
+        blob += put_string(f[name])
+    return rearm(blob + trailing)
+
+
+def ssh_keygen_verify(allowed: Path, principal: str, namespace: str, sig: bytes, message: bytes, workdir: Path) -> bool:
+    """Stock `ssh-keygen -Y verify` at the build time NOW (UTC)."""
+    sig_path = workdir / "check.sig"
+    sig_path.write_bytes(sig)
+    result = subprocess.run(
+        ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", principal, "-n", namespace, "-s", str(sig_path),
+         f"-Overify-time={NOW:%Y%m%d%H%M%S}"],
+        input=message,
+        capture_output=True,
+        env={**os.environ, "TZ": "UTC"},
+        timeout=30,
+    )
+    return result.returncode == 0
+
+
+# --- age -p through a terminal (as tests/test_seal.py does) ---------------------------------
+
+
+def age_passphrase_encrypt(plain: Path, out: Path, passphrase: bytes, timeout: float = 60) -> None:
+    """`age -p` reads the passphrase from the terminal: drive it through a pty."""
+    age = shutil.which("age")
+    if age is None:
+        pytest.skip("'age' not found (apt-get install age)")
+    pid, fd = pty.fork()
+    if pid == 0:  # child
+        try:
+            os.execv(age, [age, "-p", "-o", str(out), str(plain)])
+        finally:
+            os._exit(127)
+    answered = 0
+    seen = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                pytest.fail(f"age -p timed out; terminal said {seen!r}")
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+            while answered < 2 and seen.lower().count(b"passphrase") > answered:
+                os.write(fd, passphrase + b"\n")
+                answered += 1
+    finally:
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+
+
+# --- secrets --------------------------------------------------------------------------------
+
+
+def identity_fragments(identity: Identity) -> list[str]:
+    """Substrings of an identity's secret that must never appear anywhere (case-folded)."""
+    lines = [line for line in identity.reveal_secret().splitlines() if line and not line.startswith("#")]
+    out = []
+    for line in lines:
+        data = line.split("1", 1)[1]
+        out += [line, data, data[:20], data[20:40]]
+    return [s.lower() for s in out]
+
+
+def private_key_fragments(key_file: bytes) -> list[str]:
+    """Forms in which an OpenSSH Ed25519 private key's secret could leak.
+
+    The file's base64 also carries the public key (twice), which may legitimately be
+    printed, so only text that encodes secret bytes counts: the file's base64 over the
+    32-byte seed (or, for a passphrase-encrypted key, over the whole encrypted private
+    section) in 16-character windows, and for a plain key the seed in base64 and hex.
+    """
+    lines = [line.strip() for line in key_file.decode("ascii").splitlines() if line and not line.startswith("-----")]
+    body = "".join(lines)
+    blob = base64.b64decode(body)
+    reader = WireReader(blob[len(b"openssh-key-v1\0") :], "key")
+    cipher = reader.string()
+    reader.string(), reader.string(), reader.uint32(), reader.string()  # kdf, kdf options, count, public key
+    private = reader.string()
+    extra: list[str] = []
+    if cipher == b"none":
+        section = WireReader(private, "private section")
+        section.uint32(), section.uint32(), section.string(), section.string()
+        secret = section.string()[:32]
+        extra = [base64.b64encode(secret).decode()[:24], secret.hex()[:24], secret.hex()[24:48]]
+    else:
+        secret = private
+    offset = blob.index(secret)
+    first, last = -(-offset // 3) * 4, (offset + len(secret)) // 3 * 4  # base64 chars encoding only secret bytes
+    return [*(body[i : i + 16] for i in range(first, last - 16 + 1, 4)), *extra]
+
+
+def assert_no_secret(text: str | bytes, identity_parts: list[str], key_parts: list[str] = ()) -> None:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    assert "AGE-SECRET-KEY-1" not in text.upper()
+    assert "PRIVATE KEY-----" not in text
+    folded = text.lower()
+    for part in identity_parts:
+        assert part not in folded
+    for part in key_parts:
+        assert part not in text
