@@ -15,7 +15,7 @@ from builder.errors import BuilderError
 from builder.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.registry import Registry
 from builder.seal import Identity
-from builder.unseal import unseal_items, unseal_results
+from builder.unseal import unseal_items, unseal_many
 from builder.verify import VerifiedBundle
 
 
@@ -126,12 +126,12 @@ def unseal_state(
     item_ids = {it["id"] for it in items}
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
-    for bundle in bundles:
-        try:
-            frames.append(unseal_results(bundle, identities, spec.results_extras(), item_ids).results)
+    for bundle, outcome in unseal_many(bundles, identities, spec.results_extras(), item_ids):
+        if isinstance(outcome, BuilderError):
+            rejections.append(Rejection(outcome.where or bundle.where, outcome.reason, str(outcome), outcome.hint, config.id, bundle.manifest.lab))
+        else:
+            frames.append(outcome)
             kept.append(bundle)
-        except BuilderError as exc:
-            rejections.append(Rejection(exc.where or bundle.where, exc.reason, str(exc), exc.hint, config.id, bundle.manifest.lab))
     results = pd.concat(frames, ignore_index=True) if frames else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     return replace(

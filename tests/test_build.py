@@ -166,3 +166,35 @@ def test_refuses_to_replace_a_directory_that_is_not_a_site(inst, tmp_path):
     assert "not a Sealboard site" in str(err.value)
     assert (out / "thesis.tex").read_text() == "do not delete"
     assert not any(p.name.startswith(".sealboard-site-") for p in tmp_path.iterdir())
+
+
+def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch):
+    """Worker processes give the same frames and the same rejections as one process."""
+    import shutil
+
+    root = tmp_path / "inst"
+    shutil.copytree(base_instance.root, root)
+    inst = __import__("copy").copy(base_instance)
+    inst.root, inst.bundles = root, {}
+    for i in range(9):
+        correct = {it["id"]: [i % 2 == 0, i % 3 == 0, True] for it in inst.items[i:]}
+        inst.add_submission("acme" if i % 2 else "beta", f"p-{i}", results_for(inst.items, correct))
+    bad = results_for(inst.items)
+    bad[3]["item"] = "no-such-item"
+    inst.add_submission("acme", "p-bad", bad)
+
+    outcomes = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv("SEALBOARD_WORKERS", workers)
+        report = build(root, tmp_path / f"site-{workers}", identities=[inst.identity], now=NOW, render=False)
+        state = report.benchmarks[0]
+        frame = state.results.sort_values(["submission", "item", "lang", "sample"]).reset_index(drop=True)
+        outcomes[workers] = (frame, [(r.where, r.reason, r.message) for r in report.rejections], [b.to_dict() for b in state.boards])
+    assert outcomes["1"][1] == outcomes["2"][1] == [
+        ("bundles/soohak/acme/p-bad/results.jsonl.age", "unknown-item", outcomes["1"][1][0][2])
+    ]
+    assert "line 4" in outcomes["1"][1][0][2] or ":4:" in outcomes["1"][1][0][2]
+    import pandas.testing
+
+    pandas.testing.assert_frame_equal(outcomes["1"][0], outcomes["2"][0])
+    assert outcomes["1"][2] == outcomes["2"][2]

@@ -163,9 +163,20 @@ def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[di
 
 
 def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
-    from builder.scoring import METHODOLOGY
+    from builder.scoring import METHODOLOGY, REGRADING, SUPPRESSION
 
-    return _render("methodology.md.j2", benchmarks=_bench_docs(report, boards), method=METHODOLOGY)
+    # The scoring modules' docstrings are the one source of these texts; drop their first
+    # (module summary) paragraph.
+    def body(text: str) -> str:
+        return text.split("\n\n", 1)[1] if "\n\n" in text else text
+
+    return _render(
+        "methodology.md.j2",
+        benchmarks=_bench_docs(report, boards),
+        method=body(METHODOLOGY),
+        regrading=body(REGRADING),
+        suppression=body(SUPPRESSION),
+    )
 
 
 def data_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
