@@ -126,7 +126,7 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
 
         # 2. Registry changes.
         if any(c.path.startswith(REGISTRY_DIR + "/") for c in changes):
-            _check_registry(repo, base_c, head_c, head_dir, changes, report, now)
+            _check_registry(repo, base_c, head_c, head_dir, report, now)
 
         # 3. Which bundles changed, and is the change confined to one lab?
         bundle_dirs: set[tuple[str, str, str]] = set()
@@ -198,7 +198,7 @@ def _raw_bundle(repo: Repo, tree: dict, bench: str, owner: str, name: str, repor
     return RawBundle(benchmark=bench, owner=owner, name=name, where=where, files=files)
 
 
-def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, changes: list, report: ValidationReport, now: datetime) -> None:
+def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime) -> None:
     base_tree = repo.tree(base, REGISTRY_DIR)
     head_tree = repo.tree(head, REGISTRY_DIR)
     for path, entry in base_tree.items():

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -34,12 +34,8 @@ def progress(message: str) -> None:
 def root_option(func: F) -> F:
     return click.option(
         "--root",
-        type=click.Path(file_okay=False, path_type=__import__("pathlib").Path),
+        type=click.Path(file_okay=False, path_type=Path),
         default=".",
         show_default=True,
         help="The leaderboard repository.",
     )(func)
-
-
-def is_tty() -> bool:
-    return sys.stderr.isatty()
