@@ -198,3 +198,31 @@ def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch
 
     pandas.testing.assert_frame_equal(outcomes["1"][0], outcomes["2"][0])
     assert outcomes["1"][2] == outcomes["2"][2]
+
+
+def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
+    # A lab-controlled field name travels into the rejection message and the page.
+    rows = results_for(inst.items)
+    rows[0]["[x](javascript:alert(1))<script>"] = 1
+    target = inst.bundles["acme/run-1"]
+    import shutil
+
+    shutil.rmtree(target)
+    inst.add_submission("acme", "run-1", results_for(inst.items))  # a valid bundle to overwrite
+    from builder.bundle import sign_bundle
+    from builder.manifest import RESULTS
+    import hashlib
+
+    sealed = __import__("builder.seal", fromlist=["seal"]).seal(b"".join(orjson.dumps(r) + b"\n" for r in rows), [inst.identity.recipient])
+    (target / RESULTS).write_bytes(sealed)
+    manifest = orjson.loads((target / "manifest.json").read_bytes())
+    manifest["files"][0].update(sha256=hashlib.sha256(sealed).hexdigest(), bytes=len(sealed))
+    (target / "manifest.json").write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    sign_bundle(target, inst.lab_keys["acme"])
+
+    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW)
+    assert [r.reason for r in report.rejections] == ["unknown-field"]
+    page = (tmp_path / "site/rejected/index.html").read_text()
+    assert "javascript:alert" in page  # shown as text…
+    assert 'href="javascript:' not in page  # …never as a link
+    assert "alert(1))<script>" not in page and "alert(1))&lt;script&gt;" in page  # …nor as a tag
