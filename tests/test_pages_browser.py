@@ -66,3 +66,20 @@ def test_sealed_site_pages_render_without_scores(tmp_path):
     dom = dump_dom(out / "soohak/index.html", tmp_path / "profile")
     assert "Scores are sealed" in dom
     assert "sb-chart" not in dom
+
+
+def test_model_names_in_charts_are_text_not_markup(tmp_path):
+    from tests.factory import MODEL
+
+    root = tmp_path / "inst"
+    inst = make_instance(root)
+    evil = dict(MODEL, name='<a href="https://evil.example/">Evil</a> & <b>Bold</b>')
+    inst.add_submission("acme", "run-1", results_for(inst.items, {it["id"]: [True, True, False] for it in inst.items}), model=evil)
+    out = tmp_path / "site"
+    build(root, out, identities=[inst.identity], now=NOW)
+    dom = dump_dom(out / "soohak/mini/index.html", tmp_path / "profile")
+    assert 'class="main-svg"' in dom
+    # Neither the table nor the chart made a link or a bold element of it.
+    assert '<a href="https://evil.example/"' not in dom and 'xlink:href="https://evil.example/"' not in dom
+    assert "<b>Bold</b>" not in dom
+    assert "&lt;a href=" in dom  # the name is shown as text
