@@ -227,7 +227,7 @@ def test_load_identity_errors_never_echo(make_text, line):
 
 
 def test_load_identity_refuses_post_quantum_identity():
-    from builder.seal import _bech32_encode
+    from builder.agekeys import _bech32_encode
 
     pq = _bech32_encode("age-secret-key-pq-", os.urandom(32)).upper()
     e = expect_error(SecretError, "bad-identity", load_identity, pq, "pq.txt")

@@ -20,7 +20,7 @@ import pytest
 
 from builder.dataset import ITEMS as ITEMS_FILE
 from builder.dataset import parse_dataset_manifest
-from builder.errors import BuilderError, IntegrityError, SealError
+from builder.errors import IntegrityError, SealError
 from builder.manifest import MANIFEST, RESULTS, SIGNATURE
 from builder.seal import generate_identity, seal, unseal
 from builder.sshsig import NS_DATASET, sign
