@@ -8,12 +8,8 @@ import hashlib
 import importlib.util
 import os
 import pickle
-import pty
-import select
-import shutil
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -22,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builder.errors import BuilderError, SealError, SecretError
+from tests.peers import age_passphrase_encrypt, need_tool
 from builder.seal import (
     SCRYPT_LABEL,
     VERSION_LINE,
@@ -43,7 +40,6 @@ age_vectors = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = age_vectors  # dataclasses look their module up there
 _spec.loader.exec_module(age_vectors)
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
 SEAL_REASONS = {
     "armored-refused", "bad-header", "scrypt-refused", "no-matching-recipient",
     "decrypt-failed", "bad-recipient",
@@ -90,58 +86,11 @@ def expect_error(cls, reason, fn, *args, **kwargs) -> BuilderError:
 # ---------------------------------------------------------------------------------------
 
 
-def need_tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        msg = f"'{name}' not found (apt-get install age)"
-        if IN_CI:
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    return path
-
-
 def run(*cmd, **kw) -> subprocess.CompletedProcess:
     kw.setdefault("capture_output", True)
     kw.setdefault("timeout", 60)
     kw.setdefault("stdin", subprocess.DEVNULL)
     return subprocess.run(cmd, check=True, **kw)
-
-
-def age_passphrase_encrypt(plain: Path, out: Path, passphrase: bytes, timeout: float = 60) -> None:
-    """`age -p` reads the passphrase from the terminal: drive it through a pty."""
-    age = need_tool("age")
-    pid, fd = pty.fork()
-    if pid == 0:  # child
-        try:
-            os.execv(age, [age, "-p", "-o", str(out), str(plain)])
-        finally:
-            os._exit(127)
-    answered = 0
-    seen = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            if time.monotonic() > deadline:
-                os.kill(pid, 9)
-                pytest.fail(f"age -p timed out; terminal said {seen!r}")
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 1024)
-            except OSError:  # EIO: child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-            # prompts: "Enter passphrase …" then "Confirm passphrase:"
-            while answered < 2 and seen.lower().count(b"passphrase") > answered:
-                os.write(fd, passphrase + b"\n")
-                answered += 1
-    finally:
-        os.close(fd)
-        _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, seen
 
 
 # ---------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from builder.errors import SignatureError
 from builder.sshkeys import ECDSA_P256, ED25519, RSA, PrivateKey, generate_ed25519, load_private_key, parse_public_key
 from builder.sshsig import NS_BUNDLE, NS_REGISTRY, dearmor, sign, split_armored, verify
-from builder.sshwire import WireReader, put_string, put_uint32
+from builder.sshwire import WireReader, put_string
+from tests.sshsig_forge import fields, forge, rearm
 
 KEYGEN_ARGS = {ED25519: ["-t", "ed25519"], ECDSA_P256: ["-t", "ecdsa", "-b", "256"], RSA: ["-t", "rsa", "-b", "3072"]}
 MESSAGE = b'{"format": "sealboard-bundle/1", "lab": "acme"}\n'
@@ -55,36 +56,6 @@ def keygen_verify(public_line: str, armored: str, message: bytes, namespace: str
         capture_output=True,
     )
     return result.returncode == 0
-
-
-# --- forging helpers: decode a blob into its PROTOCOL.sshsig fields and re-encode --------
-
-
-def fields(armored: str) -> dict[str, bytes | int]:
-    blob = dearmor(armored)
-    reader = WireReader(blob[6:], "t")
-    return {
-        "magic": blob[:6],
-        "version": reader.uint32(),
-        "key": reader.string(),
-        "namespace": reader.string(),
-        "reserved": reader.string(),
-        "hash": reader.string(),
-        "signature": reader.string(),
-    }
-
-
-def rearm(blob: bytes) -> str:
-    b64 = base64.b64encode(blob).decode()
-    return "-----BEGIN SSH SIGNATURE-----\n" + "\n".join(b64[i : i + 70] for i in range(0, len(b64), 70)) + "\n-----END SSH SIGNATURE-----\n"
-
-
-def forge(armored: str, trailing: bytes = b"", **changes: bytes | int) -> str:
-    f = {**fields(armored), **changes}
-    blob = f["magic"] + put_uint32(f["version"])  # type: ignore[operator]
-    for name in ("key", "namespace", "reserved", "hash", "signature"):
-        blob += put_string(f[name])  # type: ignore[arg-type]
-    return rearm(blob + trailing)
 
 
 def signed_data(namespace: str, hash_alg: str, message: bytes) -> bytes:

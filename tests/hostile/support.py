@@ -10,17 +10,13 @@ import base64
 import copy
 import hashlib
 import os
-import pty
-import select
 import shutil
 import subprocess
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from builder.build import BuildReport, build
 from builder.config import load_configs
@@ -30,8 +26,10 @@ from builder.manifest import MANIFEST, SIGNATURE, dump_manifest
 from builder.registry import load_registry
 from builder.seal import Identity, seal
 from builder.sshkeys import PrivateKey, generate_ed25519, load_private_key
-from builder.sshsig import NS_BUNDLE, dearmor, sign
-from builder.sshwire import WireReader, put_string, put_uint32
+from builder.sshsig import NS_BUNDLE, sign
+from builder.sshwire import WireReader
+from tests.peers import age_passphrase_encrypt  # noqa: F401  (re-exported for the corpus)
+from tests.sshsig_forge import fields as sig_fields, forge, rearm  # noqa: F401
 from tests.factory import NOW, VERSION, Instance, make_instance, results_for, soohak_items
 
 __all__ = ["NOW", "VERSION", "Instance"]
@@ -217,34 +215,6 @@ def reseal(inst: Instance, key: str, plaintext: bytes, recipients: list[str] | N
 # --- SSHSIG blobs (decode into PROTOCOL.sshsig fields and re-encode, as tests/test_sshsig.py) --
 
 
-def sig_fields(armored: str | bytes) -> dict[str, Any]:
-    blob = dearmor(armored)
-    reader = WireReader(blob[6:], "t")
-    return {
-        "magic": blob[:6],
-        "version": reader.uint32(),
-        "key": reader.string(),
-        "namespace": reader.string(),
-        "reserved": reader.string(),
-        "hash": reader.string(),
-        "signature": reader.string(),
-    }
-
-
-def rearm(blob: bytes, width: int = 70) -> str:
-    b64 = base64.b64encode(blob).decode()
-    lines = "\n".join(b64[i : i + width] for i in range(0, len(b64), width))
-    return "-----BEGIN SSH SIGNATURE-----\n" + lines + "\n-----END SSH SIGNATURE-----\n"
-
-
-def forge(armored: str | bytes, trailing: bytes = b"", **changes: Any) -> str:
-    f = {**sig_fields(armored), **changes}
-    blob = f["magic"] + put_uint32(f["version"])
-    for name in ("key", "namespace", "reserved", "hash", "signature"):
-        blob += put_string(f[name])
-    return rearm(blob + trailing)
-
-
 def ssh_keygen_verify(allowed: Path, principal: str, namespace: str, sig: bytes, message: bytes, workdir: Path) -> bool:
     """Stock `ssh-keygen -Y verify` at the build time NOW (UTC)."""
     sig_path = workdir / "check.sig"
@@ -258,47 +228,6 @@ def ssh_keygen_verify(allowed: Path, principal: str, namespace: str, sig: bytes,
         timeout=30,
     )
     return result.returncode == 0
-
-
-# --- age -p through a terminal (as tests/test_seal.py does) ---------------------------------
-
-
-def age_passphrase_encrypt(plain: Path, out: Path, passphrase: bytes, timeout: float = 60) -> None:
-    """`age -p` reads the passphrase from the terminal: drive it through a pty."""
-    age = shutil.which("age")
-    if age is None:
-        pytest.skip("'age' not found (apt-get install age)")
-    pid, fd = pty.fork()
-    if pid == 0:  # child
-        try:
-            os.execv(age, [age, "-p", "-o", str(out), str(plain)])
-        finally:
-            os._exit(127)
-    answered = 0
-    seen = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            if time.monotonic() > deadline:
-                os.kill(pid, 9)
-                pytest.fail(f"age -p timed out; terminal said {seen!r}")
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 1024)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-            while answered < 2 and seen.lower().count(b"passphrase") > answered:
-                os.write(fd, passphrase + b"\n")
-                answered += 1
-    finally:
-        os.close(fd)
-        _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, seen
 
 
 # --- secrets --------------------------------------------------------------------------------
