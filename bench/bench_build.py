@@ -25,23 +25,23 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builder.build import build  # noqa: E402
-from builder.bundle import Description, create_bundle, sign_bundle  # noqa: E402
+from builder.bundles.create import Description, create_bundle, sign_bundle  # noqa: E402
 from builder.config import load_config  # noqa: E402
 from builder.demo import synth_soohak  # noqa: E402
 from builder.demo.instance import MKDOCS_YML, _config_text  # noqa: E402
-from builder.registry_admin import add_lab, init_registry, sign_registry  # noqa: E402
-from builder.seal import generate_identity, identity_file_text, load_identity, unseal  # noqa: E402
-from builder.sshkeys import generate_ed25519, load_private_key  # noqa: E402
+from builder.pipeline.build import build  # noqa: E402
+from builder.trust.registry_admin import add_lab, init_registry, sign_registry  # noqa: E402
+from builder.trust.seal import generate_identity, identity_file_text, load_identity, unseal  # noqa: E402
+from builder.trust.sshkeys import generate_ed25519, load_private_key  # noqa: E402
 
 NOW = datetime.now(timezone.utc)
 
 
 def make_instance(root: Path, submissions: int, seed: int = 1) -> tuple[object, int]:
-    from builder.dataset import ITEMS, dataset_manifest_dict, new_salt
-    from builder.manifest import MANIFEST, SIGNATURE
-    from builder.seal import seal
-    from builder.sshsig import NS_DATASET, sign
+    from builder.bundles.dataset import ITEMS, dataset_manifest_dict, new_salt
+    from builder.bundles.manifest import MANIFEST, SIGNATURE
+    from builder.trust.seal import seal
+    from builder.trust.sshsig import NS_DATASET, sign
 
     synth = synth_soohak.generate(0)
     items = synth.items

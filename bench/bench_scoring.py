@@ -162,12 +162,12 @@ SYNTH = {"soohak": soohak, "livemathematicianbench": lmb, "kcsat-ml": kcsat}
 
 
 def parse_seconds(results: pd.DataFrame, extras: dict[str, object], sample_subs: int = 10) -> float | None:
-    """Seconds builder.results.parse_results would take for all rows (extrapolated from a
+    """Seconds builder.bundles.results.parse_results would take for all rows (extrapolated from a
     few submissions' JSONL): the cost scoring is compared with. Decryption comes on top."""
     try:
         import orjson
 
-        from builder.results import parse_results
+        from builder.bundles.results import parse_results
     except ImportError:  # the results parser is another module; the figure is optional
         return None
     cols = [c for c in ["item", "lang", "sample", "answer", "lab_correct", "refused", "output_tokens", "latency_s", "cost_usd", *extras] if c in results]

@@ -54,7 +54,7 @@ def load_configs(root: Path) -> list[BenchmarkConfig]:
 
 def load_config(path: Path, root: Path) -> BenchmarkConfig:
     from builder.scoring import parse_scoring_config
-    from builder.seal import parse_recipient
+    from builder.trust.seal import parse_recipient
 
     where = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
     data = path.read_bytes()

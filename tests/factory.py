@@ -13,15 +13,15 @@ from typing import Any
 
 import orjson
 
-from builder.bundle import Description, create_bundle, sign_bundle
+from builder.bundles.create import Description, create_bundle, sign_bundle
+from builder.bundles.dataset import ITEMS, dataset_manifest_dict, new_salt
+from builder.bundles.manifest import MANIFEST, SIGNATURE
 from builder.config import load_config
-from builder.dataset import ITEMS, dataset_manifest_dict, new_salt
 from builder.demo.instance import MKDOCS_YML, _config_text
-from builder.manifest import MANIFEST, SIGNATURE
-from builder.registry_admin import add_lab, init_registry, sign_registry
-from builder.seal import Identity, generate_identity, identity_file_text, seal
-from builder.sshkeys import PrivateKey, generate_ed25519, load_private_key
-from builder.sshsig import NS_DATASET, sign
+from builder.trust.registry_admin import add_lab, init_registry, sign_registry
+from builder.trust.seal import Identity, generate_identity, identity_file_text, seal
+from builder.trust.sshkeys import PrivateKey, generate_ed25519, load_private_key
+from builder.trust.sshsig import NS_DATASET, sign
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 VERSION = "test-1"

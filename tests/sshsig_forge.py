@@ -1,5 +1,5 @@
 """Forge SSHSIG blobs for hostile tests: decode into PROTOCOL.sshsig fields, change some,
-re-encode. Written independently of builder.sshsig's encoder (only the wire helpers and
+re-encode. Written independently of builder.trust.sshsig's encoder (only the wire helpers and
 the armor decoder are shared)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from builder.sshsig import dearmor
-from builder.sshwire import WireReader, put_string, put_uint32
+from builder.trust.sshsig import dearmor
+from builder.trust.sshwire import WireReader, put_string, put_uint32
 
 
 def fields(armored: str | bytes) -> dict[str, Any]:

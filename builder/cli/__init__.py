@@ -23,22 +23,11 @@ def _register() -> None:
     from builder.cli.build import build_command
     from builder.cli.bundle import bundle
     from builder.cli.demo import demo_command
+    from builder.cli.keys import keys
+    from builder.cli.validate import validate_command
 
-    main.add_command(build_command)
-    main.add_command(demo_command)
-    main.add_command(bundle)
-    try:
-        from builder.cli.keys import keys
-    except ImportError:  # pragma: no cover - during development only
-        pass
-    else:
-        main.add_command(keys)
-    try:
-        from builder.cli.validate import validate_command
-    except ImportError:  # pragma: no cover
-        pass
-    else:
-        main.add_command(validate_command)
+    for command in (build_command, demo_command, bundle, keys, validate_command):
+        main.add_command(command)
 
 
 _register()

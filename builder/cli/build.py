@@ -30,7 +30,7 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       SEALBOARD_IDENTITY="$(cat identity.txt)" sealboard build
       sealboard build --out public-site      # no identity: the sealed public site
     """
-    from builder.build import build, load_identities
+    from builder.pipeline.build import build, load_identities
 
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
     report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress)

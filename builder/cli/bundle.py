@@ -34,8 +34,8 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
       sealboard bundle create --benchmark soohak --lab acme --submission run-1 \\
           --results out/results.jsonl --describe run.yaml
     """
-    from builder.bundle import create_bundle, load_description
-    from builder.registry import load_registry
+    from builder.bundles.create import create_bundle, load_description
+    from builder.trust.registry import load_registry
 
     registry = load_registry(root, datetime.now(timezone.utc))
     target = create_bundle(
@@ -64,8 +64,8 @@ def sign_command(bundle_dir: Path, key_path: Path) -> None:
     Equivalent with OpenSSH (works with passphrase-protected keys and agents):
       ssh-keygen -Y sign -n sealboard-bundle -f ~/.ssh/id_ed25519 bundles/soohak/acme/run-1/manifest.json
     """
-    from builder.bundle import sign_bundle
-    from builder.sshkeys import load_private_key
+    from builder.bundles.create import sign_bundle
+    from builder.trust.sshkeys import load_private_key
 
     path = sign_bundle(bundle_dir, load_private_key(key_path, str(key_path)))
     click.echo(f"Wrote {path}")
@@ -82,8 +82,8 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
     Example:
       sealboard bundle verify bundles/soohak/acme/run-1
     """
-    from builder.bundle import check_bundle
-    from builder.registry import load_registry
+    from builder.bundles.create import check_bundle
+    from builder.trust.registry import load_registry
 
     now = datetime.now(timezone.utc)
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)

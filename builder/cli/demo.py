@@ -22,9 +22,9 @@ def demo_command(out: Path, seed: int) -> None:
     Example:
       sealboard demo --out demo && python -m http.server -d demo/site 8000
     """
-    from builder.build import build, load_identities
     from builder.cli.build import summarise
     from builder.demo.instance import write_demo
+    from builder.pipeline.build import build, load_identities
 
     made = write_demo(out, seed=seed, progress=progress)
     identity = out / "keys" / "demo" / "identity.txt"

@@ -1,6 +1,6 @@
 """``sealboard keys …``: maintain the threshold-signed trust registry in keys/registry.
 
-Each command is a thin client of builder.registry_admin: it proposes or signs a registry
+Each command is a thin client of builder.trust.registry_admin: it proposes or signs a registry
 version and says which file it wrote. Nothing becomes trusted until a threshold of
 maintainers has run ``sealboard keys sign``.
 """
@@ -88,7 +88,7 @@ def init_command(root: Path, maintainers: tuple[tuple[str, str, str], ...], thre
         --maintainer alice "Alice Ng" alice.pub \\
         --maintainer bob "Bob Roy" bob.pub --maintainer carol "Carol Diaz" carol.pub
     """
-    from builder.registry_admin import init_registry
+    from builder.trust.registry_admin import init_registry
 
     people = [{"id": i, "name": n, "key": _public_key(k)} for i, n, k in maintainers]
     expires = expires or datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=365)
@@ -112,7 +112,7 @@ def add_lab_command(root: Path, lab_id: str, name: str | None, key_args: tuple[s
       sealboard keys add-lab acme --name "Acme AI" --key acme_signing.pub
       sealboard keys add-lab acme --key new.pub --valid-after 2026-07-01   # rotation
     """
-    from builder.registry_admin import add_lab, add_lab_key
+    from builder.trust.registry_admin import add_lab, add_lab_key
 
     lines = [_public_key(k) for k in key_args]
     if name is not None:
@@ -139,7 +139,7 @@ def add_maintainer_command(root: Path, maintainer_id: str, name: str, key_arg: s
     Example:
       sealboard keys add-maintainer dave --name "Dave Ito" --key dave.pub --threshold 3
     """
-    from builder.registry_admin import add_maintainer
+    from builder.trust.registry_admin import add_maintainer
 
     _proposed(add_maintainer(root, maintainer_id, name, _public_key(key_arg), age_recipient, threshold), root)
 
@@ -157,7 +157,7 @@ def revoke_command(root: Path, key_or_fingerprint: str, reason: str) -> None:
       sealboard keys revoke SHA256:3Yx…Q --reason "laptop lost"
       sealboard keys revoke old.pub --reason "rotated"
     """
-    from builder.registry_admin import revoke
+    from builder.trust.registry_admin import revoke
 
     target = key_or_fingerprint if key_or_fingerprint.startswith("SHA256:") else _public_key(key_or_fingerprint)
     _proposed(revoke(root, target, reason), root)
@@ -174,7 +174,7 @@ def renew_command(root: Path, expires: datetime) -> None:
     Example:
       sealboard keys renew --expires 2028-06-30
     """
-    from builder.registry_admin import renew
+    from builder.trust.registry_admin import renew
 
     _proposed(renew(root, expires), root)
 
@@ -196,8 +196,8 @@ def sign_command(root: Path, key_path: Path, version: int | None) -> None:
       ssh-keygen -Y sign -n sealboard-registry -f KEY - \\
         < keys/registry/v0002.yaml >> keys/registry/v0002.yaml.sig
     """
-    from builder.registry_admin import sign_registry, status
-    from builder.sshkeys import load_private_key
+    from builder.trust.registry_admin import sign_registry, status
+    from builder.trust.sshkeys import load_private_key
 
     private = load_private_key(key_path)
     path = sign_registry(root, private, version)
@@ -218,7 +218,7 @@ def status_command(root: Path) -> None:
     Example:
       sealboard keys status --root .
     """
-    from builder.registry_admin import status
+    from builder.trust.registry_admin import status
 
     report = status(root, datetime.now(timezone.utc))
     for line in report.lines():
@@ -247,7 +247,7 @@ def allowed_signers_command(root: Path, out: Path | None, namespaces: tuple[str,
       ssh-keygen -Y verify -f allowed_signers -I acme -n sealboard-bundle \\
         -s manifest.json.sig < manifest.json
     """
-    from builder.registry import load_registry
+    from builder.trust.registry import load_registry
 
     registry = load_registry(root, datetime.now(timezone.utc))
     text = registry.allowed_signers(namespaces or None)

@@ -26,7 +26,7 @@ def validate_command(root: Path, base: str, head: str, report_path: Path | None)
     Example (in CI):
       sealboard validate --base origin/main --report "$GITHUB_STEP_SUMMARY"
     """
-    from builder.validate import validate
+    from builder.validate.pr import validate
 
     report = validate(root, base, head, now=datetime.now(timezone.utc))
     text = report.markdown()

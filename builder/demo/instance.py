@@ -17,15 +17,15 @@ from typing import Any
 
 import orjson
 
-from builder.bundle import Description, create_bundle, sign_bundle
+from builder.bundles.create import Description, create_bundle, sign_bundle
 from builder.config import load_config
-from builder.dataset import ITEMS, dataset_manifest_dict, new_salt
+from builder.bundles.dataset import ITEMS, dataset_manifest_dict, new_salt
 from builder.errors import BuilderError
-from builder.manifest import MANIFEST, SIGNATURE
-from builder.registry_admin import add_lab, init_registry, sign_registry
-from builder.seal import generate_identity, identity_file_text, seal
-from builder.sshkeys import generate_ed25519, load_private_key
-from builder.sshsig import NS_DATASET, sign
+from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.trust.registry_admin import add_lab, init_registry, sign_registry
+from builder.trust.seal import generate_identity, identity_file_text, seal
+from builder.trust.sshkeys import generate_ed25519, load_private_key
+from builder.trust.sshsig import NS_DATASET, sign
 
 DEMO_MARKER = ".sealboard-demo"
 MAINTAINERS = (("ada", "Ada Maintainer (demo)"), ("emmy", "Emmy Maintainer (demo)"), ("sofia", "Sofia Maintainer (demo)"))

@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from builder.build import BenchmarkState, BuildReport
-from builder.manifest import format_timestamp
+from builder.bundles.manifest import format_timestamp
+from builder.pipeline.records import BenchmarkState, BuildReport
 
 INDEX_FORMAT = "sealboard-index/1"
 SUBMISSIONS_FORMAT = "sealboard-submissions/1"

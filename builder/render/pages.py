@@ -9,7 +9,7 @@ import orjson
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 _ENV = Environment(
-    loader=PackageLoader("builder", "templates"),
+    loader=PackageLoader("builder.render", "templates"),
     undefined=StrictUndefined,
     autoescape=False,  # Markdown output; every value goes through `e` (html.escape) explicitly
     trim_blocks=True,

@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.build import BuildReport
 from builder.errors import BuilderError
+from builder.pipeline.records import STAGED, BuildReport
 from builder.render import pages
 from builder.render.data import board_files, dumps, index_data, rejected_data, submissions_data
-
-STAGED = Path(".sealboard") / "staged"
 
 
 def banner_text(report: BuildReport) -> str | None:

@@ -18,12 +18,12 @@ Modules, by responsibility:
 """
 
 from builder.scoring.config import default_spec, load_preset, parse_scoring_config
+from builder.scoring.engine import __doc__ as SUPPRESSION
 from builder.scoring.engine import score_benchmark
 from builder.scoring.frames import ScoringInputError
+from builder.scoring.regrade import __doc__ as REGRADING
 from builder.scoring.spec import ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, MetricDef, ReferenceRow
-from builder.scoring.engine import __doc__ as SUPPRESSION
-from builder.scoring.regrade import __doc__ as REGRADING
 from builder.scoring.uncertainty import __doc__ as METHODOLOGY
 
 # METHODOLOGY (intervals and ranks), SUPPRESSION (embargo) and REGRADING are the texts the

@@ -35,7 +35,7 @@ class FieldType:
 
     @property
     def results_extra(self) -> str | tuple[str, ...]:
-        """The type vocabulary of builder.results.parse_results."""
+        """The type vocabulary of builder.bundles.results.parse_results."""
         if self.kind == "enum":
             return self.values
         return {"bool": "bool", "int": "int", "number": "number", "fraction": "number"}.get(self.kind, "string")
@@ -218,7 +218,7 @@ class ScoringSpec:
     where: str = field(default="", compare=False)
 
     def results_extras(self) -> dict[str, str | tuple[str, ...]]:
-        """`result_fields` in the vocabulary builder.results.parse_results takes."""
+        """`result_fields` in the vocabulary builder.bundles.results.parse_results takes."""
         return {name: t.results_extra for name, t in self.result_fields.items()}
 
     def board_ids(self) -> list[str]:

@@ -18,19 +18,20 @@ from typing import Any
 
 import orjson
 
-from builder.build import BuildReport, build
+from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.bundles.manifest import MANIFEST, SIGNATURE, dump_manifest
 from builder.config import load_configs
 from builder.errors import BuilderError
-from builder.ingest import DATASET_DIR, RawBundle, Rejection, discover
-from builder.manifest import MANIFEST, SIGNATURE, dump_manifest
-from builder.registry import load_registry
-from builder.seal import Identity, seal
-from builder.sshkeys import PrivateKey, generate_ed25519, load_private_key
-from builder.sshsig import NS_BUNDLE, sign
-from builder.sshwire import WireReader
-from tests.peers import age_passphrase_encrypt  # noqa: F401  (re-exported for the corpus)
-from tests.sshsig_forge import fields as sig_fields, forge, rearm  # noqa: F401
+from builder.pipeline.build import BuildReport, build
+from builder.trust.registry import load_registry
+from builder.trust.seal import Identity, seal
+from builder.trust.sshkeys import PrivateKey, generate_ed25519, load_private_key
+from builder.trust.sshsig import NS_BUNDLE, sign
+from builder.trust.sshwire import WireReader
 from tests.factory import NOW, VERSION, Instance, make_instance, results_for, soohak_items
+from tests.peers import age_passphrase_encrypt  # noqa: F401  (re-exported for the corpus)
+from tests.sshsig_forge import fields as sig_fields  # noqa: F401  (re-exported for the corpus)
+from tests.sshsig_forge import forge, rearm  # noqa: F401  (re-exported for the corpus)
 
 __all__ = ["NOW", "VERSION", "Instance"]
 
@@ -101,8 +102,8 @@ def pipeline(root: Path, identities: list[Identity] | None, out: Path | None = N
     """Run the builder on root at NOW; registry/config failures raise, bundles reject."""
     if SCORING_READY:
         return build(root, out or root.parent / "site", identities=identities, now=NOW, render=False)
-    from builder.stages import unseal_state, verify_datasets
-    from builder.verify import verify_bundle
+    from builder.bundles.verify import verify_bundle
+    from builder.pipeline.stages import unseal_state, verify_datasets
 
     report = BuildReport(root=root, out=out or root.parent / "site", now=NOW, authorised=bool(identities), as_of=None, registry=None)
     configs = load_configs(root)

@@ -15,10 +15,24 @@ from typing import Any
 
 import pytest
 
-import builder.ingest
-from builder.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS
-from builder.sshsig import dearmor
-from hostile.support import ACME, BETA, BENCH, DATASET, VALID, Instance, assert_rejected, edit_manifest, flip, rearm, run, where_of, write_manifest
+import builder.bundles.ingest
+from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS
+from builder.trust.sshsig import dearmor
+from hostile.support import (
+    ACME,
+    BENCH,
+    BETA,
+    DATASET,
+    VALID,
+    Instance,
+    assert_rejected,
+    edit_manifest,
+    flip,
+    rearm,
+    run,
+    where_of,
+    write_manifest,
+)
 
 A = where_of(ACME)  # bundles/soohak/acme/run-1
 
@@ -214,14 +228,14 @@ def oversize_results(inst, mp):
     # Instead of a 1 GiB file: lower the cap below an inflated results file only.
     path = _acme(inst) / RESULTS
     path.write_bytes(path.read_bytes() + b"\0" * 100_000)
-    mp.setattr(builder.ingest, "MAX_SEALED_BYTES", 60_000)
+    mp.setattr(builder.bundles.ingest, "MAX_SEALED_BYTES", 60_000)
 
 
 def oversize_manifest(inst, mp):
     # Valid JSON padded with white space (and validly signed), then a cap just below it.
     path = _acme(inst) / MANIFEST
     write_manifest(_acme(inst), path.read_bytes() + b" " * 20_000, inst.lab_keys["acme"])
-    mp.setattr(builder.ingest, "MAX_MANIFEST_BYTES", path.stat().st_size - 1)
+    mp.setattr(builder.bundles.ingest, "MAX_MANIFEST_BYTES", path.stat().st_size - 1)
     assert (inst.root / DATASET / MANIFEST).stat().st_size < path.stat().st_size - 1
 
 

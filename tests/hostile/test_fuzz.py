@@ -25,12 +25,12 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-import builder.results
+import builder.bundles.results
+from builder.bundles.manifest import parse_manifest
+from builder.bundles.results import parse_results
 from builder.errors import BuilderError
-from builder.manifest import parse_manifest
-from builder.results import parse_results
-from builder.sshsig import NS_BUNDLE, verify
 from builder.strict import loads_yaml
+from builder.trust.sshsig import NS_BUNDLE, verify
 from hostile.support import ITEMS, VALID_ROWS, rows_bytes
 
 # HOSTILE_FUZZ_EXAMPLES=5000 for a long hunt; the default keeps the suite fast.
@@ -248,9 +248,9 @@ def compact(rows: list[dict]) -> bytes:
 
 
 def outcome(data: bytes, *, strict_only: bool) -> tuple:
-    original = builder.results._fast_rows
+    original = builder.bundles.results._fast_rows
     if strict_only:
-        builder.results._fast_rows = lambda _data: None
+        builder.bundles.results._fast_rows = lambda _data: None
     try:
         frame = parse_results(data, "results.jsonl", EXTRAS_FS)
     except BuilderError as exc:
@@ -260,7 +260,7 @@ def outcome(data: bytes, *, strict_only: bool) -> tuple:
             assume(False)
         raise
     finally:
-        builder.results._fast_rows = original
+        builder.bundles.results._fast_rows = original
     return ("frame", frame)
 
 
@@ -325,8 +325,8 @@ def test_duplicate_keys_hidden_from_orjson_are_caught() -> None:
 
 @pytest.fixture(scope="module")
 def good_sig(base) -> tuple[bytes, bytes]:
-    from builder.manifest import SIGNATURE
-    from builder.manifest import MANIFEST as MANIFEST_NAME
+    from builder.bundles.manifest import MANIFEST as MANIFEST_NAME
+    from builder.bundles.manifest import SIGNATURE
 
     bundle = base.bundles["acme/run-1"]
     return (bundle / SIGNATURE).read_bytes(), (bundle / MANIFEST_NAME).read_bytes()

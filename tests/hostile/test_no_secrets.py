@@ -19,8 +19,8 @@ import builder.cli.build
 import builder.cli.keys
 from builder.cli import main
 from builder.errors import BuilderError
-from builder.registry_admin import add_lab
-from builder.seal import generate_identity, identity_file_text
+from builder.trust.registry_admin import add_lab
+from builder.trust.seal import generate_identity, identity_file_text
 from hostile.support import (
     ACME,
     BETA,
@@ -228,7 +228,7 @@ def test_rejections_and_report_are_secret_free(inst: Instance, tmp_path: Path, s
 
 
 def test_identity_is_not_in_reprs_or_errors_of_unseal(inst: Instance, secrets) -> None:
-    from builder.seal import load_identity, unseal
+    from builder.trust.seal import load_identity, unseal
 
     with pytest.raises(BuilderError) as info:
         unseal(b"age-encryption.org/v1\n-> X25519 AAAA\n", [inst.identity], "x.age")

@@ -18,9 +18,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from builder.bundles.manifest import MANIFEST, dump_manifest, parse_manifest
 from builder.errors import BuilderError, ParseError
-from builder.manifest import MANIFEST, dump_manifest, parse_manifest
-from builder.registry import load_registry
+from builder.trust.registry import load_registry
 from hostile.support import ACME, BETA, NOW, Instance, assert_rejected, manifest_obj, run, where_of, write_manifest
 
 MANIFEST_WHERE = where_of(ACME, MANIFEST)
@@ -168,7 +168,7 @@ def test_lone_surrogate_escape_is_refused(field: str) -> None:
 
 
 def test_lone_surrogate_in_signed_manifest_does_not_crash_the_site(inst: Instance, tmp_path: Path) -> None:
-    from builder.build import build
+    from builder.pipeline.build import build
 
     bundle = inst.bundles[ACME]
     obj = manifest_obj(bundle)
@@ -259,7 +259,7 @@ def test_hostile_yaml(case: Yaml, inst: Instance, tmp_path: Path) -> None:
 
 def test_registry_yaml_is_refused_before_any_signature_is_trusted(inst: Instance) -> None:
     """A validly *re-signed* registry version with an alias is still refused as YAML."""
-    from builder.sshsig import NS_REGISTRY, sign
+    from builder.trust.sshsig import NS_REGISTRY, sign
 
     path = _registry(inst)
     path.write_text("x: &a 1\n" + path.read_text())

@@ -18,13 +18,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.dataset import ITEMS as ITEMS_FILE
-from builder.dataset import parse_dataset_manifest
+from builder.bundles.dataset import ITEMS as ITEMS_FILE
+from builder.bundles.dataset import parse_dataset_manifest
+from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE
+from builder.bundles.unseal import unseal_items
 from builder.errors import IntegrityError, SealError
-from builder.manifest import MANIFEST, RESULTS, SIGNATURE
-from builder.seal import generate_identity, seal, unseal
-from builder.sshsig import NS_DATASET, sign
-from builder.unseal import unseal_items
+from builder.trust.seal import generate_identity, seal, unseal
+from builder.trust.sshsig import NS_DATASET, sign
 from hostile.support import (
     ACME,
     BETA,
@@ -262,9 +262,9 @@ def test_dataset_items_against_commitments(case: str, inst: Instance) -> None:
     change, reason = DATASET_CASES[case]
     items, line = change(_dataset_plain(inst))
     _reseal_dataset(inst, items)
-    from builder.dataset import verify_dataset
-    from builder.ingest import read_bundle
-    from builder.registry import load_registry
+    from builder.bundles.dataset import verify_dataset
+    from builder.bundles.ingest import read_bundle
+    from builder.trust.registry import load_registry
 
     raw = read_bundle(inst.root / DATASET, DATASET, "soohak", "_dataset")
     dataset = verify_dataset(raw, load_registry(inst.root, NOW), now=NOW)  # signature and digest are fine
@@ -275,9 +275,9 @@ def test_dataset_items_against_commitments(case: str, inst: Instance) -> None:
 
 def test_dataset_sealed_to_wrong_recipient(inst: Instance) -> None:
     _reseal_dataset(inst, _dataset_plain(inst), recipients=[generate_identity().recipient])
-    from builder.dataset import verify_dataset
-    from builder.ingest import read_bundle
-    from builder.registry import load_registry
+    from builder.bundles.dataset import verify_dataset
+    from builder.bundles.ingest import read_bundle
+    from builder.trust.registry import load_registry
 
     raw = read_bundle(inst.root / DATASET, DATASET, "soohak", "_dataset")
     dataset = verify_dataset(raw, load_registry(inst.root, NOW), now=NOW)

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from builder.bundles.manifest import MANIFEST, SIGNATURE
 from builder.errors import BuilderError, TrustError
-from builder.manifest import MANIFEST, SIGNATURE
-from builder.registry import load_registry
-from builder.registry_admin import add_lab, add_lab_key, add_maintainer, propose_next, remove_maintainer, renew, revoke, sign_registry
-from builder.sshkeys import PrivateKey
-from builder.sshsig import NS_BUNDLE, NS_DATASET, NS_REGISTRY, NS_RELEASE, dearmor, sign, verify
+from builder.trust.registry import load_registry
+from builder.trust.registry_admin import add_lab, add_lab_key, add_maintainer, propose_next, remove_maintainer, renew, revoke, sign_registry
+from builder.trust.sshkeys import PrivateKey
+from builder.trust.sshsig import NS_BUNDLE, NS_DATASET, NS_REGISTRY, NS_RELEASE, dearmor, sign, verify
 from hostile.support import (
     ACME,
     BETA,
@@ -539,12 +539,12 @@ def test_checks_do_not_rely_on_assert() -> None:
 
     with pytest.raises(AssertionError):
         assert sys.flags.optimize < 0  # always false: proves this assert ran
-    import builder.registry
-    import builder.sshkeys
-    import builder.sshsig
-    import builder.sshwire
-    import builder.verify
+    import builder.bundles.verify
+    import builder.trust.registry
+    import builder.trust.sshkeys
+    import builder.trust.sshsig
+    import builder.trust.sshwire
 
-    for module in (builder.sshsig, builder.sshwire, builder.sshkeys, builder.registry, builder.verify):
+    for module in (builder.trust.sshsig, builder.trust.sshwire, builder.trust.sshkeys, builder.trust.registry, builder.bundles.verify):
         source = Path(module.__file__).read_text()
         assert "\n    assert " not in source and "\n        assert " not in source, module.__name__

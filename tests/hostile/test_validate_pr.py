@@ -1,4 +1,4 @@
-"""PR validation (`builder.validate.validate`) over a real git repository.
+"""PR validation (`builder.validate.pr.validate`) over a real git repository.
 
 The base commit is the session instance (registry, config, dataset, two bundles). Each
 case is one pull request on top of it, as a lab or an attacker would push it; validation
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from builder.manifest import MANIFEST, SIGNATURE
-from builder.registry_admin import add_lab, add_lab_key, sign_registry
-from builder.sshsig import NS_BUNDLE, NS_REGISTRY, sign
-from builder.validate import ValidationReport, validate
+from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.trust.registry_admin import add_lab, add_lab_key, sign_registry
+from builder.trust.sshsig import NS_BUNDLE, NS_REGISTRY, sign
+from builder.validate.pr import ValidationReport, validate
 from hostile.support import NOW, Instance, clone, edit_manifest, new_key
 
 GIT_ENV = {

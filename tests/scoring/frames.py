@@ -73,7 +73,7 @@ class Instance:
         spec = self.spec
         assert spec is not None
         results = pd.DataFrame(self.results)
-        for name, ftype in spec.result_fields.items():
+        for name in spec.result_fields:
             if name not in results:
                 results[name] = None
         items = pd.DataFrame(self.items)

@@ -86,7 +86,7 @@ def test_frames_that_contradict_the_spec_are_refused(mutate, message):
 
 
 def test_lab_correct_may_arrive_as_correct():
-    # builder.results names the lab's verdict `correct`; ARCHITECTURE.md calls it lab_correct.
+    # builder.bundles.results names the lab's verdict `correct`; ARCHITECTURE.md calls it lab_correct.
     inst = Instance("soohak")
     inst.item("m0", "mini", "expression", gold="x")
     a = inst.sub("acme/a")

@@ -1,0 +1,159 @@
+"""The lab side of result bundles: create, sign and check one before opening a PR."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from builder.bundles.ingest import read_bundle
+from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
+from builder.bundles.results import parse_results
+from builder.bundles.verify import VerifiedBundle, verify_bundle
+from builder.config import BenchmarkConfig, load_config
+from builder.errors import BundleError, ConfigError
+from builder.strict import check_fields, loads_yaml
+from builder.trust.registry import Registry
+from builder.trust.seal import seal
+from builder.trust.sshkeys import PrivateKey
+from builder.trust.sshsig import NS_BUNDLE, sign
+
+# What a lab describes about its run (the rest of the manifest is computed).
+DESCRIPTION_FIELDS = {"model", "config", "harness", "judge", "publish_on_release"}
+
+
+@dataclass(frozen=True)
+class Description:
+    model: dict[str, Any]
+    config: dict[str, Any]
+    harness: dict[str, Any]
+    judge: str | None
+    publish_results: bool
+    publish_transcripts: bool
+
+
+def load_description(path: Path) -> Description:
+    """Read a lab's run description (YAML or JSON; JSON is YAML) strictly."""
+    where = str(path)
+    raw = check_fields(loads_yaml(path.read_bytes(), where), DESCRIPTION_FIELDS - {"judge", "publish_on_release"}, {"judge", "publish_on_release"}, where=where, context="description")
+    publish = raw.get("publish_on_release", {"results": True, "transcripts": False})
+    publish = check_fields(publish, {"results", "transcripts"}, where=where, context="publish_on_release")
+    return Description(
+        model=raw["model"],
+        config=raw["config"],
+        harness=raw["harness"],
+        judge=raw.get("judge"),
+        publish_results=bool(publish["results"]),
+        publish_transcripts=bool(publish["transcripts"]),
+    )
+
+
+def _entry(name: str, data: bytes) -> dict[str, Any]:
+    return {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "sealed": True}
+
+
+def create_bundle(
+    *,
+    root: Path,
+    benchmark: str,
+    lab: str,
+    submission: str,
+    results: bytes,
+    description: Description,
+    transcripts: bytes | None = None,
+    maintainer_recipients: tuple[str, ...] = (),
+    out: Path | None = None,
+    created: datetime | None = None,
+    config: BenchmarkConfig | None = None,
+) -> Path:
+    """Validate results, seal them, write the manifest. Returns the bundle directory.
+
+    Results are parsed with the same strict parser the build uses, so a lab sees every
+    problem before it signs. Transcripts that the lab does not opt to publish are sealed to
+    the maintainers' recipients only: the embargo identity is published at release and
+    must not open them.
+    """
+    config = config or load_config(root / "leaderboards" / f"{benchmark}.yaml", root)
+    parse_results(results, "results.jsonl", config.scoring.results_extras())
+    recipients = [config.embargo_recipient, *maintainer_recipients]
+    files = {RESULTS: seal(results, recipients)}
+    if transcripts is not None:
+        if description.publish_transcripts:
+            files[TRANSCRIPTS] = seal(transcripts, recipients)
+        elif maintainer_recipients:
+            files[TRANSCRIPTS] = seal(transcripts, list(maintainer_recipients))
+        else:
+            raise ConfigError(
+                "transcripts not opted in for release need maintainers' recipients to seal to",
+                where="keys/registry",
+                hint="set publish_on_release.transcripts: true, or ask maintainers to add age_recipient to the registry",
+            )
+    manifest = manifest_dict(
+        benchmark=benchmark,
+        benchmark_version=config.version,
+        lab=lab,
+        submission=submission,
+        created=created or datetime.now(timezone.utc),
+        model=description.model,
+        config=description.config,
+        harness=description.harness,
+        judge=description.judge,
+        files=[_entry(name, data) for name, data in sorted(files.items())],
+        publish_results=description.publish_results,
+        publish_transcripts=description.publish_transcripts,
+    )
+    manifest_bytes = dump_manifest(manifest)
+    target = out or root / "bundles" / benchmark / lab / submission
+    # Parse what we are about to write, so create never produces a bundle verify refuses.
+    parse_manifest(manifest_bytes, str(target / MANIFEST))
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise BundleError("already exists and is not empty", where=str(target), reason="exists", hint="choose a new submission id")
+    # Write into a sibling temporary directory and rename it into place, so an interrupted
+    # create never leaves a half-written bundle behind.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+        (staging / MANIFEST).write_bytes(manifest_bytes)
+        if target.exists():
+            target.rmdir()
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def sign_bundle(bundle_dir: Path, private: PrivateKey) -> Path:
+    """Write ``manifest.json.sig``: what ``ssh-keygen -Y sign -n sealboard-bundle`` writes."""
+    manifest = bundle_dir / MANIFEST
+    if not manifest.is_file():
+        raise BundleError("manifest.json is missing", where=str(bundle_dir), reason="missing-file", hint="run 'sealboard bundle create' first")
+    data = manifest.read_bytes()
+    parse_manifest(data, str(manifest))
+    target = bundle_dir / SIGNATURE
+    tmp = target.with_name(SIGNATURE + ".tmp")
+    tmp.write_text(sign(private, data, NS_BUNDLE))
+    os.replace(tmp, target)
+    return target
+
+
+def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime) -> VerifiedBundle:
+    """Run the build's own checks (not decryption) on one bundle directory."""
+    bundle_dir = bundle_dir.resolve()
+    try:
+        rel = bundle_dir.relative_to(root.resolve())
+    except ValueError:
+        raise BundleError("is not inside the instance", where=str(bundle_dir), reason="bad-path", hint="pass --root, the leaderboard repository") from None
+    parts = rel.parts
+    if len(parts) != 4 or parts[0] != "bundles":
+        raise BundleError("is not at bundles/<benchmark>/<lab>/<submission>", where=str(rel), reason="misplaced")
+    config = load_config(root / "leaderboards" / f"{parts[1]}.yaml", root)
+    raw = read_bundle(bundle_dir, rel.as_posix(), parts[1], parts[2])
+    return verify_bundle(raw, registry, now=now, benchmark_version=config.version)

@@ -1,0 +1,205 @@
+"""Dataset bundles: the maintainers' sealed items and their public commitments.
+
+Layout ``bundles/<benchmark>/_dataset/<version>/``:
+
+- ``manifest.json`` (public, signed under ``sealboard-dataset`` by a registered
+  maintainer): ``format``, ``benchmark``, ``version``, ``created``, ``splits``
+  (name → item count), ``items`` (``id``, ``split``, ``commitment`` for every item) and
+  ``files`` (``items.jsonl.age``, its size and SHA-256).
+- ``items.jsonl.age``: one item per line, sealed to the embargo recipient.
+
+Commitment (so anyone can check after release that the published items are the ones
+committed to during the embargo)::
+
+    commitment = SHA-256( salt || canonical(item without "salt") )
+
+where ``salt`` is 32 random bytes (hex in the item), and ``canonical`` is JSON with sorted
+keys, no insignificant white space, UTF-8 (orjson ``OPT_SORT_KEYS``). The salt stops
+anyone confirming a guessed item (e.g. a guessed integer answer) against the commitment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from builder.bundles.ingest import RawBundle
+from builder.bundles.manifest import MANIFEST, SIGNATURE, format_timestamp, parse_timestamp
+from builder.bundles.verify import check_files
+from builder.errors import BundleError, IntegrityError, ParseError
+from builder.strict import check_fields, iter_jsonl, loads_json
+from builder.trust.registry import Registry
+from builder.trust.sshsig import NS_DATASET, verify
+
+FORMAT = "sealboard-dataset/1"
+ITEMS = "items.jsonl.age"
+_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+ITEM_REQUIRED = {"id", "split", "question", "answer", "answer_type", "salt", "canary"}
+# Metadata boards may group by; each benchmark uses the subset that fits it.
+ITEM_METADATA = {
+    "msc": str,
+    "problem_type": str,
+    "category": str,
+    "edition": str,
+    "published": str,
+    "year": int,
+    "points": int,
+    "cohort_error_rate": float,
+}
+ANSWER_TYPES = {"integer", "choice", "fraction", "decimal", "expression", "ill_posed", "text"}
+_TOKEN = object()
+
+
+def canonical(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+
+
+def commitment(item: dict[str, Any]) -> str:
+    body = {k: v for k, v in item.items() if k != "salt"}
+    return hashlib.sha256(bytes.fromhex(item["salt"]) + canonical(body)).hexdigest()
+
+
+def new_salt() -> str:
+    return secrets.token_hex(32)
+
+
+@dataclass(frozen=True)
+class DatasetManifest:
+    benchmark: str
+    version: str
+    created: datetime
+    splits: dict[str, int]
+    commitments: dict[str, str]  # item id -> commitment
+    item_splits: dict[str, str]
+    items_sha256: str
+    items_bytes: int
+
+
+@dataclass(frozen=True)
+class VerifiedDataset:
+    manifest: DatasetManifest
+    signer: str
+    where: str
+    sealed_items: bytes = field(repr=False)
+    _token: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._token is not _TOKEN:
+            raise TypeError("VerifiedDataset is only made by builder.bundles.dataset.verify_dataset")
+
+
+def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
+    raw = check_fields(loads_json(data, where), {"format", "benchmark", "version", "created", "splits", "items", "files"}, where=where, context="dataset manifest")
+    if raw["format"] != FORMAT:
+        raise ParseError(f"format must be {FORMAT!r}", where=where, reason="bad-format")
+    splits = raw["splits"]
+    if not isinstance(splits, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in splits.values()):
+        raise ParseError("splits must map split names to item counts", where=where, reason="wrong-type")
+    if not isinstance(raw["items"], list):
+        raise ParseError("items must be a list", where=where, reason="wrong-type")
+    commitments: dict[str, str] = {}
+    item_splits: dict[str, str] = {}
+    for i, entry in enumerate(raw["items"]):
+        entry = check_fields(entry, {"id", "split", "commitment"}, where=where, context=f"items[{i}]")
+        if not isinstance(entry["id"], str) or entry["id"] in commitments:
+            raise ParseError(f"items[{i}].id is missing or repeated", where=where, reason="duplicate-item")
+        if not isinstance(entry["split"], str) or entry["split"] not in splits:
+            raise ParseError(f"items[{i}].split {entry['split']!r} is not in splits", where=where, reason="bad-split")
+        if not isinstance(entry["commitment"], str) or not _HEX64.match(entry["commitment"]):
+            raise ParseError(f"items[{i}].commitment must be 64 hex digits", where=where, reason="bad-digest")
+        commitments[entry["id"]] = entry["commitment"]
+        item_splits[entry["id"]] = entry["split"]
+    counts = pd.Series(list(item_splits.values())).value_counts().to_dict() if item_splits else {}
+    if {k: v for k, v in splits.items() if v} != counts:
+        raise ParseError("split counts do not match the items listed", where=where, reason="bad-split")
+    files = raw["files"]
+    if not isinstance(files, list) or len(files) != 1:
+        raise ParseError(f"files must list exactly {ITEMS}", where=where, reason="bad-files")
+    f = check_fields(files[0], {"path", "sha256", "bytes", "sealed"}, where=where, context="files[0]")
+    if f["path"] != ITEMS or f["sealed"] is not True or not isinstance(f["sha256"], str) or not _HEX64.match(f["sha256"]):
+        raise ParseError(f"files[0] must describe the sealed {ITEMS}", where=where, reason="bad-files")
+    if not isinstance(f["bytes"], int) or isinstance(f["bytes"], bool) or f["bytes"] < 0:
+        raise ParseError("files[0].bytes must be a size", where=where, reason="wrong-type")
+    return DatasetManifest(
+        benchmark=raw["benchmark"],
+        version=raw["version"],
+        created=parse_timestamp(raw["created"], where=where, field="created"),
+        splits=dict(splits),
+        commitments=commitments,
+        item_splits=item_splits,
+        items_sha256=f["sha256"],
+        items_bytes=f["bytes"],
+    )
+
+
+def verify_dataset(raw: RawBundle, registry: Registry, *, now: datetime) -> VerifiedDataset:
+    where = raw.where
+    for required in (MANIFEST, SIGNATURE):
+        if required not in raw.files:
+            raise BundleError(f"{required} is missing", where=where, reason="missing-file")
+    manifest = parse_dataset_manifest(raw.files[MANIFEST], f"{where}/{MANIFEST}")
+    if manifest.benchmark != raw.benchmark or manifest.version != raw.name:
+        raise BundleError(
+            "benchmark/version do not match the directory", where=f"{where}/{MANIFEST}", reason="misplaced", hint="dataset bundles live at bundles/<benchmark>/_dataset/<version>/"
+        )
+    signer = verify(raw.files[SIGNATURE], raw.files[MANIFEST], NS_DATASET, f"{where}/{SIGNATURE}")
+    registry.maintainer(signer, now, f"{where}/{SIGNATURE}")
+    check_files(where, raw.files, {ITEMS: (manifest.items_bytes, manifest.items_sha256)})
+    return VerifiedDataset(manifest=manifest, signer=signer.fingerprint, where=where, sealed_items=raw.files[ITEMS], _token=_TOKEN)
+
+
+def parse_items(data: bytes, manifest: DatasetManifest, where: str) -> list[dict[str, Any]]:
+    """Parse decrypted items strictly and check each against its public commitment."""
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for line, obj in iter_jsonl(data, where):
+        obj = check_fields(obj, ITEM_REQUIRED, ITEM_METADATA, where=where, line=line, context="item")
+        item_id = obj["id"]
+        if item_id in seen:
+            raise ParseError(f"item {item_id!r} appears twice", where=where, line=line, reason="duplicate-item")
+        seen.add(item_id)
+        if obj["answer_type"] not in ANSWER_TYPES:
+            raise ParseError(f"answer_type {obj['answer_type']!r} is not one of {sorted(ANSWER_TYPES)}", where=where, line=line, reason="bad-answer-type")
+        for key in ("question", "answer"):
+            if not isinstance(obj[key], dict) or not all(isinstance(v, str) for v in obj[key].values()) or not obj[key]:
+                raise ParseError(f"{key} must map language codes to text", where=where, line=line, reason="wrong-type")
+        for key, kind in ITEM_METADATA.items():
+            value = obj.get(key)
+            if value is not None and not (isinstance(value, kind) or (kind is float and type(value) is int)) or isinstance(value, bool):
+                raise ParseError(f"{key} has the wrong type", where=where, line=line, reason="wrong-type")
+        if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
+            raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
+        expected = manifest.commitments.get(item_id)
+        if expected is None:
+            raise IntegrityError(f"item {item_id!r} is not listed in the signed manifest", where=where, line=line, reason="uncommitted-item")
+        if commitment(obj) != expected:
+            raise IntegrityError(f"item {item_id!r} does not match its commitment", where=where, line=line, reason="commitment-mismatch")
+        if manifest.item_splits[item_id] != obj["split"]:
+            raise IntegrityError(f"item {item_id!r} is in split {obj['split']!r} but committed to {manifest.item_splits[item_id]!r}", where=where, line=line, reason="commitment-mismatch")
+        items.append(obj)
+    missing = set(manifest.commitments) - seen
+    if missing:
+        raise IntegrityError(f"{len(missing)} committed item(s) are missing, e.g. {sorted(missing)[0]!r}", where=where, reason="missing-item")
+    return items
+
+
+def dataset_manifest_dict(benchmark: str, version: str, created: datetime, items: list[dict[str, Any]], sealed: bytes) -> dict[str, Any]:
+    splits: dict[str, int] = {}
+    for item in items:
+        splits[item["split"]] = splits.get(item["split"], 0) + 1
+    return {
+        "format": FORMAT,
+        "benchmark": benchmark,
+        "version": version,
+        "created": format_timestamp(created),
+        "splits": splits,
+        "items": [{"id": it["id"], "split": it["split"], "commitment": commitment(it)} for it in items],
+        "files": [{"path": ITEMS, "sha256": hashlib.sha256(sealed).hexdigest(), "bytes": len(sealed), "sealed": True}],
+    }

@@ -1,0 +1,141 @@
+"""The build, as one script: ingest → verify → unseal → score → render → publish.
+
+Everything is read and validated before anything is written. A bundle that fails any
+check becomes a Rejection (listed on the site's "Rejected submissions" page) and the rest
+still build; ``strict=True`` makes any rejection fatal instead (PR validation).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.bundles.verify import VerifiedBundle, verify_bundle
+from builder.config import load_configs
+from builder.errors import BuilderError, ConfigError
+from builder.pipeline.records import BenchmarkState, BuildReport, Progress
+from builder.pipeline.stages import score_states, unseal_state, verify_datasets
+from builder.trust.registry import load_registry
+from builder.trust.seal import Identity, load_identity
+
+# Re-exported: callers of build() receive these records.
+__all__ = ["BenchmarkState", "BuildReport", "build", "load_identities", "reject"]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+class _Timer:
+    def __init__(self, report: BuildReport, progress: Progress) -> None:
+        self.report, self.progress = report, progress
+
+    def stage(self, name: str, message: str) -> "_Timer":
+        self.name = name
+        self.progress(message)
+        return self
+
+    def __enter__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.report.timings[self.name] = self.report.timings.get(self.name, 0.0) + time.perf_counter() - self.start
+
+
+def load_identities(identity_file: Path | None, identity_env: str | None) -> list[Identity]:
+    """The embargo identity from --identity FILE or SEALBOARD_IDENTITY (the file's text)."""
+    if identity_file is not None:
+        return [load_identity(identity_file.read_bytes(), str(identity_file))]
+    if identity_env:
+        return [load_identity(identity_env, "SEALBOARD_IDENTITY")]
+    return []
+
+
+def reject(exc: BuilderError, raw: RawBundle) -> Rejection:
+    return Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, raw.benchmark, raw.owner)
+
+
+def build(
+    root: Path,
+    out: Path | None = None,
+    *,
+    identities: list[Identity] | None = None,
+    now: datetime | None = None,
+    strict: bool = False,
+    progress: Progress = _quiet,
+    render: bool = True,
+) -> BuildReport:
+    root = root.resolve()
+    out = (out or root / "site").resolve()
+    now = now or datetime.now(timezone.utc)
+    identities = identities or []
+    report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=None, registry=None)
+    timer = _Timer(report, progress)
+
+    # Config and trust: the benchmark configs and the whole registry chain.
+    with timer.stage("config", "Loading leaderboard configs and the key registry"):
+        configs = load_configs(root)
+        report.registry = registry = load_registry(root, now)
+        report.synthetic = (root / "keys" / "demo").is_dir()
+    recipients = {r for ident in identities for r in ident.recipients}
+    if identities and not any(c.embargo_recipient in recipients for c in configs):
+        raise ConfigError(
+            "the identity given matches no benchmark's embargo_recipient",
+            where="--identity / SEALBOARD_IDENTITY",
+            hint="pass the identity of this instance's embargo key",
+        )
+
+    # 1. Ingest: read every bundle's bytes (with caps, no links).
+    with timer.stage("ingest", "Reading bundles"):
+        raws: dict[str, list[RawBundle]] = {c.id: [] for c in configs}
+        for found in discover(root, set(raws)):
+            if isinstance(found, Rejection):
+                report.rejections.append(found)
+            else:
+                raws[found.benchmark].append(found)
+
+    # 2. Verify: signatures against the registry, then every byte against its manifest.
+    with timer.stage("verify", "Verifying signatures and digests"):
+        verified: dict[str, list[VerifiedBundle]] = {}
+        datasets = verify_datasets(raws, registry, now, report.rejections)
+        for config in configs:
+            verified[config.id] = []
+            for raw in raws[config.id]:
+                if raw.owner == DATASET_DIR:
+                    continue
+                try:
+                    verified[config.id].append(verify_bundle(raw, registry, now=now, benchmark_version=config.version))
+                except BuilderError as exc:
+                    report.rejections.append(reject(exc, raw))
+        progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
+
+    # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
+    with timer.stage("unseal", "Unsealing results" if identities else "No identity: building the public (sealed) site"):
+        for config in configs:
+            state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
+            report.benchmarks.append(state)
+
+    if strict and report.rejections:
+        first = report.rejections[0]
+        raise BuilderError(f"{len(report.rejections)} bundle(s) rejected; first: {first.message}", reason="rejected", hint="fix the listed bundles (--strict is on)")
+
+    # 4. Score: pure functions over the frames.
+    with timer.stage("score", "Scoring boards"):
+        report.benchmarks = score_states(report.benchmarks, report.rejections)
+
+    if not render:
+        return report
+
+    # 5–6. Render pages and data, build with mkdocs, leak-scan, then move into place.
+    from builder.pipeline.publish import publish
+    from builder.render.site import render_site
+
+    with timer.stage("render", "Rendering pages and data"):
+        staged = render_site(report)
+    with timer.stage("mkdocs", "Building the site with mkdocs-material"):
+        built = staged.build()
+    with timer.stage("publish", "Scanning the output for embargoed text and publishing"):
+        publish(report, built)
+    return report

@@ -1,0 +1,58 @@
+"""The build's records, shared by the stages below the build script.
+
+``builder.pipeline.build`` runs the stages; the stages, the renderer and the publisher
+read and fill these records. They live here, below all of them, so that every import
+points down the pipeline and none points back at the script that runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from builder.bundles.ingest import Rejection
+from builder.bundles.verify import VerifiedBundle
+from builder.config import BenchmarkConfig
+from builder.trust.registry import Registry
+
+Progress = Callable[[str], None]
+
+# Where a build stages generated pages and data inside the instance (so `mkdocs serve`
+# shows the last build); the publisher removes it when the leak scan finds a hit.
+STAGED = Path(".sealboard") / "staged"
+
+
+@dataclass(frozen=True)
+class BenchmarkState:
+    """What the build knows about one benchmark after verification and unsealing."""
+
+    config: BenchmarkConfig
+    status: str  # "sealed" (no identity), "embargoed" (authorised), "released"
+    bundles: tuple[VerifiedBundle, ...]
+    dataset_where: str | None
+    dataset_commitments: dict[str, str]
+    items: pd.DataFrame | None = None
+    results: pd.DataFrame | None = None
+    submissions: pd.DataFrame | None = None
+    boards: tuple[Any, ...] = ()
+    # (item id, canary, question texts) per item: what the leak scan must not find.
+    embargoed_text: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+
+@dataclass
+class BuildReport:
+    root: Path
+    out: Path
+    now: datetime
+    authorised: bool
+    as_of: datetime | None
+    registry: Registry | None
+    benchmarks: list[BenchmarkState] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    synthetic: bool = False

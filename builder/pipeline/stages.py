@@ -1,0 +1,169 @@
+"""Per-benchmark steps of the build that sit between verification and rendering."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
+from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.bundles.unseal import unseal_items, unseal_many
+from builder.bundles.verify import VerifiedBundle
+from builder.config import BenchmarkConfig
+from builder.errors import BuilderError
+from builder.pipeline.records import BenchmarkState
+from builder.trust.registry import Registry
+from builder.trust.seal import Identity
+
+
+def verify_datasets(
+    raws: dict[str, list[RawBundle]], registry: Registry, now: datetime, rejections: list[Rejection]
+) -> dict[str, dict[str, VerifiedDataset]]:
+    """Verify every dataset bundle; returns benchmark -> version -> dataset."""
+    out: dict[str, dict[str, VerifiedDataset]] = {}
+    for benchmark, bundles in raws.items():
+        for raw in bundles:
+            if raw.owner != DATASET_DIR:
+                continue
+            try:
+                out.setdefault(benchmark, {})[raw.name] = verify_dataset(raw, registry, now=now)
+            except BuilderError as exc:
+                rejections.append(Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, benchmark, DATASET_DIR))
+    return out
+
+
+def submissions_frame(bundles: list[VerifiedBundle] | tuple[VerifiedBundle, ...]) -> pd.DataFrame:
+    rows = []
+    for b in bundles:
+        m = b.manifest
+        rows.append(
+            {
+                "submission": m.key,
+                "lab": m.lab,
+                "model_id": m.model.id,
+                "model": m.model.name,
+                "family": m.model.family,
+                "open_weights": m.model.open_weights,
+                "params_b": m.model.params_b,
+                "active_params_b": m.model.active_params_b,
+                "training_cutoff": pd.Timestamp(m.model.training_cutoff) if m.model.training_cutoff else pd.NaT,
+                "release_date": pd.Timestamp(m.model.release_date) if m.model.release_date else pd.NaT,
+                "reasoning": m.config.reasoning_effort,
+                "thinking": m.config.thinking,
+                "temperature": m.config.temperature,
+                "max_output_tokens": m.config.max_output_tokens,
+                "tts": m.config.tts,
+                "harness": f"{m.harness_name} {m.harness_version}",
+                "judge": m.judge,
+                "created": m.created,
+                "signer": b.signer,
+            }
+        )
+    columns = ["submission", "lab", "model_id", "model", "family", "open_weights", "params_b", "tts"]
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
+
+
+def items_frame(items: list[dict[str, Any]], primary_language: str) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "item": [it["id"] for it in items],
+            "split": [it["split"] for it in items],
+            "answer_type": [it["answer_type"] for it in items],
+            "gold": [it["answer"].get(primary_language, next(iter(it["answer"].values()))) for it in items],
+        }
+    )
+    for key in ITEM_METADATA:
+        if any(key in it for it in items):
+            frame[key] = [it.get(key) for it in items]
+    if "published" in frame:
+        frame["published"] = pd.to_datetime(frame["published"])
+    return frame
+
+
+def unseal_state(
+    config: BenchmarkConfig,
+    bundles: list[VerifiedBundle],
+    datasets: dict[str, VerifiedDataset] | None,
+    identities: list[Identity],
+    rejections: list[Rejection],
+) -> BenchmarkState:
+    dataset = (datasets or {}).get(config.version)
+    authorised = any(config.embargo_recipient in ident.recipients for ident in identities)
+    state = BenchmarkState(
+        config=config,
+        status="embargoed" if authorised else "sealed",
+        bundles=tuple(bundles),
+        dataset_where=dataset.where if dataset else None,
+        dataset_commitments=dict(dataset.manifest.commitments) if dataset else {},
+        submissions=submissions_frame(bundles),
+    )
+    if not authorised:
+        return state
+    if dataset is None:
+        rejections.append(
+            Rejection(
+                f"bundles/{config.id}/{DATASET_DIR}/{config.version}",
+                "missing-dataset",
+                f"no verified dataset bundle for {config.id} version {config.version}; its boards cannot be scored",
+                "add the signed dataset bundle for this version",
+                config.id,
+            )
+        )
+        return replace(state, status="sealed")
+
+    try:
+        items = unseal_items(dataset, identities)
+    except BuilderError as exc:
+        rejections.append(Rejection(exc.where or dataset.where, exc.reason, str(exc), exc.hint, config.id, DATASET_DIR))
+        rejections.append(
+            Rejection(dataset.where, "missing-dataset", f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored", exc.hint, config.id)
+        )
+        return replace(state, status="sealed")
+    spec = config.scoring
+    item_ids = {it["id"] for it in items}
+    kept: list[VerifiedBundle] = []
+    frames: list[pd.DataFrame] = []
+    for bundle, outcome in unseal_many(bundles, identities, spec.results_extras(), item_ids):
+        if isinstance(outcome, BuilderError):
+            rejections.append(Rejection(outcome.where or bundle.where, outcome.reason, str(outcome), outcome.hint, config.id, bundle.manifest.lab))
+        else:
+            frames.append(outcome)
+            kept.append(bundle)
+    results = pd.concat(frames, ignore_index=True) if frames else None
+    embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
+    return replace(
+        state,
+        bundles=tuple(kept),
+        submissions=submissions_frame(kept),
+        items=items_frame(items, spec.primary_language),
+        results=results,
+        embargoed_text=embargoed_text,
+    )
+
+
+def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> list[BenchmarkState]:
+    from builder.scoring import score_benchmark
+
+    scored = []
+    for state in states:
+        if state.status == "sealed" or state.results is None:
+            scored.append(state)
+            continue
+        try:
+            boards = score_benchmark(
+                state.config.scoring,
+                state.items,
+                state.results,
+                state.submissions,
+                embargoed=state.status == "embargoed",
+            )
+        except BuilderError as exc:
+            # The dataset or config contradicts the scoring declaration: this benchmark
+            # publishes no scores, the others still build.
+            rejections.append(Rejection(exc.where or state.config.path, exc.reason, str(exc), exc.hint, state.config.id))
+            boards = []
+        scored.append(replace(state, boards=tuple(boards)))
+    return scored

@@ -1,0 +1,115 @@
+"""``sealboard keys …`` through click's CliRunner: a registry's life from init to revocation."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from builder.cli.keys import keys
+from builder.trust.registry import load_registry
+from builder.trust.sshkeys import generate_ed25519
+
+NOW = datetime.now(timezone.utc)
+
+
+@pytest.fixture
+def people(tmp_path: Path) -> dict[str, Path]:
+    """Private key files (and their .pub) for three maintainers, a newcomer and a lab."""
+    out = {}
+    for name in ("alice", "bob", "carol", "dave", "acme"):
+        data, public = generate_ed25519(name)
+        path = tmp_path / "secrets" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+        path.with_name(name + ".pub").write_text(public.openssh + f" {name}\n")
+        out[name] = path
+    return out
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(keys, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def root(tmp_path: Path, people: dict[str, Path]) -> Path:
+    root = tmp_path / "inst"
+    maintainers: list[str | Path] = []
+    for name in ("alice", "bob", "carol"):
+        maintainers += ["--maintainer", name, name.title(), people[name].with_suffix(".pub")]
+    result = run("init", "--root", root, "--threshold", 2, "--expires", "2099-01-01", *maintainers)
+    assert result.exit_code == 0, result.output
+    assert "keys/registry/v0001.yaml" in result.output
+    return root
+
+
+def test_registry_life_cycle(root: Path, people: dict[str, Path]) -> None:
+    pending = run("status", "--root", root)
+    assert pending.exit_code == 1 and "0 of 2" in pending.output
+    assert run("sign", "--root", root, "--key", people["alice"]).exit_code == 0
+    result = run("sign", "--root", root, "--key", people["bob"])
+    assert result.exit_code == 0 and "trusted: v0001" in result.output
+    assert run("status", "--root", root).exit_code == 0
+
+    acme_pub = people["acme"].with_suffix(".pub")
+    result = run("add-lab", "acme", "--root", root, "--name", "Acme AI", "--key", acme_pub, "--valid-before", "2098-01-01")
+    assert result.exit_code == 0 and "v0002.yaml" in result.output
+    for name in ("bob", "carol"):
+        run("sign", "--root", root, "--key", people[name])
+    registry = load_registry(root, NOW)
+    assert registry.version == 2 and registry.labs[0].id == "acme"
+
+    result = run("allowed-signers", "--root", root)
+    assert result.exit_code == 0
+    assert 'acme namespaces="sealboard-bundle",valid-before="20980101000000Z" ssh-ed25519' in result.output
+    out = root / "allowed"
+    assert run("allowed-signers", "--root", root, "--namespace", "sealboard-release", "--out", out).exit_code == 0
+    assert "acme" not in out.read_text().split("\n", 1)[1] and "alice" in out.read_text()
+
+    assert run("revoke", acme_pub, "--root", root, "--reason", "laptop lost").exit_code == 0
+    assert run("add-maintainer", "dave", "--root", root, "--name", "Dave", "--key", people["dave"].with_suffix(".pub")).exit_code == 0
+    assert run("renew", "--root", root, "--expires", "2099-06-30T00:00:00Z").exit_code == 0
+    for name in ("alice", "carol"):
+        run("sign", "--root", root, "--key", people[name])
+    registry = load_registry(root, NOW)
+    assert registry.version == 3  # the three changes form one proposal
+    assert [m.id for m in registry.maintainers][-1] == "dave" and registry.revoked[0].reason == "laptop lost"
+    assert format(registry.expires.year) == "2099" and registry.expires.month == 6
+
+
+def test_sign_by_non_maintainer_fails_clearly(root: Path, people: dict[str, Path]) -> None:
+    result = CliRunner().invoke(keys, ["sign", "--root", str(root), "--key", str(people["dave"])])
+    assert result.exit_code == 1
+    assert "may not sign" in result.output and "keys/registry/v0001.yaml" in result.output
+
+
+def test_private_key_given_as_public_is_not_echoed(tmp_path: Path, people: dict[str, Path]) -> None:
+    secret = people["alice"].read_text()
+    result = CliRunner().invoke(
+        keys, ["init", "--root", str(tmp_path / "x"), "--threshold", "1", "--maintainer", "alice", "Alice", str(people["alice"])]
+    )
+    assert result.exit_code == 2 and "private key" in result.output
+    for line in secret.splitlines()[1:-1]:
+        assert line[:20] not in result.output
+
+
+def test_errors_become_one_line(root: Path, people: dict[str, Path]) -> None:
+    result = CliRunner().invoke(keys, ["add-lab", "ghost", "--root", str(root), "--key", str(people["acme"].with_suffix(".pub"))])
+    assert result.exit_code == 1 and "no lab 'ghost'" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(keys, ["init", "--root", str(root), "--threshold", "1", "--maintainer", "x", "X", str(people["dave"].with_suffix(".pub"))])
+    assert result.exit_code == 1 and "already exists" in result.output
+    result = CliRunner().invoke(keys, ["renew", "--root", str(root), "--expires", "tomorrow"])
+    assert result.exit_code == 2 and "not a UTC time" in result.output
+
+
+def test_status_without_registry(tmp_path: Path) -> None:
+    result = run("status", "--root", tmp_path)
+    assert result.exit_code == 1 and "sealboard keys init" in result.output
+
+
+@pytest.mark.parametrize("command", ["init", "add-lab", "add-maintainer", "revoke", "renew", "sign", "status", "allowed-signers"])
+def test_every_command_has_an_example(command: str) -> None:
+    result = run(command, "--help")
+    assert result.exit_code == 0 and "Example" in result.output and "sealboard keys" in result.output

@@ -1,0 +1,108 @@
+"""The demo instance, end to end: layout, authorised figures, and a sealed public build."""
+
+from __future__ import annotations
+
+import json
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+import pytest
+
+from builder.pipeline.build import build, load_identities
+from builder.demo.instance import write_demo
+from builder.trust.seal import unseal
+
+NOW = datetime.now(timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo") / "demo"
+    write_demo(root, seed=0, now=NOW)
+    return root
+
+
+@pytest.fixture(scope="module")
+def authorised(demo):
+    ids = load_identities(demo / "keys/demo/identity.txt", None)
+    report = build(demo, demo / "site", identities=ids, now=NOW)
+    return demo / "site", report
+
+
+def _output_text(site: Path) -> tuple[bytes, str]:
+    raw = b"\n".join(p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file())
+    text = raw.decode("utf-8", "replace")
+    # JSON files may escape non-ASCII (\\uXXXX) and pages escape HTML: compare decoded too.
+    decoded = json.loads(json.dumps(text))
+    return raw, decoded
+
+
+def test_demo_layout_and_throwaway_keys(demo):
+    for path in ("mkdocs.yml", "site_src/index.md", "keys/registry/v0001.yaml", "keys/registry/v0002.yaml.sig", "leaderboards/soohak.yaml"):
+        assert (demo / path).is_file(), path
+    identity = demo / "keys/demo/identity.txt"
+    assert stat.S_IMODE(identity.stat().st_mode) == 0o600
+    assert identity.read_text().count("AGE-SECRET-KEY-1") == 1
+    labs = {p.name for p in (demo / "bundles/soohak").iterdir()} - {"_dataset"}
+    for lab in labs:  # one private key per lab, named by its lab id
+        assert (demo / "keys/demo" / lab).read_bytes().startswith(b"-----BEGIN OPENSSH PRIVATE KEY-----")
+    manifest = json.loads((demo / "bundles/soohak/_dataset").glob("*/manifest.json").__next__().read_text())
+    assert manifest["splits"] == {"mini": 702, "challenge": 340, "refusal": 99}
+
+
+def test_demo_items_are_bilingual_with_canaries(demo):
+    ids = load_identities(demo / "keys/demo/identity.txt", None)
+    sealed = next((demo / "bundles/soohak/_dataset").glob("*/items.jsonl.age")).read_bytes()
+    items = [orjson.loads(line) for line in unseal(sealed, ids, "items").splitlines()]
+    assert len(items) == 1141
+    assert all(set(it["question"]) == {"en", "ko"} for it in items)
+    assert all(it["canary"] in it["question"]["en"] for it in items)
+    assert {it["answer_type"] for it in items if it["split"] == "refusal"} == {"ill_posed"}
+    assert len({it["msc"] for it in items if "msc" in it}) >= 8
+
+
+def test_authorised_demo_reproduces_table_2(authorised):
+    site, report = authorised
+    assert report.rejections == []
+    # SOOHAK Table 2 as stated in the paper's text (seed 000, §5): avg@3 in percent.
+    stated = {
+        ("mini", "lab-gpt/gpt-5-medium"): 72.22,
+        ("mini", "lab-gemini/gemini-3-pro"): 71.70,
+        ("mini", "lab-claude/claude-sonnet-4-5"): 40.88,
+        ("challenge", "lab-gemini/gemini-3-pro"): 30.39,
+        ("challenge", "lab-kimi/kimi-2-5"): 13.87,
+        ("refusal", "lab-glm/glm-5"): 49.49,
+        ("refusal", "lab-qwen/qwen3-235b-a22b-thinking-2507"): 2.69,
+    }
+    for (board, submission), value in stated.items():
+        rows = orjson.loads((site / f"data/soohak/{board}.json").read_bytes())["rows"]
+        row = next(r for r in rows if r["submission"] == submission)
+        assert abs(100 * row["metrics"]["avg@3"]["value"] - value) <= 0.5, (board, submission, row["metrics"]["avg@3"])
+
+
+def test_every_demo_page_says_the_data_is_synthetic(authorised):
+    site, _ = authorised
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 30
+    for page in pages:
+        assert "synthetic" in page.read_text(), page
+
+
+def test_unauthorised_demo_build_leaks_nothing(demo, tmp_path):
+    site = tmp_path / "public"
+    report = build(demo, site, identities=[], now=NOW)
+    assert {s.status for s in report.benchmarks} == {"sealed"}
+    raw, decoded = _output_text(site)
+    ids = load_identities(demo / "keys/demo/identity.txt", None)
+    for sealed in sorted(demo.glob("bundles/*/_dataset/*/items.jsonl.age")):
+        for line in unseal(sealed.read_bytes(), ids, "items").splitlines():
+            item = orjson.loads(line)
+            assert item["canary"].encode() not in raw, item["id"]
+            for text in item["question"].values():
+                assert text not in decoded, item["id"]
+                assert text.encode() not in raw, item["id"]
+    assert b"AGE-SECRET-KEY" not in raw
+    index = orjson.loads((site / "data/index.json").read_bytes())
+    assert index["authorised"] is False and all(b["boards"] == [] for b in index["benchmarks"])
