@@ -45,7 +45,7 @@ class BenchmarkConfig:
     scoring: Any  # builder.scoring.ScoringSpec
     path: str
     budget: Budget = Budget()  # per-lab submissions per window (builder.bundles.budget)
-    embargo_grid: float = DEFAULT_GRID  # published aggregates are rounded to this under embargo
+    embargo_grid: float | None = DEFAULT_GRID  # the Ladder's grid under embargo; None: exact (insecure)
 
 
 def load_configs(root: Path) -> list[BenchmarkConfig]:
@@ -102,8 +102,8 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
     budget, grid = Budget(), DEFAULT_GRID
     embargo = raw.get("embargo")
     if embargo is not None:
-        if not isinstance(embargo, dict) or set(embargo) - {"budget", "grid"}:
-            errors.append(("embargo", "must be a mapping with budget and/or grid"))
+        if not isinstance(embargo, dict) or set(embargo) - {"budget", "grid", "insecure_exact_scores"}:
+            errors.append(("embargo", "must be a mapping with budget, grid and/or insecure_exact_scores"))
         else:
             try:
                 budget = parse_budget(embargo.get("budget"), where)
@@ -114,6 +114,13 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
                 errors.append(("embargo", "grid must be a number in (0, 0.5], e.g. 0.05"))
             else:
                 grid = float(g)
+            # Exact embargoed scores let a lab recover the answer key by probing (see
+            # builder.scoring.ladder): only for synthetic demos and tests of exact figures.
+            exact = embargo.get("insecure_exact_scores", False)
+            if not isinstance(exact, bool):
+                errors.append(("embargo", "insecure_exact_scores must be true or false"))
+            elif exact:
+                grid = None
     if errors:
         listing = "; ".join(f"{key}: {msg}" for key, msg in errors)
         raise ConfigError(f"{len(errors)} problem(s): {listing}", where=where, hint="see the Data page for the config keys")

@@ -159,6 +159,7 @@ def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> l
                 state.results,
                 state.submissions,
                 embargoed=state.status == "embargoed",
+                grid=state.config.embargo_grid,
             )
         except BuilderError as exc:
             # The dataset or config contradicts the scoring declaration: this benchmark

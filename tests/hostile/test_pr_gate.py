@@ -16,6 +16,7 @@ import markdown
 import pytest
 
 from builder.bundles.withdrawn import FORMAT as TOMBSTONE_FORMAT
+from builder.demo.instance import DEMO_EMBARGO
 from builder.validate.pr import FAILED, PASSED, REVIEW, validate
 from hostile import test_validate_pr as _pr
 from hostile.support import NOW, VALID_ROWS
@@ -36,6 +37,13 @@ def tombstone(root: Path, key: str, reason: str = "lab request") -> None:
     (root / B / f"{key}.withdrawn").write_text(
         f"format: {TOMBSTONE_FORMAT}\nwithdrawn: 2026-11-20T00:00:00Z\ncreated: 2026-11-01T00:00:00Z\nreason: {reason}\n"
     )
+
+
+def set_embargo(root: Path, text: str = "embargo:\n  budget: {bundles: 3, window_days: 30}\n") -> None:
+    """Give the benchmark a real embargo section (test instances carry the demo's lifted one)."""
+    path = root / "leaderboards/soohak.yaml"
+    assert DEMO_EMBARGO in path.read_text()
+    path.write_text(path.read_text().replace(DEMO_EMBARGO, text))
 
 
 def edit(root: Path, rel: str, text: str, append: bool = True) -> None:
@@ -119,14 +127,15 @@ def deletes_tombstone(repo: Repo) -> None:
 
 
 def over_budget(repo: Repo) -> None:
-    # acme/run-1 is on main; the default budget is 3 per 30 days: run-5 is the fourth.
+    # acme/run-1 is on main; the budget is 3 per 30 days: run-5 is the fourth.
+    maintainers_commit(repo, set_embargo)
     for name in ("run-3", "run-4", "run-5"):
         repo.inst.add_submission("acme", name, VALID_ROWS)
 
 
 def withdrawn_still_counts(repo: Repo) -> None:
     # Withdrawing a bundle does not refund it: run-1 (withdrawn, created 2026-11-01) still counts.
-    maintainers_commit(repo, lambda root: tombstone(root, "acme/run-1"))
+    maintainers_commit(repo, lambda root: (set_embargo(root), tombstone(root, "acme/run-1")))
     for name in ("run-3", "run-4"):
         repo.inst.add_submission("acme", name, VALID_ROWS)
     # main still holds acme/run-1's folder (the tombstone withdraws it): 1 spent + run-3 + run-4 = 3.
@@ -186,7 +195,7 @@ def test_budget_message_names_the_budget(repo: Repo) -> None:
 
 def test_budget_from_the_config(repo: Repo) -> None:
     def one_per_week(root: Path) -> None:
-        edit(root, "leaderboards/soohak.yaml", "embargo:\n  budget: {bundles: 1, window_days: 7}\n")
+        set_embargo(root, "embargo:\n  budget: {bundles: 1, window_days: 7}\n")
 
     maintainers_commit(repo, one_per_week)
     new_acme_bundle(repo)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.demo.instance import DEMO_EMBARGO
 from builder.render.site_guard import UnsafeSiteError, check_mkdocs_config
 from hostile.support import ACME, BENCH, BETA, VALID_ROWS, Instance, outcome, run, where_of
 
@@ -145,6 +146,8 @@ def test_build_unreadable_tombstone_still_withdraws(inst: Instance) -> None:
 
 
 def test_build_enforces_the_budget(inst: Instance) -> None:
+    config = inst.root / "leaderboards" / f"{BENCH}.yaml"
+    config.write_text(config.read_text().replace(DEMO_EMBARGO, "embargo:\n  budget: {bundles: 3, window_days: 30}\n"))
     for name in ("run-3", "run-4", "run-5"):
         inst.add_submission("acme", name, VALID_ROWS)
     report = run(inst)
