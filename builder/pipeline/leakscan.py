@@ -36,6 +36,7 @@ import gzip
 import html
 import re
 import unicodedata
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -157,8 +158,11 @@ def decode_output(data: bytes, name: str) -> tuple[bytes, bool]:
             return data, True
     if b"\\" in data:
         if data.isascii() and b"\\u" in data:
-            # ASCII JSON (ensure_ascii): the C codec decodes every escape at once.
-            data = data.decode("unicode_escape", "replace").encode("utf-8", "surrogatepass")
+            # ASCII JSON (ensure_ascii): the C codec decodes every escape at once (and warns
+            # about escapes JSON does not have, as in a script's regular expressions).
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                data = data.decode("unicode_escape", "replace").encode("utf-8", "surrogatepass")
         else:
             data = _JSON_ESCAPE.sub(_json_unescape, data)
     if b"&" in data:
