@@ -8,7 +8,16 @@ under-signed version is caught from the files alone, without git history:
   unrevoked maintainers; when the maintainer set or threshold changes, also by its own
   new threshold of its own maintainers (so nobody is added without consenting keys);
 - every signature block must verify and come from a maintainer; a key counts once;
-- the latest version must not have expired at build time.
+- the version in force must not have expired at build time.
+
+The version *in force* is the newest fully signed one. The newest file may be a proposal
+still collecting signatures: it is reported (``Registry.pending``) and ignored, so a
+proposal never stops a build. Only the newest file may be short of signatures; an
+under-signed version followed by others is an error, as is any signature by a key that may
+not sign (a stranger's signature is never "pending"). Deleting the newest signed version
+(or its .sig) rolls the files back to an older state that verifies on its own; the PR
+check catches it ("history-rewritten": a version in force on the base branch changed or
+vanished), and the build summary and ``keys status`` print the version in force.
 
 Key windows and revocations are judged at the time the builder passes (its clock), never
 at a time the signer claims.
@@ -44,7 +53,8 @@ MAINTAINER_NAMESPACES = (NS_DATASET, NS_RELEASE, NS_REGISTRY)
 _IGNORED_FILES = ("README.md",)
 
 __all__ = [
-    "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain",
+    "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain", "in_force",
+    "describe_pending",
     "verify_signatures", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
 ]
 
@@ -67,6 +77,10 @@ class Registry:
     labs: tuple[Lab, ...]
     revoked: tuple[Revocation, ...]
     path: str
+    pending: "Tally | None" = None  # the newest file, while it lacks signatures (not in force)
+
+    def lab(self, lab_id: str) -> Lab | None:
+        return next((lab for lab in self.labs if lab.id == lab_id), None)
 
     def _revocation(self, key: PublicKey) -> Revocation | None:
         return next((r for r in self.revoked if r.fingerprint == key.fingerprint), None)
@@ -339,22 +353,48 @@ def _check_number(doc: RegistryVersion, expected: int, where: str) -> None:
                          hint="versions rise by exactly one")
 
 
-def load_registry(root: Path | str, now: datetime) -> Registry:
-    """Verify the registry chain under root/keys/registry and return its latest version."""
+def in_force(chain: list[tuple[RegistryVersion, bytes, list[PublicKey]]]) -> tuple[RegistryVersion | None, Tally | None]:
+    """The newest fully signed version and the newest file's tally if it is still pending.
+
+    Raises for anything but missing signatures on the newest file (see the module doc).
+    Returns (None, tally) while the genesis version itself is not fully signed.
+    """
     prev: RegistryVersion | None = None
-    for doc, _data, signers in read_chain(Path(root)):
-        enforce(tally(prev, doc, signers), prev)
+    for i, (doc, _data, signers) in enumerate(chain):
+        t = tally(prev, doc, signers)
+        if not t.complete:
+            if i == len(chain) - 1 and not t.strangers:
+                return prev, t
+            enforce(t, prev)
         prev = doc
-    if prev is None:  # read_chain already refuses an empty registry; this keeps types honest
+    return prev, None
+
+
+def describe_pending(t: Tally) -> str:
+    """One line for a proposal still collecting signatures (build summary, keys status)."""
+    names = ", ".join(m.id for m in t.old_signers) or "none"
+    line = f"v{t.doc.version:04d} is pending: {len(t.old_signers)} of {t.old_needed} signatures ({names})"
+    if t.new_needed is not None:
+        line += f"; maintainers changed, {len(t.new_signers)} of {t.new_needed} from the new set"
+    return line
+
+
+def load_registry(root: Path | str, now: datetime) -> Registry:
+    """Verify the registry chain under root/keys/registry; return the version in force."""
+    prev, pending = in_force(read_chain(Path(root)))
+    if prev is None:
+        if pending is not None:  # the genesis version lacks signatures: nothing is in force
+            enforce(pending, None)
         raise TrustError("no registry versions", where=REGISTRY_DIR, reason="no-registry")
     if _utc_seconds(now) >= prev.expires:
+        extra = f"; {describe_pending(pending)}" if pending else ""
         raise TrustError(
-            f"registry version {prev.version} expired at {format_time(prev.expires)}",
+            f"registry version {prev.version} expired at {format_time(prev.expires)}{extra}",
             where=prev.path,
             reason="registry-expired",
             hint="maintainers renew it with 'sealboard keys renew' and sign the new version",
         )
-    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path)
+    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path, pending)
 
 
 def verify_transition(

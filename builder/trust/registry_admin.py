@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import BuilderError, TrustError
-from builder.trust.registry import Tally, enforce, read_chain, tally
+from builder.trust.registry import Tally, describe_pending, in_force, read_chain, tally
 from builder.trust.registry_format import (
     FORMAT,
     REGISTRY_DIR,
@@ -223,7 +223,7 @@ def sign_registry(root: Path | str, private_key: PrivateKey | str | Path, versio
 @dataclass(frozen=True)
 class RegistryStatus:
     latest: int | None  # newest version on disk
-    trusted: RegistryVersion | None  # newest version whose whole chain verifies
+    trusted: RegistryVersion | None  # the version in force: newest whose whole chain verifies
     pending: Tally | None  # the newest version, while it lacks signatures
     expired: bool
     error: str | None  # anything wrong besides missing signatures
@@ -231,40 +231,23 @@ class RegistryStatus:
     def lines(self) -> list[str]:
         out = []
         if self.trusted is None and self.pending:
-            out.append("trusted: none yet (the genesis version is not fully signed)")
+            out.append("in force: none yet (the genesis version is not fully signed)")
         if self.trusted:
             state = "EXPIRED" if self.expired else "valid"
-            out.append(f"trusted: v{self.trusted.version:04d}, {state} until {format_time(self.trusted.expires)}")
+            out.append(f"in force: v{self.trusted.version:04d}, {state} until {format_time(self.trusted.expires)}")
         if self.pending:
-            p = self.pending
-            names = ", ".join(m.id for m in p.old_signers) or "none"
-            out.append(f"pending: v{p.doc.version:04d} has {len(p.old_signers)} of {p.old_needed} signatures needed ({names})")
-            if p.new_needed is not None:
-                out.append(f"  maintainers changed: {len(p.new_signers)} of {p.new_needed} from the new set")
+            out.append(f"pending: {describe_pending(self.pending)} (not in force until signed)")
         if self.error:
             out.append(f"error: {self.error}")
         return out or ["no registry"]
 
 
 def status(root: Path | str, now: datetime) -> RegistryStatus:
-    """Summarise the registry: trusted version and expiry, a pending proposal, any error."""
+    """Summarise the registry: the version in force and its expiry, a pending proposal, any error."""
     try:
         chain = read_chain(Path(root))
+        trusted, pending = in_force(chain)
     except BuilderError as exc:
         return RegistryStatus(None, None, None, False, str(exc))
-    prev: RegistryVersion | None = None
-    pending = error = None
-    for i, (doc, _data, signers) in enumerate(chain):
-        t = tally(prev, doc, signers)
-        if not t.complete:
-            try:
-                enforce(t, prev)
-            except TrustError as exc:
-                if i == len(chain) - 1 and exc.reason == "below-threshold":
-                    pending = t
-                else:
-                    error = str(exc)
-            break
-        prev = doc
-    expired = prev is not None and now >= prev.expires
-    return RegistryStatus(chain[-1][0].version, prev, pending, expired, error)
+    expired = trusted is not None and now >= trusted.expires
+    return RegistryStatus(chain[-1][0].version, trusted, pending, expired, None)

@@ -50,7 +50,7 @@ def test_registry_life_cycle(root: Path, people: dict[str, Path]) -> None:
     assert pending.exit_code == 1 and "0 of 2" in pending.output
     assert run("sign", "--root", root, "--key", people["alice"]).exit_code == 0
     result = run("sign", "--root", root, "--key", people["bob"])
-    assert result.exit_code == 0 and "trusted: v0001" in result.output
+    assert result.exit_code == 0 and "in force: v0001" in result.output
     assert run("status", "--root", root).exit_code == 0
 
     acme_pub = people["acme"].with_suffix(".pub")

@@ -416,14 +416,9 @@ def threshold_above_maintainers(inst, tmp):
 
 
 REGISTRY_CASES = {
-    "registry/below-threshold-m-minus-1": (below_threshold, "v0003.yaml", "below-threshold"),
-    "registry/unsigned-new-version": (unsigned_version, "v0003.yaml", "below-threshold"),
-    "registry/same-maintainer-signs-twice": (same_maintainer_twice, "v0003.yaml", "below-threshold"),
     "registry/removed-maintainer-signs": (removed_maintainer_signs, "v0004.yaml.sig", "signer-not-maintainer"),
     "registry/revoked-maintainer-signs": (revoked_maintainer_signs, "v0004.yaml.sig", "signer-not-maintainer"),
     "registry/lab-key-signs": (lab_key_signs_registry, "v0003.yaml.sig", "signer-not-maintainer"),
-    "registry/takeover-without-new-set-consent": (takeover_without_new_set_consent, "v0003.yaml", "below-threshold"),
-    "registry/threshold-raised-new-set-short": (threshold_raised_without_new_set, "v0003.yaml", "below-threshold"),
     "registry/signed-under-bundle-namespace": (wrong_namespace_signatures, "v0003.yaml.sig", "wrong-namespace"),
     "registry/tampered-byte": (tampered_version_byte, "v0002.yaml.sig", "bad-signature"),
     "registry/rollback-copy-of-v0001": (rollback_copy_of_v1, "v0003.yaml", "version-rollback"),
@@ -437,6 +432,28 @@ REGISTRY_CASES = {
     "registry/symlinked-version": (symlinked_version, "v0002.yaml", "bad-file"),
     "registry/threshold-above-maintainers": (threshold_above_maintainers, "v0003.yaml", "bad-threshold"),
 }
+
+
+# Proposals short of signatures: never in force, never fatal (v0002 stays in force and the
+# build publishes); the missing signatures are the pending line's content.
+PENDING_CASES = {
+    "registry/below-threshold-m-minus-1": below_threshold,
+    "registry/unsigned-new-version": unsigned_version,
+    "registry/same-maintainer-signs-twice": same_maintainer_twice,
+    "registry/takeover-without-new-set-consent": takeover_without_new_set_consent,
+    "registry/threshold-raised-new-set-short": threshold_raised_without_new_set,
+}
+
+
+@pytest.mark.parametrize("case", list(PENDING_CASES), ids=list(PENDING_CASES))
+def test_under_signed_proposal_is_pending_not_in_force(case: str, inst: Instance, tmp_path: Path) -> None:
+    PENDING_CASES[case](inst, tmp_path)
+    registry = load_registry(inst.root, NOW)
+    assert registry.version == 2 and registry.pending is not None and registry.pending.doc.version == 3
+    assert not registry.pending.complete
+    report = run(inst)
+    assert report.registry is not None and report.registry.version == 2
+    assert not report.rejections
 
 
 @pytest.mark.parametrize("case", list(REGISTRY_CASES), ids=list(REGISTRY_CASES))
