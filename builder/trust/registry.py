@@ -55,7 +55,7 @@ _IGNORED_FILES = ("README.md",)
 __all__ = [
     "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain", "in_force",
     "describe_pending",
-    "verify_signatures", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
+    "verify_signatures", "require_threshold", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
 ]
 
 
@@ -78,6 +78,12 @@ class Registry:
     revoked: tuple[Revocation, ...]
     path: str
     pending: "Tally | None" = None  # the newest file, while it lacks signatures (not in force)
+
+    @property
+    def active_maintainers(self) -> dict[str, Maintainer]:
+        """Maintainers whose key is not revoked, by key fingerprint (as RegistryVersion)."""
+        revoked = {r.fingerprint for r in self.revoked}
+        return {m.key.fingerprint: m for m in self.maintainers if m.key.fingerprint not in revoked}
 
     def lab(self, lab_id: str) -> Lab | None:
         return next((lab for lab in self.labs if lab.id == lab_id), None)
@@ -206,7 +212,7 @@ class Registry:
 class Tally:
     """How one version's signatures count against the rules above (never raises)."""
 
-    doc: RegistryVersion
+    doc: RegistryVersion | Registry  # what is signed: a registry version (or, for datasets, the one in force)
     signers: tuple[PublicKey, ...]  # distinct keys with a valid signature
     strangers: tuple[PublicKey, ...]  # valid signatures by keys that may not sign this version
     old_needed: int  # threshold of the previous version (of itself for genesis)
@@ -224,7 +230,7 @@ def _maintainer_set(doc: RegistryVersion) -> tuple[int, frozenset[tuple[str, str
     return doc.threshold, frozenset((m.id, fp, m.age_recipient) for fp, m in doc.active_maintainers.items())
 
 
-def tally(prev: RegistryVersion | None, doc: RegistryVersion, signers: list[PublicKey]) -> Tally:
+def tally(prev: RegistryVersion | None, doc: RegistryVersion | Registry, signers: list[PublicKey]) -> Tally:
     distinct = tuple(dict.fromkeys(signers))  # each key counts once, first-seen order
     old = (prev or doc).active_maintainers
     changed = prev is not None and _maintainer_set(prev) != _maintainer_set(doc)
@@ -240,26 +246,29 @@ def tally(prev: RegistryVersion | None, doc: RegistryVersion, signers: list[Publ
     )
 
 
-def enforce(t: Tally, prev: RegistryVersion | None) -> None:
-    """Raise the TrustError a Tally falls short with."""
-    where = t.doc.path
+def enforce(t: Tally, prev: RegistryVersion | None, *, where: str | None = None, base: str | None = None,
+            sign_hint: str = "collect more signatures with 'sealboard keys sign'") -> None:
+    """Raise the TrustError a Tally falls short with. `where` (the signed file) and `base`
+    (whose maintainers count) default to a registry version's own."""
+    where = where or t.doc.path
+    base = base or (f"v{prev.version:04d}" if prev else "this version")
     if t.strangers:
         raise TrustError(
             f"holds a signature by {t.strangers[0].fingerprint}, which is not an unrevoked "
-            f"maintainer of {'the previous version' if prev else 'this version'}",
+            f"maintainer of {'the previous version' if prev else base}",
             where=where + SIG_SUFFIX,
             reason="signer-not-maintainer",
-            hint="remove that signature block; only maintainers of the previous version sign a new one",
+            hint="remove that signature block; only maintainers of the previous version sign a new one" if prev
+            else f"remove that signature block; only maintainers of {base} sign",
         )
     signed = ", ".join(k.fingerprint for k in t.signers) or "nobody"
-    base = f"v{prev.version:04d}" if prev else "this version"
     if len(t.old_signers) < t.old_needed:
         raise TrustError(
             f"{len(t.old_signers)} valid signature(s) of the {t.old_needed} required from maintainers of {base} "
             f"(signed by: {signed})",
             where=where,
             reason="below-threshold",
-            hint="collect more signatures with 'sealboard keys sign'",
+            hint=sign_hint,
         )
     if t.new_needed is not None and len(t.new_signers) < t.new_needed:
         raise TrustError(
@@ -271,7 +280,7 @@ def enforce(t: Tally, prev: RegistryVersion | None) -> None:
         )
 
 
-def verify_signatures(data: bytes, sig_text: bytes | None, where: str) -> list[PublicKey]:
+def verify_signatures(data: bytes, sig_text: bytes | None, where: str, namespace: str = NS_REGISTRY) -> list[PublicKey]:
     """Every block of a .sig file must verify over the exact file bytes; return the signers."""
     sig_where = where + SIG_SUFFIX
     if sig_text is None:
@@ -279,8 +288,21 @@ def verify_signatures(data: bytes, sig_text: bytes | None, where: str) -> list[P
     signers = []
     blocks = _as_trust_error(lambda: split_armored(sig_text, sig_where))
     for i, block in enumerate(blocks, start=1):
-        signers.append(_as_trust_error(lambda b=block: verify(b, data, NS_REGISTRY, sig_where), f"signature {i}: "))
+        signers.append(_as_trust_error(lambda b=block: verify(b, data, namespace, sig_where), f"signature {i}: "))
     return signers
+
+
+def require_threshold(registry: Registry, data: bytes, sig_text: bytes | None, where: str, namespace: str,
+                      sign_hint: str) -> tuple[Maintainer, ...]:
+    """Maintainer-threshold signatures over a file other than the registry (a dataset
+    manifest, a release statement): every block in ``where + ".sig"`` verifies under
+    ``namespace``, comes from an unrevoked maintainer of the registry in force, and at least
+    its threshold of distinct maintainers signed. Returns who signed; raises TrustError."""
+    t = tally(None, registry, verify_signatures(data, sig_text, where, namespace))
+    for stranger in t.strangers:  # the precise refusal: key-revoked or signer-not-maintainer
+        registry.maintainer(stranger, where=where + SIG_SUFFIX)
+    enforce(t, None, where=where, base=f"registry v{registry.version:04d}", sign_hint=sign_hint)
+    return t.old_signers
 
 
 def _as_trust_error(call, prefix: str = ""):  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+import orjson
 import pytest
 
 from builder.bundles.manifest import MANIFEST, SIGNATURE
@@ -266,9 +267,44 @@ def test_dataset_signed_by_revoked_maintainer(inst: Instance) -> None:
 
 
 def test_dataset_resigned_by_another_maintainer_is_accepted(inst: Instance) -> None:
-    """Control: any unrevoked maintainer may sign the dataset."""
-    _resign_dataset(inst, inst.maintainer_keys["m3"])
+    """Control: any threshold of unrevoked maintainers may sign the dataset."""
+    path = inst.root / DATASET
+    data = (path / MANIFEST).read_bytes()
+    (path / SIGNATURE).write_text("".join(sign(inst.maintainer_keys[m], data, NS_DATASET) for m in ("m3", "m2")))
     assert_rejected(run(inst))
+
+
+def test_one_maintainer_alone_cannot_replace_the_answer_key(inst: Instance, tmp_path: Path) -> None:
+    """m1 rewrites SOOHAK's gold answers with 'sealboard dataset create' and signs alone:
+    the dataset needs the registry's threshold (2 of 3), like the registry itself."""
+    import shutil
+
+    from builder.bundles.dataset_create import read_items, sign_dataset
+    from builder.cli import main
+
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(b"".join(orjson.dumps(dict(it, answer={"en": "0", "ko": "0"})) + b"\n" for it in inst.items))
+    shutil.rmtree(inst.root / DATASET)
+    from click.testing import CliRunner
+
+    from cryptography.hazmat.primitives import serialization
+
+    key_file = tmp_path / "m1"
+    key_file.write_bytes(inst.maintainer_keys["m1"]._crypto.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
+    result = CliRunner().invoke(main, ["dataset", "create", "soohak", "--root", str(inst.root), "--items", str(items),
+                                       "--key", str(key_file)])
+    assert result.exit_code == 0, result.output
+    assert "1 of 2 maintainer signature(s)" in result.output
+    report = run(inst)
+    m1 = inst.maintainer_keys["m1"].public.fingerprint
+    assert_rejected(report, (f"{DATASET}/manifest.json", "below-threshold"), (DATASET, "missing-dataset"), publishes=())
+    message = next(r.message for r in report.rejections if r.reason == "below-threshold")
+    assert f"1 valid signature(s) of the 2 required from maintainers of registry v0002 (signed by: {m1})" in message
+    # A second maintainer's signature is consent: then the new key is in force.
+    sign_dataset(inst.root / DATASET, inst.maintainer_keys["m3"], load_registry(inst.root, NOW))
+    assert_rejected(run(inst), publishes=())
+    assert len(read_items(items.read_bytes(), "items.jsonl")) == len(inst.items)
 
 
 # --- the registry chain ------------------------------------------------------------------------
