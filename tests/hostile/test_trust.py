@@ -286,7 +286,6 @@ def test_one_maintainer_alone_cannot_replace_the_answer_key(inst: Instance, tmp_
     items.write_bytes(b"".join(orjson.dumps(dict(it, answer={"en": "0", "ko": "0"})) + b"\n" for it in inst.items))
     shutil.rmtree(inst.root / DATASET)
     from click.testing import CliRunner
-
     from cryptography.hazmat.primitives import serialization
 
     key_file = tmp_path / "m1"
