@@ -40,7 +40,7 @@ from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unr
 from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
 from builder.render.site_guard import GITATTRIBUTES, MKDOCS_CONFIG, SITE_SRC, check_gitattributes, check_mkdocs_config, check_site_paths
-from builder.trust.registry import Registry, load_registry
+from builder.trust.registry import Registry, describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
 from builder.trust.sshsig import NS_BUNDLE, verify
 from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Entry, Repo, safe_path
@@ -213,7 +213,7 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
 
         # 2. Registry changes: threshold-signed by the previous maintainers.
         if registry_changed:
-            _check_registry(repo, merge_base, head_c, head_dir, report, now)
+            _check_registry(repo, merge_base, head_c, head_dir, report, now, registry.version)
 
         # 3. What the authorised build would refuse to run (builder.render.site_guard).
         if site_changed:
@@ -335,9 +335,15 @@ def _check_budget(
         try:
             manifest = parse_manifest(blobs[files[MANIFEST].oid], f"{folder}/{MANIFEST}")
             signer = verify(blobs[files[SIGNATURE].oid], blobs[files[MANIFEST].oid], NS_BUNDLE, f"{folder}/{SIGNATURE}")
-            registry.lab_key(manifest.lab, signer, now, folder)
         except BuilderError:
             continue  # the build rejects it too, so it does not count
+        try:
+            registry.lab_key(manifest.lab, signer, now, folder)
+        except BuilderError as exc:
+            # A key that has since expired keeps its past bundles on the boards (the build
+            # judges them at admission), so they count here too; counting more is the safe side.
+            if exc.reason != "key-expired":
+                continue
         existing.append(BudgetEntry(folder, manifest.lab, manifest.created))
     refused = over_budget(existing + new, config.budget)
     report.verified = [w for w in report.verified if w not in refused]
@@ -362,7 +368,8 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
         report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
 
 
-def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime) -> None:
+def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime,
+                    base_in_force: int) -> None:
     base_tree = repo.tree(base, REGISTRY_DIR)
     head_tree = repo.tree(head, REGISTRY_DIR)
     for path, entry in base_tree.items():
@@ -374,4 +381,14 @@ def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: Va
     except BuilderError as exc:
         report.add_error(exc, REGISTRY_DIR)
         return
+    rewritten = any(p.reason == "history-rewritten" for p in report.problems)
+    if registry.version < base_in_force and not rewritten:  # e.g. a .sig file emptied: the files alone would roll back
+        report.add(REGISTRY_DIR, "history-rewritten", f"version {base_in_force} is in force on the base branch but only "
+                   f"version {registry.version} would be after this change", "restore the signatures; add a new version instead")
     report.registry = f"version {registry.version} verifies (threshold {registry.threshold})"
+    if registry.pending is not None and registry.version >= base_in_force:
+        # Harmless once merged (the build ignores it), but a registry PR is meant to deliver
+        # a version in force: collect the signatures on the branch first.
+        p = registry.pending
+        report.add(p.doc.path, "below-threshold", describe_pending(p) + " — not in force until signed",
+                   "collect the missing signatures with 'sealboard keys sign' on this branch")
