@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.bundles.access import review as review_access
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.verify import VerifiedBundle
 from builder.config import load_configs
@@ -120,6 +121,9 @@ def build(
                         verify_admitted(raw, registry, now=now, benchmark_version=config.version, admissions=admissions))
                 except BuilderError as exc:
                     report.rejections.append(reject(exc, raw))
+        # Labs' copies of the items: granted by the registry's threshold, sealed to their SSH keys only.
+        report.item_access, access_problems = review_access(root, registry, {c.id: c.version for c in configs})
+        report.rejections.extend(access_problems)
         progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
 
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
