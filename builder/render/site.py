@@ -75,6 +75,7 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
                 {"For labs: submitting a bundle": "labs.md"},
                 {"For maintainers: keys and the registry": "maintainers.md"},
                 {"Item access for labs": "access.md"},
+                {"Adding a benchmark": "adding-a-benchmark.md"},
                 {"Bundle format": "bundle-format.md"},
                 {"Rejected submissions": "rejected.md"},
             ]

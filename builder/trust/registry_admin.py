@@ -324,7 +324,7 @@ class RegistryStatus:
             state = "EXPIRED" if self.expired else "valid"
             out.append(f"in force: v{self.trusted.version:04d}, {state} until {format_time(self.trusted.expires)}")
         if self.pending:
-            out.append(f"pending: {describe_pending(self.pending)} (not in force until signed)")
+            out.append(f"{describe_pending(self.pending)} (not in force until signed)")
         if self.error:
             out.append(f"error: {self.error}")
         return out or ["no registry"]
