@@ -156,5 +156,6 @@ def share_command(root: Path, benchmark: str, lab_id: str, identity: Path | None
         raise click.UsageError("give the embargo identity: --identity FILE or SEALBOARD_IDENTITY")
     config = _config(root, benchmark)
     now = datetime.now(timezone.utc)
+    progress(f"Opening {benchmark}'s dataset and sealing it to lab {lab_id!r}")
     count = share_items(root, config, load_registry(root, now), lab_id, identities, now)
     click.echo(f"Wrote {access_path(benchmark, config.version, lab_id)} ({count} items, sealed to lab {lab_id!r}'s SSH key)")
