@@ -20,11 +20,13 @@ from tests.factory import make_instance
 PAGE = Path(__file__).resolve().parents[2] / "builder/render/site_template/docs/adding-a-benchmark.md"
 
 # acme's verdicts per item (two samples each). Hand computation:
-#   avg@2  = mean over items of (correct samples / 2) = (2+1+0+1+0 + 2+2+1+0+0) / 20 = 9/20 = 0.45
-#   pass@2 = items with at least one correct sample     = (a1 a2 a4 b1 b2 b3) / 10    = 0.6
-#   by session: a = (2+1+0+1+0)/10 = 0.4, b = (2+2+1+0+0)/10 = 0.5
-VERDICTS = {"a1": (1, 1), "a2": (1, 0), "a3": (0, 0), "a4": (1, 0), "a5": (0, 0),
-            "b1": (1, 1), "b2": (1, 1), "b3": (0, 1), "b4": (0, 0), "b5": (0, 0)}
+#   avg@2  = mean over items of (correct samples / 2) = 7 / 20 = 0.35
+#   pass@2 = items with at least one correct sample     = 7 / 10 = 0.7
+# Embargoed, the page's grid is 0.25 (rates over >= 2/0.25 + 1 = 9 items are shown):
+#   avg@2 -> round(0.35 / 0.25) * 0.25 = 0.25, pass@2 -> round(0.7 / 0.25) * 0.25 = 0.75;
+#   the five-item sessions (a: 4/10, b: 3/10) are withheld.
+VERDICTS = {"a1": (1, 0), "a2": (1, 0), "a3": (0, 1), "a4": (1, 0), "a5": (0, 0),
+            "b1": (1, 0), "b2": (0, 1), "b3": (0, 0), "b4": (1, 0), "b5": (0, 0)}
 
 
 def page_files() -> dict[str, str]:
@@ -103,11 +105,13 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
     overall = orjson.loads((root / "site/data/putnam-lite/overall.json").read_bytes())
     (row,) = overall["rows"]
     assert row["submission"] == "acme/run-1"
-    assert row["metrics"]["avg@2"]["value"] == pytest.approx(0.45)
-    assert row["metrics"]["pass@2"]["value"] == pytest.approx(0.6)
+    assert row["metrics"]["avg@2"]["value"] == pytest.approx(0.25)
+    assert row["metrics"]["pass@2"]["value"] == pytest.approx(0.75)
     assert row["metrics"]["avg@2"]["n"] == 10
     sessions = orjson.loads((root / "site/data/putnam-lite/sessions.json").read_bytes())
     (srow,) = sessions["rows"]
-    assert {k: round(v["value"], 6) for k, v in srow["metrics"].items() if v["value"] is not None} == {"avg@2": 0.45, "split=a": 0.4, "split=b": 0.5}
+    shown = {k: v["value"] for k, v in srow["metrics"].items() if not v.get("suppressed")}
+    assert shown == {"avg@2": pytest.approx(0.25)}
+    assert srow["metrics"]["split=a"]["suppressed"] and srow["metrics"]["split=a"]["n"] is None
     assert (root / "site/putnam-lite/overall/index.html").is_file()
     assert "Adding a benchmark" in (root / "site/adding-a-benchmark/index.html").read_text()
