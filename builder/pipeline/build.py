@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.bundles.duplicates import Candidate, find_duplicates
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.verify import VerifiedBundle
 from builder.config import load_configs
@@ -111,6 +112,7 @@ def build(
     with timer.stage("verify", "Verifying signatures and digests"):
         verified: dict[str, list[VerifiedBundle]] = {}
         admissions = Admissions(root)  # an expired key is judged when its bundle was admitted
+        raw_of = {raw.where: raw for bundles in raws.values() for raw in bundles}
         datasets = verify_datasets(raws, registry, now, report.rejections)
         for config in configs:
             verified[config.id] = []
@@ -122,6 +124,15 @@ def build(
                         verify_admitted(raw, registry, now=now, benchmark_version=config.version, admissions=admissions))
                 except BuilderError as exc:
                     report.rejections.append(reject(exc, raw))
+        # One ranked row per run, one lab per model name (builder.bundles.duplicates; the
+        # same rule as `sealboard validate`).
+        candidates = [Candidate(b.where, b.manifest, admissions.time(raw_of[b.where])) for bs in verified.values() for b in bs]
+        refused = find_duplicates(candidates)
+        for config in configs:
+            for b in verified[config.id]:
+                if b.where in refused:
+                    report.rejections.append(reject(refused[b.where], raw_of[b.where]))
+            verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
         progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
 
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
@@ -129,7 +140,6 @@ def build(
         for config in configs:
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
             report.benchmarks.append(state)
-
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
     # still be built without it (the output scan at publish fails the build instead).

@@ -27,6 +27,7 @@ from builder.config import load_configs
 from builder.errors import BuilderError
 from builder.trust.registry import describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
+from builder.validate.duplicates import check_duplicates
 from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Repo, safe_path
 
 
@@ -172,6 +173,7 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
                 report.add_error(exc, where)
             else:
                 report.verified.append(where)
+        check_duplicates(repo, base_c, head_c, bundle_dirs, report)  # builder.bundles.duplicates, as the build
     return report
 
 
