@@ -10,6 +10,7 @@ import pandas as pd
 
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.bundles.results import ResultsLimits
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
@@ -126,7 +127,8 @@ def unseal_state(
     item_ids = {it["id"] for it in items}
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
-    for bundle, outcome in unseal_many(bundles, identities, spec.results_extras(), item_ids):
+    limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
+    for bundle, outcome in unseal_many(bundles, identities, spec.results_extras(), item_ids, limits):
         if isinstance(outcome, BuilderError):
             rejections.append(Rejection(outcome.where or bundle.where, outcome.reason, str(outcome), outcome.hint, config.id, bundle.manifest.lab))
         else:

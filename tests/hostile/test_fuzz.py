@@ -3,7 +3,7 @@
 - ``parse_manifest`` and ``parse_results`` on arbitrary bytes, on byte-mutated valid
   inputs and on valid inputs with one value swapped for arbitrary JSON raise nothing but
   ``builder.errors.BuilderError`` subclasses.
-- ``parse_results``' fast path (one orjson call) and its strict path (line by line,
+- ``parse_results``' fast path (pyarrow's JSON reader) and its strict path (line by line,
   stdlib) agree: a valid file re-serialised with spaces parses to the identical frame, and
   on any generated input (valid or not) the outcome — frame, or reason and line — is the
   same with the fast path switched off.
@@ -248,9 +248,9 @@ def compact(rows: list[dict]) -> bytes:
 
 
 def outcome(data: bytes, *, strict_only: bool) -> tuple:
-    original = builder.bundles.results._fast_rows
+    original = builder.bundles.results._fast_table
     if strict_only:
-        builder.bundles.results._fast_rows = lambda _data: None
+        builder.bundles.results._fast_table = lambda _data, _schema: None
     try:
         frame = parse_results(data, "results.jsonl", EXTRAS_FS)
     except BuilderError as exc:
@@ -260,7 +260,7 @@ def outcome(data: bytes, *, strict_only: bool) -> tuple:
             assume(False)
         raise
     finally:
-        builder.bundles.results._fast_rows = original
+        builder.bundles.results._fast_table = original
     return ("frame", frame)
 
 
