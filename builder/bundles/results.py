@@ -227,7 +227,8 @@ def _columns_ok(table: pa.Table, extras: Mapping[str, ExtraType]) -> bool:
             if not set(pc.unique(values).drop_null().to_pylist()) <= set(kind):
                 return False
         elif kind == "int":
-            if not _all(pc.less_equal(pc.abs(values), MAX_SAFE_INT)):
+            low, high = pc.min_max(values).values()  # not abs(): it wraps -2^63 to itself
+            if low.is_valid and not -MAX_SAFE_INT <= low.as_py() <= high.as_py() <= MAX_SAFE_INT:
                 return False
         elif kind == "number":
             if not _all(pc.and_(pc.is_finite(values), pc.less(pc.abs(values), float(MAX_SAFE_INT)))):

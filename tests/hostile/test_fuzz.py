@@ -286,6 +286,8 @@ def test_valid_file_reserialised_with_spaces_parses_identically(rows: list[dict]
 @FUZZ
 @given(any_rows)
 @example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False, "other": 1}])
+@example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False, "budget": -(2**63)}])
+@example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False, "output_tokens": 2**53 + 1}])
 @example([{"item": "m000", "lang": "en", "sample": 1.0, "answer": None, "correct": True, "refused": False}])
 @example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": 1, "refused": False}])
 @example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False}] * 2)
