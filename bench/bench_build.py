@@ -56,10 +56,11 @@ STAGES = ("config", "ingest", "verify", "unseal", "score", "render", "mkdocs", "
 
 
 def make_instance(root: Path, submissions: int, seed: int = 1, hostile_mb: int = 0) -> tuple[object, int]:
-    from builder.bundles.dataset import ITEMS, dataset_manifest_dict, new_salt
-    from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, dump_manifest
+    from builder.bundles.dataset import new_salt
+    from builder.bundles.dataset_create import sign_dataset, write_dataset
+    from builder.bundles.manifest import MANIFEST, RESULTS, dump_manifest
+    from builder.trust.registry import load_registry
     from builder.trust.seal import seal
-    from builder.trust.sshsig import NS_DATASET, sign
 
     synth = synth_soohak.generate(0)
     items = synth.items
@@ -89,16 +90,12 @@ def make_instance(root: Path, submissions: int, seed: int = 1, hostile_mb: int =
     (root / "mkdocs.yml").write_text(MKDOCS_YML)
     (root / "site_src").mkdir()
     (root / "site_src/index.md").write_text("# Bench\n\n<!-- sealboard:benchmarks -->\n")
-    salted = [dict(it, salt=new_salt()) for it in items]
-    sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in salted), [identity.recipient])
-    ds = root / "bundles/soohak/_dataset" / synth.version
-    ds.mkdir(parents=True)
-    manifest = orjson.dumps(dataset_manifest_dict("soohak", synth.version, NOW, salted, sealed))
-    (ds / ITEMS).write_bytes(sealed)
-    (ds / MANIFEST).write_bytes(manifest)
-    (ds / SIGNATURE).write_text(sign(maintainers["m1"], manifest, NS_DATASET))
-
     config = load_config(root / "leaderboards/soohak.yaml", root)
+    # The dataset bundle, signed by the maintainer threshold (both of 2-of-2).
+    ds = write_dataset(root, config, [dict(it, salt=new_salt()) for it in items], NOW)
+    registry = load_registry(root, NOW)
+    for k in maintainers.values():
+        sign_dataset(ds, k, registry)
     rng = np.random.default_rng(seed)
     template = synth.submissions[0]
     rows_total = 0
