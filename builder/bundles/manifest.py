@@ -114,8 +114,8 @@ def parse_timestamp(value: Any, *, where: str, field: str) -> datetime:
         )
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
-    except ValueError:  # the shape matched, the values did not (second 80, month 13)
-        raise ParseError(f"{field} {value!r} is not a real time", where=where, reason="bad-timestamp") from None
+    except ValueError:  # the shape matched but the date does not exist (month 13, 30 February)
+        raise ParseError(f"{field} {value!r} is not a valid date and time", where=where, reason="bad-timestamp") from None
 
 
 def format_timestamp(value: datetime) -> str:
