@@ -302,6 +302,8 @@ def test_fast_and_strict_paths_agree_on_any_rows(rows: list[dict]) -> None:
 
 @FUZZ
 @given(mutated(RESULTS))
+@example(RESULTS + b"\n")
+@example(b"\xef\xbb\xbf" + RESULTS)
 def test_fast_and_strict_paths_agree_on_mutated_files(data: bytes) -> None:
     same(outcome(data, strict_only=False), outcome(data, strict_only=True))
 
