@@ -11,7 +11,7 @@ Modules, by responsibility:
 - ``frames``: checks of the input frames, reduction to per-(condition, submission, item) sums
 - ``regrade``: exact regrading of integer/choice/fraction/decimal answers
 - ``measures``: item-level scores (avg@k, unbiased pass@k, refusal rate, tokens, cost)
-- ``uncertainty``: Poisson item bootstrap, intervals, rank ranges (the methodology text)
+- ``uncertainty``: item-clustered Wilson/MOVER intervals, rank ranges (the methodology text)
 - ``boards`` / ``pairs``: the board kinds; ``engine``: assembly, embargo suppression, ranks
 - ``tables``: BoardTable, BoardRow, Cell, MetricDef and their JSON/CSV forms
 - ``definitions``: the papers' metric definitions, quoted

@@ -22,7 +22,6 @@ from builder.scoring.uncertainty import Estimate, count, linear, ratio
 @dataclass
 class Context:
     prep: Prepared
-    weights: np.ndarray
     embargoed: bool
     registry: dict[tuple[str, str], Estimate] = field(default_factory=dict)  # (board id, column) -> estimate
 
@@ -53,7 +52,8 @@ def results_filter(ctx: Context, *filters: Filter) -> Filter:
 
 def fixed(value: float, n: int = 0) -> Estimate:
     """A one-row value with no interval (a constant reference such as 1-in-5 guessing)."""
-    return Estimate(np.array([float(value)]), None, np.array([n]), np.array([n]), np.array([None], dtype=object))
+    nan = np.array([np.nan])
+    return Estimate(np.array([float(value)]), nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.array([n]), np.array([n]), np.array([None], dtype=object))
 
 
 def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec) -> list[tuple[Reference, Estimate]]:
@@ -71,7 +71,7 @@ def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray,
         elig = (item_mask & (bp >= 0))[None, :]
         a = (10000 - bp).astype(np.float64)[None, :]
         d = np.full_like(a, 10000.0)
-        out.append((ref, ratio(a, d, elig, ctx.weights, np.array([None], dtype=object))))
+        out.append((ref, ratio(a, d, elig, np.array([None], dtype=object))))
     return out
 
 
@@ -97,7 +97,7 @@ def table(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> 
         items = m.items.merged_over(board.items)
         sel = select(ctx.prep, items, results_filter(ctx, board.results, m.results), contaminated)
         sc = scores(ctx.prep, sel, m.measure)
-        raw.est[m.name] = est = estimate(sc, ctx.weights)
+        raw.est[m.name] = est = estimate(sc)
         raw.columns.append(measure_def(m.name, m.measure, m.title, m.description))
         ctx.registry[(board_id, m.name)] = est
         _add_refs(raw, m.name, _reference_estimates(ctx, sc, ctx.prep.item_mask(items), board))
@@ -139,7 +139,7 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
     sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)
     sc = scores(ctx.prep, sel, board.measure)
     overall = board.measure.name
-    raw.est[overall] = estimate(sc, ctx.weights)
+    raw.est[overall] = estimate(sc)
     raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
     _add_refs(raw, overall, _reference_estimates(ctx, sc, mask, board))
 
@@ -157,7 +157,7 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
             hidden |= gmask
             continue
         name = f"{board.by}={value}"
-        raw.est[name] = estimate(sc, ctx.weights, gmask)
+        raw.est[name] = estimate(sc, gmask)
         raw.columns.append(measure_def(name, board.measure, _group_title(ctx, board.by, value), group=(board.by, value)))
         _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board))
         shown.append(name)
@@ -189,7 +189,7 @@ def contrast(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) 
     for value, name, title in board.conditions:
         f = Filter(((board.over, (value,)),)).merged_over(base)
         s = scores(ctx.prep, select(ctx.prep, board.items, f, contaminated), board.measure)
-        e = estimate(s, ctx.weights)
+        e = estimate(s)
         sc.append(s)
         est.append(e)
         raw.est[name] = e
@@ -197,7 +197,7 @@ def contrast(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) 
         _add_refs(raw, name, _reference_estimates(ctx, s, mask, board))
     if len(sc) == 2:
         name = board.delta or "delta"
-        raw.est[name] = delta(sc[0], sc[1], ctx.weights, est[0], est[1])
+        raw.est[name] = delta(sc[0], sc[1], est[0], est[1])
         first, second = board.conditions[0][2], board.conditions[1][2]
         raw.columns.append(
             MetricDef(
@@ -263,7 +263,7 @@ def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -
     rated = elig & (q["regraded"] > 0)
     rate_flag = flag.copy()
     rate_flag[np.equal(rate_flag, None) & (rated.sum(axis=1) == 0)] = "undefined"
-    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, ctx.weights, rate_flag)
+    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag)
     raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
     for name in ("regraded_samples", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
         unit = "fraction" if name == "disagreement_rate" else "count"

@@ -1,5 +1,4 @@
-"""score_benchmark: frames in, BoardTables out. Pure: no I/O, no clock, no randomness
-beyond the declared bootstrap seed.
+"""score_benchmark: frames in, BoardTables out. Pure: no I/O, no clock, no randomness.
 
 Embargo suppression (design, "What is public when"): under embargo a cell resting on
 fewer than ``min_cell_items`` items is withheld (value and interval null, ``n`` kept,
@@ -31,7 +30,7 @@ from builder.scoring import pairs as P
 from builder.scoring.frames import prepare
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
-from builder.scoring.uncertainty import cells, poisson_weights, rank
+from builder.scoring.uncertainty import cells, rank
 
 
 def score_benchmark(
@@ -47,7 +46,7 @@ def score_benchmark(
     Raises builder.scoring.frames.ScoringInputError if the frames contradict the spec.
     """
     prep = prepare(spec, items, results, submissions)
-    ctx = B.Context(prep, poisson_weights(prep.item_ids, spec.replicates, spec.seed), embargoed)
+    ctx = B.Context(prep, embargoed)
     out: list[BoardTable] = []
     for board in spec.boards:
         if spec.contamination is not None and board.contamination:
@@ -170,7 +169,7 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
         for name in defs:
             if name in cols:
                 est = cols[name]
-                metrics[name] = cells(est, ctx.embargoed and est.reps is not None, k)[0]
+                metrics[name] = cells(est, ctx.embargoed and est.infl is not None, k)[0]
         references.append(ReferenceRow(ref.id, ref.label, metrics, ref.note))
 
     summary: dict[str, Any] = dict(raw.summary)

@@ -203,8 +203,6 @@ class ScoringSpec:
     primary_language: str
     languages: tuple[str, ...]
     min_cell_items: int
-    replicates: int
-    seed: int
     regrade_types: tuple[str, ...]
     regrade_when: Filter
     result_fields: Mapping[str, FieldType]
