@@ -117,7 +117,7 @@ def table(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> 
 def _regrade_note(ctx: Context, raw: RawBoard) -> None:
     types = ", ".join(ctx.prep.spec.regrade_types) or "none"
     raw.notes.append(
-        f"Correctness of {types} answers is regraded by Sealboard from the extracted answer; other answer types keep the lab's judge verdict."
+        f"Correctness of {types} answers is regraded by Sealboard from the extracted answer (exact, else math-verify equivalence); other answer types keep the lab's judge verdict."
     )
 
 
@@ -238,7 +238,7 @@ def composite(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool,
     return raw
 
 
-GRADING_QUANTITIES = ("n", "regraded", "disagree", "unparsed")
+GRADING_QUANTITIES = ("n", "regraded", "disagree", "unparsed", "equivalence")
 
 
 def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
@@ -258,6 +258,7 @@ def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -
         return np.where(elig, q[name], 0).sum(axis=1)
 
     raw.est["regraded_samples"] = count(total("regraded"), n_items, flag)
+    raw.est["equivalence_graded"] = count(total("equivalence"), n_items, flag)
     raw.est["judge_graded_samples"] = count(total("n") - total("regraded"), n_items, flag)
     raw.est["disagreements"] = count(total("disagree"), n_items, flag)
     rated = elig & (q["regraded"] > 0)
@@ -265,11 +266,15 @@ def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -
     rate_flag[np.equal(rate_flag, None) & (rated.sum(axis=1) == 0)] = "undefined"
     raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag)
     raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
-    for name in ("regraded_samples", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
+    for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
         unit = "fraction" if name == "disagreement_rate" else "count"
         better = False if name in ("disagreements", "disagreement_rate", "unparsed_answers") else None
         raw.columns.append(MetricDef(name, name.replace("_", " ").capitalize(), D.GRADING[name], unit, better))
-    note = "Exact types (" + (", ".join(ctx.prep.spec.regrade_types) or "none") + ") are regraded; the rest keep the lab's judge verdict."
+    note = (
+        "Verdicts by source: regraded samples (types " + (", ".join(ctx.prep.spec.regrade_types) or "none") + ") are Sealboard's — "
+        "exact comparison of plain numbers and letters, else math-verify equivalence (counted in Equivalence graded); "
+        "judge-graded samples keep the lab's judge verdict."
+    )
     if (ctx.prep.item_tokens["answer_type"] == "ill_posed").any():
         note += " " + D.REFUSAL_GRADING
     raw.notes.append(note)

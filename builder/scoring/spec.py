@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 # Answer types whose correctness Sealboard recomputes itself (builder.scoring.regrade).
-EXACT_TYPES = ("integer", "choice", "fraction", "decimal")
+EXACT_TYPES = ("integer", "choice", "fraction", "decimal", "expression")  # regradable (builder.scoring.regrade)
 
 # Standard columns of the frames (ARCHITECTURE.md, "Frames handed to scoring").
 ITEM_COLUMNS = ("item", "split", "answer_type", "gold")
