@@ -9,7 +9,7 @@ Modules, by responsibility:
 - ``config``: the YAML schema and its validation (``parse_scoring_config``, ``default_spec``)
 - ``spec``: the frozen ScoringSpec it produces
 - ``frames``: checks of the input frames, reduction to per-(condition, submission, item) sums
-- ``regrade``: exact regrading of integer/choice/fraction/decimal answers
+- ``regrade``: regrading of integer/choice/fraction/decimal/expression answers (exact, else math-verify equivalence)
 - ``measures``: item-level scores (avg@k, unbiased pass@k, refusal rate, tokens, cost)
 - ``uncertainty``: item-clustered Wilson/MOVER intervals, rank ranges (the methodology text)
 - ``boards`` / ``pairs``: the board kinds; ``engine``: assembly, embargo suppression, ranks

@@ -56,8 +56,13 @@ def fixed(value: float, n: int = 0) -> Estimate:
     return Estimate(np.array([float(value)]), nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.array([n]), np.array([n]), np.array([None], dtype=object))
 
 
-def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec) -> list[tuple[Reference, Estimate]]:
-    """Reference values for a column computed with measure sc.measure over `item_mask`."""
+def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec, raw: RawBoard | None = None) -> list[tuple[Reference, Estimate]]:
+    """Reference values for a column computed with measure sc.measure over `item_mask`.
+
+    A reference drawn from an item field is shown only where it rests on the same items as
+    the models: if some of the column's items lack the field, the column gets no reference
+    (and the board a note), rather than a value over a different item set.
+    """
     out: list[tuple[Reference, Estimate]] = []
     if not board.references or sc is None:
         return out
@@ -65,10 +70,23 @@ def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray,
         if sc.measure.name not in ref.measures:
             continue
         if ref.constant is not None:
-            out.append((ref, fixed(ref.constant)))
+            if ref.items is None:
+                out.append((ref, fixed(ref.constant)))
+            elif np.array_equal(ctx.prep.item_mask(ref.items), item_mask):
+                out.append((ref, fixed(ref.constant, int(item_mask.sum()))))
             continue
         bp = ctx.prep.item_bp[ref.complement_of or ""]
-        elig = (item_mask & (bp >= 0))[None, :]
+        covered = item_mask & (bp >= 0)
+        if covered.sum() < item_mask.sum():
+            if raw is not None:
+                note = (
+                    f"{ref.label} is shown only on columns whose items all carry {ref.complement_of}; "
+                    "elsewhere it would rest on other items than the models' rows."
+                )
+                if note not in raw.notes:
+                    raw.notes.append(note)
+            continue
+        elig = covered[None, :]
         a = (10000 - bp).astype(np.float64)[None, :]
         d = np.full_like(a, 10000.0)
         out.append((ref, ratio(a, d, elig, np.array([None], dtype=object))))
@@ -100,7 +118,7 @@ def table(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> 
         raw.est[m.name] = est = estimate(sc)
         raw.columns.append(measure_def(m.name, m.measure, m.title, m.description))
         ctx.registry[(board_id, m.name)] = est
-        _add_refs(raw, m.name, _reference_estimates(ctx, sc, ctx.prep.item_mask(items), board))
+        _add_refs(raw, m.name, _reference_estimates(ctx, sc, ctx.prep.item_mask(items), board, raw))
     if "unsolved" in board.summary and board.metrics:
         m = board.metrics[0]
         items = m.items.merged_over(board.items)
@@ -138,28 +156,43 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
     mask = ctx.prep.item_mask(board.items)
     sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)
     sc = scores(ctx.prep, sel, board.measure)
-    overall = board.measure.name
-    raw.est[overall] = estimate(sc)
-    raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
-    _add_refs(raw, overall, _reference_estimates(ctx, sc, mask, board))
-
     groups = ctx.prep.item_tokens[board.by]
     present = sorted({g for g in groups[mask] if g is not None})
     preferred = list(board.values) or [x.value for b in ctx.prep.spec.item_bins if b.name == board.by for x in b.bins]
     ordered = [v for v in preferred if v in present] + _natural([v for v in present if v not in preferred])
     hidden = mask & np.equal(groups, None)
-    shown, dropped = [], []
+    shown_values, dropped = [], []
     for value in ordered:
         gmask = mask & (groups == value)
-        size = int(gmask.sum())
-        if size < board.min_group_items:
-            dropped.append(f"{value} ({size})")
+        if int(gmask.sum()) < board.min_group_items:
+            dropped.append(f"{value} ({int(gmask.sum())})")
             hidden |= gmask
-            continue
+        else:
+            shown_values.append(value)
+    # Items in no column shown are a leak by subtraction (overall − columns) when there are
+    # fewer of them than the embargo's minimum cell; rather than withhold a whole group for
+    # them (two untyped items would cost SOOHAK's 92-item "beyond" column), leave them out
+    # of the overall column too.
+    k = ctx.prep.spec.min_cell_items
+    overall_mask = mask
+    if 0 < int(hidden.sum()) < k:
+        overall_mask = mask & ~hidden
+        raw.notes.append(
+            f"{int(hidden.sum())} item(s) have no {board.by} shown here and are left out of every column, "
+            f"the overall one included (fewer than {k}: a difference of columns would reveal them)."
+        )
+        hidden = np.zeros_like(hidden)
+    overall = board.measure.name
+    raw.est[overall] = estimate(sc, None if overall_mask is mask else overall_mask)
+    raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
+    _add_refs(raw, overall, _reference_estimates(ctx, sc, overall_mask, board, raw))
+    shown = []
+    for value in shown_values:
+        gmask = mask & (groups == value)
         name = f"{board.by}={value}"
         raw.est[name] = estimate(sc, gmask)
         raw.columns.append(measure_def(name, board.measure, _group_title(ctx, board.by, value), group=(board.by, value)))
-        _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board))
+        _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board, raw))
         shown.append(name)
     if dropped:
         raw.notes.append(f"Groups with fewer than {board.min_group_items} items are not shown: {', '.join(dropped)}.")
@@ -194,7 +227,7 @@ def contrast(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) 
         est.append(e)
         raw.est[name] = e
         raw.columns.append(measure_def(name, board.measure, title))
-        _add_refs(raw, name, _reference_estimates(ctx, s, mask, board))
+        _add_refs(raw, name, _reference_estimates(ctx, s, mask, board, raw))
     if len(sc) == 2:
         name = board.delta or "delta"
         raw.est[name] = delta(sc[0], sc[1], est[0], est[1])

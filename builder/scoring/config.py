@@ -297,7 +297,7 @@ class _Parser(BoardParser):
             if not isinstance(r, Mapping):
                 self.err(path, "must be a mapping")
                 continue
-            self._unknown(r, {"id", "label", "note", "measures", "constant", "complement_of"}, path)
+            self._unknown(r, {"id", "label", "note", "measures", "constant", "complement_of", "items"}, path)
             rid = self._str(r, "id", f"{path}.id", pattern=ID_RE)
             label = self._str(r, "label", f"{path}.label")
             note = r.get("note", "")
@@ -314,7 +314,12 @@ class _Parser(BoardParser):
             if comp is not None and (comp not in self.item_fields or self.item_fields[comp].kind != "fraction"):
                 self.err(f"{path}.complement_of", "must name an item field declared as fraction")
                 comp = None
-            out.append(Reference(rid, label, str(note), tuple(measures), None if constant is None else float(constant), comp))
+            items = None
+            if "items" in r:
+                if constant is None:
+                    self.err(f"{path}.items", "applies to a constant reference (one from an item field rests on the items that carry it)")
+                items = self._filter(r.get("items"), f"{path}.items", "items")
+            out.append(Reference(rid, label, str(note), tuple(measures), None if constant is None else float(constant), comp, items))
         return tuple(out)
 
     def _contamination(self, raw: Any) -> Contamination | None:

@@ -61,6 +61,12 @@ def score_benchmark(
     return out
 
 
+RANK_ITEMS_NOTE = (
+    "Models are ranked on different item sets here (each on the items published after its own "
+    "training cutoff); the rank items column gives the number of items each row's rank rests on."
+)
+
+
 def _build(ctx: B.Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> B.RawBoard:
     if board.kind == "table":
         return B.table(ctx, board, board_id, contaminated)
@@ -138,6 +144,13 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
             extras[i][f"rank_{a}"] = _int(ra[i])
             extras[i][f"rank_{b}"] = _int(rb[i])
             extras[i]["rank_shift"] = None if np.isnan(ra[i]) or np.isnan(rb[i]) else int(ra[i] - rb[i])
+    description = raw.spec.description
+    if raw.contaminated and rank_by is not None and rank_by in raw.est:
+        # Each row ranks on the items after its own cutoff: say how many, beside the rank.
+        for i in range(r):
+            if table[rank_by][i].value is not None:
+                extras[i]["rank_items"] = table[rank_by][i].n
+        description = (description + " " if description else "") + RANK_ITEMS_NOTE
     for extra_key, column in raw.extra_needs.items():
         for i in range(r):
             if table[column][i].value is None:
@@ -179,7 +192,7 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
         benchmark=spec.benchmark,
         board=raw.board_id,
         title=raw.spec.title + (" (all items)" if raw.board_id != raw.spec.id else ""),
-        description=raw.spec.description,
+        description=description,
         metrics=tuple(raw.columns),
         rows=tuple(rows),
         notes=tuple(list(raw.spec.notes) + raw.notes),

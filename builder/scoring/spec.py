@@ -124,6 +124,7 @@ class Reference:
     measures: tuple[str, ...]
     constant: float | None = None
     complement_of: str | None = None
+    items: "Filter | None" = None  # the only item set a constant applies to (e.g. the 79 items human teams sat)
 
 
 @dataclass(frozen=True)
