@@ -269,7 +269,9 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     combined = np.zeros(n_rows, dtype=np.int64)
     for codes, toks in zip(field_codes, field_uniques):
         combined = combined * len(toks) + codes
-    cond_keys, row_cond = np.unique(combined, return_inverse=True)
+    # factorize hashes (linear); sort=True numbers the few distinct keys in order, like np.unique
+    row_cond, cond_keys = pd.factorize(combined, sort=True)
+    row_cond = np.asarray(row_cond, dtype=np.int64)
     rows_of = []
     for key in cond_keys:
         parts = []

@@ -275,49 +275,53 @@ def regrade(
     :data:`HOW` of the path that decided.
     """
     codes, uniques = pd.factorize(pd.Series(answers, copy=False), use_na_sentinel=True)
-    codes = np.asarray(codes)
-    n = len(codes)
+    codes = np.asarray(codes, dtype=np.int64)
+    n, n_items, n_types = len(codes), len(item_type), max(len(type_names), 1)
     golds_text = item_gold_text if item_gold_text is not None else item_gold
     correct = np.zeros(n, dtype=bool)
     parsed = np.zeros(n, dtype=bool)
     how = np.zeros(n, dtype=np.int8)
     row_type = np.where(row_mask, item_type[row_item], -1)
-    how[(row_type >= 0) & (codes < 0)] = HOW["unparsed"]
-    for t, name in enumerate(type_names):
-        of_type = np.flatnonzero(item_type == t)
-        if not len(of_type):
-            continue
-        key_of: dict[str, int] = {}
-        item_key = np.full(len(item_type), -1, dtype=np.int64)
-        for i in of_type:
-            item_key[i] = key_of.setdefault(item_gold[i], len(key_of))  # type: ignore[arg-type]
-        rows = np.flatnonzero((row_type == t) & (codes >= 0))
-        if not len(rows):
-            continue
-        keys = np.full(len(uniques), -1, dtype=np.int64)  # -1 not read exactly, -2 read but matches no gold
-        for u in np.unique(codes[rows]):
-            k = canonical(name, uniques[u])
-            if k is not None:
-                keys[u] = key_of.get(k, -2)
-        ak = keys[codes[rows]]
-        # the exact path decides when both the answer and the gold are plain
-        gold_plain = np.array([canonical(name, golds_text[i]) is not None if golds_text[i] is not None else False for i in range(len(item_type))]) if name == "expression" else np.ones(len(item_type), dtype=bool)
-        exact = (ak != -1) & gold_plain[row_item[rows]]
-        correct[rows[exact]] = (ak[exact] >= 0) & (ak[exact] == item_key[row_item[rows[exact]]])
-        parsed[rows[exact]] = True
-        how[rows[exact]] = HOW["exact"]
-        slow = rows[~exact]
-        if not len(slow):
-            continue
-        if name == "choice":
-            how[slow] = HOW["unparsed"]
-            continue
-        pair = codes[slow].astype(np.int64) * len(item_type) + row_item[slow]
-        pairs, inverse = np.unique(pair, return_inverse=True)
-        verdicts = [equivalent(name, str(golds_text[int(p % len(item_type))]), str(uniques[int(p // len(item_type))])) for p in pairs]
-        ok = np.array([v.correct for v in verdicts], dtype=bool)
-        pr = np.array([v.parsed for v in verdicts], dtype=bool)
-        hw = np.array([HOW[v.how] for v in verdicts], dtype=np.int8)
-        inverse = inverse.ravel()
-        correct[slow], parsed[slow], how[slow] = ok[inverse], pr[inverse], hw[inverse]
+    live = row_type >= 0
+    how[live & (codes < 0)] = HOW["unparsed"]
+    rows = np.flatnonzero(live & (codes >= 0))
+    if not len(rows):
+        return correct, parsed, how
+    # One key space for every type: (type, exact key) -> int, golds first.
+    key_of: dict[tuple[str, str | None], int] = {}
+    item_key = np.full(n_items, -1, dtype=np.int64)
+    item_plain = np.zeros(n_items, dtype=bool)  # the gold is read by the exact path
+    for i in np.flatnonzero(item_type >= 0).tolist():
+        name = type_names[item_type[i]]
+        item_key[i] = key_of.setdefault((name, item_gold[i]), len(key_of))
+        item_plain[i] = name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None)
+    # The exact path once per distinct (answer, type).
+    pair_codes, pairs = pd.factorize(codes[rows] * n_types + row_type[rows])
+    pair_key = np.empty(len(pairs), dtype=np.int64)  # -1 not read exactly, -2 read but no gold
+    for j, p in enumerate(pairs.tolist()):
+        u, t = divmod(p, n_types)
+        k = canonical(type_names[t], uniques[u])
+        pair_key[j] = -1 if k is None else key_of.get((type_names[t], k), -2)
+    ak = pair_key[pair_codes]
+    it = row_item[rows]
+    exact = (ak != -1) & item_plain[it]
+    done = rows[exact]
+    correct[done] = (ak[exact] >= 0) & (ak[exact] == item_key[it[exact]])
+    parsed[done] = True
+    how[done] = HOW["exact"]
+    slow = rows[~exact]
+    if not len(slow):
+        return correct, parsed, how
+    is_choice = np.array([name == "choice" for name in type_names])[row_type[slow]]
+    how[slow[is_choice]] = HOW["unparsed"]
+    slow = slow[~is_choice]
+    # The equivalence path once per distinct (answer, item).
+    pair_codes, pairs = pd.factorize(codes[slow] * n_items + row_item[slow])
+    verdicts = []
+    for p in pairs.tolist():
+        u, i = divmod(p, n_items)
+        verdicts.append(equivalent(type_names[item_type[i]], str(golds_text[i]), str(uniques[u])))
+    correct[slow] = np.array([v.correct for v in verdicts], dtype=bool)[pair_codes]
+    parsed[slow] = np.array([v.parsed for v in verdicts], dtype=bool)[pair_codes]
+    how[slow] = np.array([HOW[v.how] for v in verdicts], dtype=np.int8)[pair_codes]
     return correct, parsed, how

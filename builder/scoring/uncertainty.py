@@ -87,7 +87,11 @@ class Estimate:
 
 def lcm_of(values: np.ndarray) -> int | None:
     """Least common multiple of the distinct positive integers in `values` (None if huge)."""
-    u = np.unique(values[values > 0]).astype(np.int64)
+    v = values[values > 0]
+    if v.size and v.max() < 1 << 16 and np.array_equal(v, np.floor(v)):
+        u = np.flatnonzero(np.bincount(v.astype(np.int64)))  # sample counts: small integers, linear time
+    else:
+        u = np.unique(v).astype(np.int64)
     if not len(u):
         return 1
     out = 1
@@ -150,25 +154,31 @@ def ratio(a: np.ndarray, d: np.ndarray, elig: np.ndarray, flag: np.ndarray, n: n
     `bounded`: the ratio is a rate in [0, 1] (Wilson) rather than an unbounded mean (Wald).
     """
     cols = np.flatnonzero(elig.any(axis=0))
-    E = elig[:, cols]
-    A = np.where(E, a[:, cols], 0.0)
-    D = np.where(E, d[:, cols], 0.0)
+    if len(cols) == elig.shape[1]:  # every item: no copy for the selection
+        E, A, D = elig, np.where(elig, a, 0.0), np.where(elig, d, 0.0)
+    else:
+        E = elig[:, cols]
+        A = np.where(E, a[:, cols], 0.0)
+        D = np.where(E, d[:, cols], 0.0)
     items = E.sum(axis=1)
     if n is None:
         n = items
     sa, sd = A.sum(axis=1), D.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(sd != 0, sa / np.where(sd != 0, sd, 1.0), np.nan)
-        # linearised influence of item i on Σa/Σd, with the n/(n−1) small-sample factor
+        # linearised influence of item i on Σa/Σd, with the n/(n−1) small-sample factor;
+        # zero outside the row's items, where A and D are zero
         scale = np.where((sd != 0) & (items > 1), np.sqrt(items / np.maximum(items - 1, 1)) / np.where(sd != 0, sd, 1.0), 0.0)
-        infl = (A - np.nan_to_num(value)[:, None] * D) * scale[:, None]
-        infl[~E] = 0.0
+        A -= np.nan_to_num(value)[:, None] * D
+        A *= scale[:, None]
+        infl = A
     var = np.einsum("ij,ij->i", infl, infl)
     flag = flag.copy()
     flag[np.isnan(value) & np.equal(flag, None)] = "undefined"
     bad = ~np.equal(flag, None)
     value[bad] = np.nan
-    infl[bad] = 0.0
+    if bad.any():
+        infl[bad] = 0.0
     lo, hi = _interval(value, np.where(items > 1, var, 0.0), items, bounded)
     lo[bad] = hi[bad] = np.nan
     n = np.asarray(n, dtype=np.int64)
@@ -262,21 +272,23 @@ def cells(est: Estimate, embargoed: bool, min_items: int, suppress: np.ndarray |
     would let a reader subtract their way to a withheld one).
     """
     out = []
-    for s in range(len(est.value)):
-        n = int(est.n[s])
-        v = est.value[s]
-        if est.flag[s] is not None or np.isnan(v):
+    # plain Python values once (numpy scalars are slow to touch one by one)
+    values, lows, highs, ns = est.value.tolist(), est.lo.tolist(), est.hi.tolist(), est.n.tolist()
+    withheld = (est.min_n < min_items) if embargoed else np.zeros(len(values), dtype=bool)
+    if embargoed and suppress is not None:
+        withheld = withheld | suppress
+    withheld_l = withheld.tolist()
+    for s, v in enumerate(values):
+        n = int(ns[s])
+        if est.flag[s] is not None or v != v:
             out.append(Cell(None, None, None, n, flag=est.flag[s] or "undefined"))
-        elif embargoed and (est.min_n[s] < min_items or (suppress is not None and suppress[s])):
+        elif withheld_l[s]:
             out.append(Cell(None, None, None, n, suppressed=True))
         else:
             value: float | int = int(round(v)) if est.integer else float(v)
-            out.append(Cell(value, _f(est.lo[s]), _f(est.hi[s]), n))
+            lo, hi = lows[s], highs[s]
+            out.append(Cell(value, None if lo != lo else lo, None if hi != hi else hi, n))
     return out
-
-
-def _f(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
 
 
 def competition_ranks(keys: np.ndarray) -> np.ndarray:
