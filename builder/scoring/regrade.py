@@ -112,12 +112,18 @@ def _rational(m: re.Match) -> Fraction | None:
     return Fraction(d) if d.is_finite() else None
 
 
-def exact_number(text: object) -> Fraction | None:
-    """The one number `text` states (exact path), or None."""
+def _unwrapped(text: object) -> str | None:
+    """`text` without its wrappers, or None if it is no string or too long to be an answer."""
     if not isinstance(text, str):
         return None
     s = _unwrap(text)
-    if not s or len(s) > MAX_NUMBER_CHARS:
+    return s if s and len(s) <= MAX_NUMBER_CHARS else None
+
+
+def exact_number(text: object) -> Fraction | None:
+    """The one number `text` states (exact path), or None."""
+    s = _unwrapped(text)
+    if s is None:
         return None
     compact = _WS.sub("", s)
     m = _RATIONAL.fullmatch(compact)
@@ -138,10 +144,8 @@ def exact_number(text: object) -> Fraction | None:
 
 def exact_choice(text: object) -> str | None:
     """The one stand-alone letter `text` names, upper-cased, or None."""
-    if not isinstance(text, str):
-        return None
-    s = _unwrap(text)
-    if not s or len(s) > MAX_NUMBER_CHARS:
+    s = _unwrapped(text)
+    if s is None:
         return None
     letters = {m.group(1).upper() for m in _LETTER.finditer(s)}
     return letters.pop() if len(letters) == 1 else None
