@@ -281,7 +281,8 @@ def cells(est: Estimate, embargoed: bool, min_items: int, suppress: np.ndarray |
     for s, v in enumerate(values):
         n = int(ns[s])
         if est.flag[s] is not None or v != v:
-            out.append(Cell(None, None, None, n, flag=est.flag[s] or "undefined"))
+            # under embargo even an undefined cell's item count stays private (e.g. 0 items)
+            out.append(Cell(None, None, None, n, suppressed=embargoed and n == 0, flag=est.flag[s] or "undefined"))
         elif withheld_l[s]:
             out.append(Cell(None, None, None, n, suppressed=True))
         else:
