@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from builder.bundles.coverage import check_against_dataset, load_dataset_manifest, measure
 from builder.bundles.ingest import read_bundle
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
 from builder.bundles.results import parse_results
@@ -70,6 +71,7 @@ def create_bundle(
     out: Path | None = None,
     created: datetime | None = None,
     config: BenchmarkConfig | None = None,
+    results_where: str = "results.jsonl",
 ) -> Path:
     """Validate results, seal them, write the manifest. Returns the bundle directory.
 
@@ -79,7 +81,11 @@ def create_bundle(
     must not open them.
     """
     config = config or load_config(root / "leaderboards" / f"{benchmark}.yaml", root)
-    parse_results(results, "results.jsonl", config.scoring.results_extras())
+    frame = parse_results(results, results_where, config.scoring.results_extras())
+    # The build refuses incomplete results after unsealing; refuse them here first, and
+    # sign what they cover so PR validation can check it without the secret.
+    dataset = load_dataset_manifest(root, benchmark, config.version)
+    coverage = measure(frame, dataset, config.scoring, results_where, results)
     recipients = [config.embargo_recipient, *maintainer_recipients]
     files = {RESULTS: seal(results, recipients)}
     if transcripts is not None:
@@ -106,6 +112,7 @@ def create_bundle(
         files=[_entry(name, data) for name, data in sorted(files.items())],
         publish_results=description.publish_results,
         publish_transcripts=description.publish_transcripts,
+        coverage=coverage.to_dict(),
     )
     manifest_bytes = dump_manifest(manifest)
     target = out or root / "bundles" / benchmark / lab / submission
@@ -145,7 +152,11 @@ def sign_bundle(bundle_dir: Path, private: PrivateKey) -> Path:
 
 
 def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime) -> VerifiedBundle:
-    """Run the build's own checks (not decryption) on one bundle directory."""
+    """Run the build's own checks (not decryption) on one bundle directory.
+
+    Besides layout, signature, key and digests: the signed coverage summary against the
+    benchmark's verified dataset manifest and config, as PR validation does.
+    """
     bundle_dir = bundle_dir.resolve()
     try:
         rel = bundle_dir.relative_to(root.resolve())
@@ -156,4 +167,6 @@ def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime
         raise BundleError("is not at bundles/<benchmark>/<lab>/<submission>", where=str(rel), reason="misplaced")
     config = load_config(root / "leaderboards" / f"{parts[1]}.yaml", root)
     raw = read_bundle(bundle_dir, rel.as_posix(), parts[1], parts[2])
-    return verify_bundle(raw, registry, now=now, benchmark_version=config.version)
+    verified = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
+    check_against_dataset(verified.manifest, root, config.scoring, registry, now, f"{rel.as_posix()}/{MANIFEST}")
+    return verified

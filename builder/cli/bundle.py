@@ -47,6 +47,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
         description=load_description(description_path),
         transcripts=transcripts_path.read_bytes() if transcripts_path else None,
         maintainer_recipients=tuple(registry.maintainer_recipients),
+        results_where=str(results_path),
     )
     click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
 
@@ -76,7 +77,8 @@ def sign_command(bundle_dir: Path, key_path: Path) -> None:
 @click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @translate_errors
 def verify_command(root: Path, bundle_dir: Path) -> None:
-    """Run the build's checks on a bundle: layout, signature, registered key, digests.
+    """Run the build's checks on a bundle: layout, signature, registered key, digests, and
+    its signed coverage summary against the benchmark's dataset (everything but decryption).
 
     \b
     Example:
@@ -88,4 +90,7 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
     now = datetime.now(timezone.utc)
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
     m = verified.manifest
+    c = m.coverage
+    assert c is not None  # check_bundle refuses a manifest without a coverage summary
     click.echo(f"OK: {verified.where} — {m.model.name} by lab {m.lab}, signed by {verified.signer}, {len(m.files)} sealed file(s) match the manifest")
+    click.echo(f"Coverage: {c.items} items of dataset {c.dataset} × {', '.join(c.languages)} × {max(1, len(c.variants))} variant(s) × {c.samples} sample(s) = {c.rows} rows, as the benchmark requires")

@@ -8,8 +8,10 @@ from typing import Any
 
 import pandas as pd
 
+from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.bundles.manifest import RESULTS
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
@@ -127,6 +129,12 @@ def unseal_state(
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
     for bundle, outcome in unseal_many(bundles, identities, spec.results_extras(), item_ids):
+        if not isinstance(outcome, BuilderError):
+            # Complete, and what the lab signed: a partial bundle never reaches a board.
+            try:
+                check_unsealed(bundle.manifest, outcome, dataset.manifest, spec, f"{bundle.where}/{RESULTS}")
+            except BuilderError as exc:
+                outcome = exc
         if isinstance(outcome, BuilderError):
             rejections.append(Rejection(outcome.where or bundle.where, outcome.reason, str(outcome), outcome.hint, config.id, bundle.manifest.lab))
         else:

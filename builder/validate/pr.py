@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from builder.bundles.coverage import check_against_dataset
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
 from builder.bundles.verify import verify_bundle
 from builder.config import load_configs
@@ -167,7 +168,10 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
                 report.add(where, "dataset-change", "changes a dataset bundle", "dataset bundles are added by maintainers")
                 continue
             try:
-                verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
+                verified = verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
+                # Content before merge: the signed coverage summary against the base's dataset.
+                repo.materialise(base_c, f"bundles/{bench}/{DATASET_DIR}/{configs[bench].version}", base_dir)
+                check_against_dataset(verified.manifest, base_dir, configs[bench].scoring, registry, now, f"{where}/manifest.json")
             except BuilderError as exc:
                 report.add_error(exc, where)
             else:
