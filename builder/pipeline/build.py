@@ -12,9 +12,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
-from builder.bundles.verify import VerifiedBundle, verify_bundle
+from builder.bundles.verify import VerifiedBundle
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
+from builder.pipeline.admission import Admissions, verify_admitted
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import score_states, unseal_state, verify_datasets
@@ -107,6 +108,7 @@ def build(
     # 2. Verify: signatures against the registry, then every byte against its manifest.
     with timer.stage("verify", "Verifying signatures and digests"):
         verified: dict[str, list[VerifiedBundle]] = {}
+        admissions = Admissions(root)  # an expired key is judged when its bundle was admitted
         datasets = verify_datasets(raws, registry, now, report.rejections)
         for config in configs:
             verified[config.id] = []
@@ -114,7 +116,8 @@ def build(
                 if raw.owner == DATASET_DIR:
                     continue
                 try:
-                    verified[config.id].append(verify_bundle(raw, registry, now=now, benchmark_version=config.version))
+                    verified[config.id].append(
+                        verify_admitted(raw, registry, now=now, benchmark_version=config.version, admissions=admissions))
                 except BuilderError as exc:
                     report.rejections.append(reject(exc, raw))
         progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
