@@ -112,7 +112,9 @@ def forge_submission(inst: "Instance", lab: str, submission: str, rows: list[dic
     validly signed and sealed, holding any rows and any (or no) coverage summary."""
     import hashlib
 
-    from builder.bundles.manifest import RESULTS, dump_manifest, manifest_dict
+    from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, dump_manifest, manifest_dict
+    from builder.trust.seal import seal
+    from builder.trust.sshsig import NS_BUNDLE, sign
 
     plain = rows if isinstance(rows, bytes) else b"".join(orjson.dumps(r) + b"\n" for r in rows)
     sealed = seal(plain, [inst.identity.recipient])
@@ -135,7 +137,7 @@ def forge_submission(inst: "Instance", lab: str, submission: str, rows: list[dic
         coverage=coverage,
     )
     (path / MANIFEST).write_bytes(dump_manifest(manifest))
-    (path / SIGNATURE).write_text(sign(inst.lab_keys[lab], dump_manifest(manifest), "sealboard-bundle"))
+    (path / SIGNATURE).write_text(sign(inst.lab_keys[lab], dump_manifest(manifest), NS_BUNDLE))
     inst.bundles[f"{lab}/{submission}"] = path
     return path
 
