@@ -17,6 +17,8 @@ from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
 from builder.pipeline.admission import Admissions, verify_admitted
 from builder.pipeline.isolation import isolate_render
+from builder.pipeline.leakscan import screen_lab_text
+from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import score_states, unseal_state, verify_datasets
 from builder.trust.registry import load_registry
@@ -128,6 +130,12 @@ def build(
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
             report.benchmarks.append(state)
 
+
+    # Lab text that holds embargoed item text rejects its bundle here, while the site can
+    # still be built without it (the output scan at publish fails the build instead).
+    with timer.stage("screen", "Scanning lab-supplied text for embargoed item text"):
+        needles = needles_for(report)
+        screen_lab_text(report, needles)
     _check_strict(report, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.
@@ -139,7 +147,6 @@ def build(
         return report
 
     # 5–6. Render pages and data, build with mkdocs, leak-scan, then move into place.
-    from builder.pipeline.publish import publish
     from builder.render.site import render_site
 
     with timer.stage("render", "Rendering pages and data"):
@@ -148,5 +155,5 @@ def build(
     with timer.stage("mkdocs", "Building the site with mkdocs-material"):
         built = staged.build()
     with timer.stage("publish", "Scanning the output for embargoed text and publishing"):
-        publish(report, built)
+        publish(report, built, needles)
     return report
