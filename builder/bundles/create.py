@@ -16,9 +16,9 @@ from builder.bundles.ingest import read_bundle
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
 from builder.bundles.results import parse_results
 from builder.bundles.verify import VerifiedBundle, verify_bundle
-from builder.config import BenchmarkConfig, load_config
+from builder.config import CONFIG_DIR, BenchmarkConfig, load_config
 from builder.errors import BundleError, ConfigError
-from builder.strict import check_fields, loads_yaml
+from builder.strict import IDENTIFIER_RE, check_fields, loads_yaml
 from builder.trust.registry import Registry
 from builder.trust.seal import seal
 from builder.trust.sshkeys import PrivateKey
@@ -52,6 +52,36 @@ def load_description(path: Path) -> Description:
         publish_results=bool(publish["results"]),
         publish_transcripts=bool(publish["transcripts"]),
     )
+
+
+def benchmark_config(root: Path, benchmark: str) -> BenchmarkConfig:
+    """The config of ``benchmark`` in the leaderboard repository ``root``, or a clear error.
+
+    Benchmark ids are lower-case, so ``SOOHAK`` means ``soohak``; a directory that is not
+    a leaderboard repository is named as such (not as a missing registry).
+    """
+    require_instance(root)
+    name = benchmark.strip().lower()
+    path = root / CONFIG_DIR / f"{name}.yaml"
+    if not IDENTIFIER_RE.match(name) or not path.is_file():
+        known = sorted(p.stem for p in (root / CONFIG_DIR).glob("*.yaml"))
+        raise ConfigError(
+            f"no benchmark {benchmark!r} in this repository",
+            where=CONFIG_DIR,
+            reason="unknown-benchmark",
+            hint=f"benchmarks here: {', '.join(known) or 'none'}",
+        )
+    return load_config(path, root)
+
+
+def require_instance(root: Path) -> None:
+    if not (root / CONFIG_DIR).is_dir():
+        raise ConfigError(
+            f"is not a leaderboard repository (it has no {CONFIG_DIR}/ directory)",
+            where=str(root),
+            reason="not-an-instance",
+            hint="run the command in the root of your clone of the leaderboard repository, or pass --root PATH",
+        )
 
 
 def _entry(name: str, data: bytes) -> dict[str, Any]:
@@ -165,7 +195,7 @@ def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime
     parts = rel.parts
     if len(parts) != 4 or parts[0] != "bundles":
         raise BundleError("is not at bundles/<benchmark>/<lab>/<submission>", where=str(rel), reason="misplaced")
-    config = load_config(root / "leaderboards" / f"{parts[1]}.yaml", root)
+    config = benchmark_config(root, parts[1])
     raw = read_bundle(bundle_dir, rel.as_posix(), parts[1], parts[2])
     verified = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
     check_against_dataset(verified.manifest, root, config.scoring, registry, now, f"{rel.as_posix()}/{MANIFEST}")

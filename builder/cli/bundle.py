@@ -34,13 +34,15 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
       sealboard bundle create --benchmark soohak --lab acme --submission run-1 \\
           --results out/results.jsonl --describe run.yaml
     """
-    from builder.bundles.create import create_bundle, load_description
+    from builder.bundles.create import benchmark_config, create_bundle, load_description
     from builder.trust.registry import load_registry
 
+    config = benchmark_config(root, benchmark)
     registry = load_registry(root, datetime.now(timezone.utc))
     target = create_bundle(
         root=root,
-        benchmark=benchmark,
+        benchmark=config.id,
+        config=config,
         lab=lab,
         submission=submission,
         results=results_path.read_bytes(),
@@ -84,13 +86,15 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
     Example:
       sealboard bundle verify bundles/soohak/acme/run-1
     """
-    from builder.bundles.create import check_bundle
+    from builder.bundles.create import check_bundle, require_instance
     from builder.trust.registry import load_registry
 
+    require_instance(root)
     now = datetime.now(timezone.utc)
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
     m = verified.manifest
     c = m.coverage
     assert c is not None  # check_bundle refuses a manifest without a coverage summary
     click.echo(f"OK: {verified.where} — {m.model.name} by lab {m.lab}, signed by {verified.signer}, {len(m.files)} sealed file(s) match the manifest")
-    click.echo(f"Coverage: {c.items} items of dataset {c.dataset} × {', '.join(c.languages)} × {max(1, len(c.variants))} variant(s) × {c.samples} sample(s) = {c.rows} rows, as the benchmark requires")
+    variants = f" × {len(c.variants)} variant(s)" if c.variants else ""
+    click.echo(f"Coverage: {c.items} items of dataset {c.dataset} × {', '.join(c.languages)}{variants} × {c.samples} sample(s) = {c.rows} rows, complete")

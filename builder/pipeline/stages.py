@@ -18,6 +18,7 @@ from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
 from builder.pipeline.isolation import isolate, rejection
+from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
@@ -67,7 +68,11 @@ def submissions_frame(bundles: list[VerifiedBundle] | tuple[VerifiedBundle, ...]
             }
         )
     columns = ["submission", "lab", "model_id", "model", "family", "open_weights", "params_b", "tts"]
-    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    frame = pd.DataFrame(rows)
+    frame["model"] = distinct_models(frame)  # same name twice on a board: qualified, once, here
+    return frame
 
 
 def items_frame(items: list[dict[str, Any]], primary_language: str) -> pd.DataFrame:
