@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from builder.cli.common import root_option, translate_errors
+from builder.cli.common import progress, root_option, translate_errors
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -39,6 +39,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
 
     config = benchmark_config(root, benchmark)
     registry = load_registry(root, datetime.now(timezone.utc))
+    progress(f"Checking {results_path} against {config.id} dataset {config.version}, then sealing…")
     target = create_bundle(
         root=root,
         benchmark=config.id,
@@ -91,6 +92,7 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
 
     require_instance(root)
     now = datetime.now(timezone.utc)
+    progress(f"Checking {bundle_dir}: signature, registered key, digests, coverage…")
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
     m = verified.manifest
     c = m.coverage

@@ -184,3 +184,14 @@ def test_validate_checks_summary_without_secret(inst: Instance, name: str) -> No
     _git(inst.root, "commit", "-q", "-m", "PR")
     report = validate(inst.root, base, "HEAD", now=NOW)
     assert [(p.path, p.reason) for p in report.problems] == [("bundles/soohak/acme/run-1/manifest.json", SUMMARY_CASES[name][1])]
+
+
+def test_rejection_shows_its_hint_once_everywhere(inst: Instance) -> None:
+    from builder.pipeline.build import build
+
+    forge_submission(inst, "acme", "partial", twelve_items(_rows()))
+    (rejection,) = run(inst).rejections
+    assert "— hint:" not in rejection.message and rejection.hint  # the page shows the hint column
+    with pytest.raises(BuilderError) as err:
+        build(inst.root, inst.root.parent / "strict-site", identities=[inst.identity], now=NOW, render=False, strict=True)
+    assert str(err.value).count("— hint:") == 1
