@@ -57,8 +57,8 @@ def two_samples(rows: Rows) -> Rows:
 
 
 def fourth_sample(rows: Rows) -> Rows:
-    extra = dict(next(r for r in rows if r["item"] == "m001" and r["lang"] == "en"), sample=3)
-    return [*rows, extra]
+    # Samples 0, 1 and 3: the row count stays within the benchmark's size limit.
+    return [dict(r, sample=3) if (r["item"], r["lang"], r["sample"]) == ("m001", "en", 2) else r for r in rows]
 
 
 def korean_only(rows: Rows) -> Rows:
