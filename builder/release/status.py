@@ -41,6 +41,7 @@ class ReleaseState:
     state: str
     verdicts: tuple[Verdict, ...]
     clock: datetime
+    blocked: str | None = None  # set by the build when released items fail their commitments
 
     @property
     def effective(self) -> tuple[Verdict, ...]:
@@ -63,6 +64,8 @@ class ReleaseState:
         return tuple(v.message for v in self.verdicts)
 
     def summary(self) -> str:
+        if self.blocked:
+            return f"embargoed: release blocked: {self.blocked}"
         if self.state == RELEASED:
             return "released"
         if self.state == PARTLY:
@@ -79,6 +82,7 @@ class ReleaseState:
         return {
             "state": self.state,
             "summary": self.summary(),
+            "blocked": self.blocked,
             "statements": [
                 {
                     "path": v.path,
