@@ -238,3 +238,26 @@ def test_board_recomputed_from_the_published_matrix(full, tmp_path):
         assert row["metrics"]["avg@3"]["value"] == pytest.approx(avg)
         assert row["metrics"]["pass@3"]["value"] == pytest.approx(pass_k)
         assert row["metrics"]["avg@3"]["n"] == len(per_item) == 6
+
+
+@pytest.mark.skipif(not all(shutil.which(t) for t in ("jq", "xxd", "sha256sum", "bash")), reason="needs jq, xxd, sha256sum")
+def test_verify_page_shell_steps_work(full, tmp_path):
+    """The 'Verify this release' page's sha256sum/jq loop, run as written, on a built site."""
+    import subprocess
+
+    root = tmp_path / "inst"
+    shutil.copytree(full.root, root)
+    build(root, root / "site", identities=[full.identity], now=AFTER)
+    page = (root / ".sealboard" / "staged" / "pages" / "verify-release.md").read_text()
+    script = page.split("## 1.", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0].replace("B=kcsat-ml", "B=soohak")
+
+    def run() -> str:
+        return subprocess.run(["bash", "-c", script], cwd=root / "site", capture_output=True, text=True, check=True).stdout
+
+    assert run() == ""
+    path = root / "site" / "data" / "soohak" / "items.jsonl"
+    lines = path.read_bytes().splitlines()
+    item = orjson.loads(lines[0])
+    item["question"]["en"] += " (edited)"
+    path.write_bytes(b"\n".join([orjson.dumps(item, option=orjson.OPT_SORT_KEYS), *lines[1:]]) + b"\n")
+    assert run() == f"MISMATCH {item['id']}\n"
