@@ -31,6 +31,8 @@ def apply_release(state: BenchmarkState, items: list[dict[str, Any]], release: R
         check_commitments(chosen, state.dataset_commitments, state.dataset_where or state.config.path)
     except ReleaseError as exc:
         return replace(state, release=replace(release, state=EMBARGOED, blocked=f"{exc.reason}: {exc.message}"))
+    if not release.publishes("items"):  # released aggregates only: the text stays guarded
+        return replace(state, status=STATUS[release.state])
     return replace(
         state,
         status=STATUS[release.state],

@@ -66,6 +66,9 @@ def verify_site(site: Path) -> list[str]:
         if bench.get("status") not in ("released", "partly released"):
             lines.append(f"{bid}: {bench.get('status')} (nothing released to check)")
             continue
+        if not (site / "data" / bid / "items.jsonl").exists() and not bench.get("released_items"):
+            lines.append(f"{bid}: {bench['status']} (aggregates only: no items published)")
+            continue
         commitments = loads_json(_read(site / "data" / bid / "commitments.json", site), f"data/{bid}/commitments.json")["commitments"]
         where = f"data/{bid}/items.jsonl"
         items = [obj for _, obj in iter_jsonl(_read(site / "data" / bid / "items.jsonl", site), where)]

@@ -69,16 +69,23 @@ class ItemSummary:
 
 def item_summaries(state: BenchmarkState, matrix: pd.DataFrame) -> list[ItemSummary]:
     subs = opted_in(state)
+    # One pass over the columns (a pandas groupby with a Python aggregate per (item,
+    # submission) group costs seconds on KCSAT-ML's 68k groups).
+    cells: dict[tuple[str, str], list[Any]] = {}
+    for item, sub, answer, ok in zip(matrix["item"], matrix["submission"], matrix["answer"], matrix["correct"]):
+        cell = cells.get((item, sub))
+        if cell is None:
+            cell = cells[(item, sub)] = [0, 0, set()]
+        cell[0] += bool(ok)
+        cell[1] += 1
+        if answer is not None and answer == answer:  # NaN is not an answer
+            cell[2].add(str(answer))
     groups: dict[str, list[dict[str, Any]]] = {}
-    if len(matrix):
-        agg = matrix.groupby(["item", "submission"], sort=True).agg(
-            correct=("correct", "sum"), samples=("correct", "size"), answers=("answer", lambda a: sorted({str(x) for x in a if x is not None and x == x}))
+    for (item, sub), (correct, samples, answers) in cells.items():
+        m = subs[sub].manifest
+        groups.setdefault(item, []).append(
+            {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples, "answers": sorted(answers)}
         )
-        for (item, sub), row in agg.iterrows():
-            m = subs[sub].manifest
-            groups.setdefault(item, []).append(
-                {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": int(row["correct"]), "samples": int(row["samples"]), "answers": row["answers"]}
-            )
     out = []
     for it in sorted(state.released_items, key=lambda i: i["id"]):
         rows = sorted(groups.get(it["id"], []), key=lambda r: (-r["correct"] / max(r["samples"], 1), r["model"], r["submission"]))

@@ -32,9 +32,13 @@ def output_bytes(site: Path) -> dict[str, bytes]:
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def independent_scan(site: Path, items: list[dict]) -> set[str]:
-    """Ids of items whose canary or any question text appears anywhere in the output
-    (raw bytes, and JSON/HTML-escaped forms) — independent of the builder's leak scan."""
+CANARY_RE = re.compile(r"CANARY-[A-Za-z0-9-]+")
+
+
+def independent_scan(site: Path, items: list[dict], every: int = 1) -> set[str]:
+    """Ids of items whose canary, or question text (first 60 characters; every `every`-th
+    item), appears anywhere in the output — raw, HTML-unescaped or JSON-unescaped —
+    independent of the builder's leak scan."""
     import gzip
     import html
 
@@ -47,10 +51,10 @@ def independent_scan(site: Path, items: list[dict]) -> set[str]:
         if "\\u" in text:  # JSON escapes of non-ASCII text
             blobs.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text))
     everything = "\n".join(blobs)
-    found = set()
-    for it in items:
-        needles = [it["canary"], *(q[:60] for q in it["question"].values())]
-        if any(n in everything for n in needles):
+    seen_canaries = set(CANARY_RE.findall(everything))  # one pass, exact tokens
+    found = {it["id"] for it in items if CANARY_RE.search(it["canary"]).group(0) in seen_canaries}
+    for it in items[::every]:
+        if any(q[:60] in everything for q in it["question"].values()):
             found.add(it["id"])
     return found
 
@@ -261,3 +265,20 @@ def test_verify_page_shell_steps_work(full, tmp_path):
     item["question"]["en"] += " (edited)"
     path.write_bytes(b"\n".join([orjson.dumps(item, option=orjson.OPT_SORT_KEYS), *lines[1:]]) + b"\n")
     assert run() == f"MISMATCH {item['id']}\n"
+
+
+def test_release_of_aggregates_only_publishes_no_item(tmp_path):
+    from builder.release.admin import flip, sign_statement
+    from builder.release.statement import Publish
+    from tests.factory import NOW, make_instance
+    from tests.release.support import distinct_items
+
+    inst = make_instance(tmp_path / "inst", items=distinct_items())
+    flip(inst.root, "soohak", T, Scope(), Publish(items=False, results=False, transcripts=False), NOW, name="r1")
+    for m in ("m1", "m2"):
+        sign_statement(inst.root, "soohak", inst.maintainer_keys[m], "r1")
+    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=AFTER)
+    assert report.benchmarks[0].status == "released"
+    assert not (tmp_path / "site" / "data" / "soohak" / "items.jsonl").exists()
+    assert independent_scan(tmp_path / "site", inst.items) == set()
+    assert verify_site(tmp_path / "site") == ["soohak: released (aggregates only: no items published)"]
