@@ -141,6 +141,8 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
         "rehearsal": report.as_of is not None,
         "synthetic": report.synthetic,
         "registry_version": report.registry.version if report.registry else None,
+        # A proposal still collecting signatures: shown, never in force.
+        "registry_pending": report.registry.pending.doc.version if report.registry and report.registry.pending else None,
         "benchmarks": benchmarks,
         "rejected": len(report.rejections),
     }
