@@ -11,6 +11,10 @@ full released, SOOHAK scheduled), then builds it authorised:
 3. after, as shipped (item pages out of the nav);
 4. with --in-nav: after, with every item page in the nav (to show why they are not).
 
+``--nav-scaling`` instead builds a bare mkdocs-material site of N item-like pages, in the
+nav and out of it, for N = 200, 400, 800, and prints the CPU time per page: in the nav,
+every page renders the whole nav, so time per page grows with N (quadratic in total).
+
 Prints wall time and CPU time (this process and its workers) per build, mkdocs' share,
 the output's size and file count. Run on a quiet machine: wall time under contention
 says little; CPU time is the steadier figure.
@@ -59,11 +63,41 @@ def run(label: str, root: Path, out: Path) -> None:
           f"render {report.timings.get('render', 0):5.1f} s  output {total / 1e6:6.1f} MB in {files} files  item pages {item_pages}  [{states}]")
 
 
+def nav_scaling() -> None:
+    import logging
+
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    logging.getLogger("mkdocs").setLevel(logging.ERROR)
+    for n in (200, 400, 800):
+        for in_nav in (False, True):
+            with tempfile.TemporaryDirectory() as tmp:
+                docs = Path(tmp) / "docs"
+                (docs / "items").mkdir(parents=True)
+                (docs / "index.md").write_text("# Home\n")
+                for i in range(n):
+                    (docs / "items" / f"i{i:04d}.md").write_text(f"# Item {i}\n\n| a | b |\n|---|---|\n| {i} | x |\n")
+                nav = ["index.md"] + ([{"Items": [f"items/i{i:04d}.md" for i in range(n)]}] if in_nav else [])
+                import yaml
+
+                (Path(tmp) / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "theme": {"name": "material"}, "nav": nav}))
+                config = load_config(config_file=str(Path(tmp) / "mkdocs.yml"), site_dir=str(Path(tmp) / "site"))
+                used = cpu()
+                mkdocs_build(config)
+                used = cpu() - used
+                print(f"{n:5d} pages {'in nav    ' if in_nav else 'out of nav'}  cpu {used:6.1f} s  {1000 * used / n:6.1f} ms/page")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="keep the demo here (default: a temporary directory)")
     parser.add_argument("--in-nav", action="store_true", help="also build with every item page in the nav")
+    parser.add_argument("--nav-scaling", action="store_true", help="only the bare mkdocs nav-scaling measurement")
     args = parser.parse_args()
+    if args.nav_scaling:
+        nav_scaling()
+        return
     base = args.out or Path(tempfile.mkdtemp(prefix="sealboard-release-bench-"))
     root = base / "demo"
     write_demo(root, seed=0, now=NOW)

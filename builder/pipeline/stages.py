@@ -202,6 +202,7 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         state.results,
         state.submissions,
         embargoed=state.status != "released",  # a partial release keeps suppression
+        grid=state.config.embargo_grid,
     )
     state = replace(state, boards=tuple(boards))
     board_files(state)
