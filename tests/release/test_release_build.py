@@ -180,7 +180,7 @@ def test_rehearsal_pages_carry_banner_and_noindex(full, tmp_path):
         assert "Rehearsal: this site shows what would be public at 2027-01-15 09:00 UTC" in text, page
     for page in (tmp_path / "normal").rglob("*.html"):
         text = page.read_text()
-        assert "noindex" not in text and "Rehearsal:" not in text, page
+        assert '<meta name="robots" content="noindex">' not in text and "Rehearsal: this site shows" not in text, page
     # the rehearsal shows the release; the deploy check refuses it
     assert (tmp_path / "rehearsal" / "data" / "soohak" / "items.jsonl").is_file()
     with pytest.raises(ReleaseError) as exc:
