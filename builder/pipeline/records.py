@@ -63,3 +63,4 @@ class BuildReport:
     synthetic: bool = False
     # benchmark id -> builder.release.status.ReleaseState, judged at as_of or now.
     releases: dict[str, Any] = field(default_factory=dict)
+    item_access: list[Any] = field(default_factory=list)  # builder.bundles.access.AccessEntry: who may read the items

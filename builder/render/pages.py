@@ -138,6 +138,10 @@ def rejected_page(rejected: dict[str, Any]) -> str:
     return _render("rejected.md.j2", rejected=rejected["rejected"])
 
 
+def access_page(access: dict[str, Any]) -> str:
+    return _render("access.md.j2", access=access["item_access"])
+
+
 def home_summary(index: dict[str, Any]) -> str:
     return _render("home_summary.md.j2", index=index)
 

@@ -18,7 +18,7 @@ from builder.errors import BuilderError
 from builder.pipeline.records import STAGED, BuildReport
 from builder.release.pages import benchmark_release, release_nav, site_release_pages
 from builder.render import pages
-from builder.render.data import board_files, dumps, index_data, rejected_data, submissions_data
+from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 
 
 def banner_text(report: BuildReport) -> str | None:
@@ -76,6 +76,8 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
                 {"Data": "data.md"},
                 {"For labs: submitting a bundle": "labs.md"},
                 {"For maintainers: keys and the registry": "maintainers.md"},
+                {"Item access for labs": "access.md"},
+                {"Adding a benchmark": "adding-a-benchmark.md"},
                 {"Bundle format": "bundle-format.md"},
                 {"Rejected submissions": "rejected.md"},
                 {"Changelog": "changelog.md"},
@@ -126,6 +128,9 @@ def render_site(report: BuildReport) -> StagedSite:
     for rel, text in site_release_pages(report).items():
         write(f"pages/{rel}", text)
     write("pages/rejected.md", pages.rejected_page(rejected))
+    access = access_data(report)
+    write("data/access.json", dumps(access))
+    write("pages/access.md", pages.access_page(access))
     write("pages/methodology.md", pages.methodology_page(report, boards))
     write("pages/data.md", pages.data_page(report, boards))
     meta = {
