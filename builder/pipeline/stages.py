@@ -11,6 +11,7 @@ import pandas as pd
 
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.bundles.results import ResultsLimits
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
@@ -131,7 +132,8 @@ def unseal_state(
     item_ids = {it["id"] for it in items}
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
-    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids):
+    limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
+    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids, limits):
         if isinstance(outcome, Exception):
             rejections.append(rejection(outcome, where=bundle.where, stage="unseal", benchmark=config.id, lab=bundle.manifest.lab))
         else:
@@ -151,7 +153,7 @@ def unseal_state(
 
 
 def _unseal_isolated(
-    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str]
+    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
 ) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | Exception]]:
     """unseal_many, with any exception that escapes it pinned on one bundle.
 
@@ -160,7 +162,7 @@ def _unseal_isolated(
     """
     done = 0
     try:
-        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids):
+        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids, limits):
             done += 1
             yield bundle, outcome
         return
@@ -168,7 +170,7 @@ def _unseal_isolated(
         pass
     for bundle in bundles[done:]:
         try:
-            yield from unseal_many([bundle], identities, extras, item_ids)
+            yield from unseal_many([bundle], identities, extras, item_ids, limits)
         except Exception as exc:
             yield bundle, exc
 
