@@ -9,14 +9,17 @@ from typing import Any
 
 import pandas as pd
 
+from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
 from builder.pipeline.isolation import isolate, rejection
+from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.release.apply import apply_release
 from builder.trust.registry import Registry
@@ -67,7 +70,11 @@ def submissions_frame(bundles: list[VerifiedBundle] | tuple[VerifiedBundle, ...]
             }
         )
     columns = ["submission", "lab", "model_id", "model", "family", "open_weights", "params_b", "tts"]
-    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    frame = pd.DataFrame(rows)
+    frame["model"] = distinct_models(frame)  # same name twice on a board: qualified, once, here
+    return frame
 
 
 def items_frame(items: list[dict[str, Any]], primary_language: str) -> pd.DataFrame:
@@ -134,6 +141,12 @@ def unseal_state(
     frames: list[pd.DataFrame] = []
     limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
     for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids, limits):
+        if not isinstance(outcome, Exception):
+            # Complete, and what the lab signed: a partial bundle never reaches a board.
+            try:
+                check_unsealed(bundle.manifest, outcome, dataset.manifest, spec, f"{bundle.where}/{RESULTS}")
+            except Exception as exc:
+                outcome = exc
         if isinstance(outcome, Exception):
             rejections.append(rejection(outcome, where=bundle.where, stage="unseal", benchmark=config.id, lab=bundle.manifest.lab))
         else:
