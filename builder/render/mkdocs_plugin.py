@@ -39,6 +39,7 @@ class SealboardPlugin(BasePlugin):
         position = 1 if config.theme.custom_dir else 0
         config.theme.dirs.insert(position, str(TEMPLATE / "overrides"))
         config.extra["sealboard_banner"] = self.meta.get("banner")
+        config.extra["sealboard_noindex"] = bool(self.meta.get("noindex"))
         config.extra_css.append("assets/sealboard.css")
         config.extra_javascript.append("assets/plotly.min.js")
         config.extra_javascript.append("assets/sealboard.js")
