@@ -15,6 +15,7 @@ from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.verify import VerifiedBundle, verify_bundle
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
+from builder.pipeline.isolation import isolate_render
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import score_states, unseal_state, verify_datasets
 from builder.trust.registry import load_registry
@@ -55,6 +56,13 @@ def load_identities(identity_file: Path | None, identity_env: str | None) -> lis
 
 def reject(exc: BuilderError, raw: RawBundle) -> Rejection:
     return Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, raw.benchmark, raw.owner)
+
+
+def _check_strict(report: BuildReport, strict: bool) -> None:
+    """--strict: any rejection from any stage so far fails the build, before anything is written."""
+    if strict and report.rejections:
+        first = report.rejections[0]
+        raise BuilderError(f"{len(report.rejections)} bundle(s) rejected; first: {first.message}", reason="rejected", hint="fix the listed bundles (--strict is on)")
 
 
 def build(
@@ -117,13 +125,12 @@ def build(
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
             report.benchmarks.append(state)
 
-    if strict and report.rejections:
-        first = report.rejections[0]
-        raise BuilderError(f"{len(report.rejections)} bundle(s) rejected; first: {first.message}", reason="rejected", hint="fix the listed bundles (--strict is on)")
+    _check_strict(report, strict)
 
-    # 4. Score: pure functions over the frames.
+    # 4. Score: pure functions over the frames, one isolation boundary per submission.
     with timer.stage("score", "Scoring boards"):
         report.benchmarks = score_states(report.benchmarks, report.rejections)
+    _check_strict(report, strict)
 
     if not render:
         return report
@@ -133,7 +140,8 @@ def build(
     from builder.render.site import render_site
 
     with timer.stage("render", "Rendering pages and data"):
-        staged = render_site(report)
+        staged = isolate_render(report, render_site, lambda states: score_states(states, report.rejections))
+    _check_strict(report, strict)
     with timer.stage("mkdocs", "Building the site with mkdocs-material"):
         built = staged.build()
     with timer.stage("publish", "Scanning the output for embargoed text and publishing"):

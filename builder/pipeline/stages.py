@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -14,6 +15,7 @@ from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
+from builder.pipeline.isolation import isolate, rejection
 from builder.pipeline.records import BenchmarkState
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
@@ -116,8 +118,8 @@ def unseal_state(
 
     try:
         items = unseal_items(dataset, identities)
-    except BuilderError as exc:
-        rejections.append(Rejection(exc.where or dataset.where, exc.reason, str(exc), exc.hint, config.id, DATASET_DIR))
+    except Exception as exc:  # any failure of the dataset is the benchmark's, named
+        rejections.append(rejection(exc, where=dataset.where, stage="unseal", benchmark=config.id, lab=DATASET_DIR))
         rejections.append(
             Rejection(dataset.where, "missing-dataset", f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored", exc.hint, config.id)
         )
@@ -126,9 +128,9 @@ def unseal_state(
     item_ids = {it["id"] for it in items}
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
-    for bundle, outcome in unseal_many(bundles, identities, spec.results_extras(), item_ids):
-        if isinstance(outcome, BuilderError):
-            rejections.append(Rejection(outcome.where or bundle.where, outcome.reason, str(outcome), outcome.hint, config.id, bundle.manifest.lab))
+    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids):
+        if isinstance(outcome, Exception):
+            rejections.append(rejection(outcome, where=bundle.where, stage="unseal", benchmark=config.id, lab=bundle.manifest.lab))
         else:
             frames.append(outcome)
             kept.append(bundle)
@@ -144,26 +146,59 @@ def unseal_state(
     )
 
 
-def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> list[BenchmarkState]:
-    from builder.scoring import score_benchmark
+def _unseal_isolated(
+    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str]
+) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | Exception]]:
+    """unseal_many, with any exception that escapes it pinned on one bundle.
 
+    unseal_many yields a bundle's own BuilderError; anything else breaks the batch. Then the
+    bundles not yet yielded are unsealed one at a time, so the failure lands on its bundle.
+    """
+    done = 0
+    try:
+        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids):
+            done += 1
+            yield bundle, outcome
+        return
+    except Exception:
+        pass
+    for bundle in bundles[done:]:
+        try:
+            yield from unseal_many([bundle], identities, extras, item_ids)
+        except Exception as exc:
+            yield bundle, exc
+
+
+def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> list[BenchmarkState]:
     scored = []
     for state in states:
         if state.status == "sealed" or state.results is None:
             scored.append(state)
             continue
         try:
-            boards = score_benchmark(
-                state.config.scoring,
-                state.items,
-                state.results,
-                state.submissions,
-                embargoed=state.status == "embargoed",
-            )
-        except BuilderError as exc:
-            # The dataset or config contradicts the scoring declaration: this benchmark
+            scored.append(isolate(state, score_one, stage="score", rejections=rejections))
+        except Exception as exc:
+            # Not traceable to a submission (the dataset or config contradicts the scoring
+            # declaration, or only a combination of submissions fails): this benchmark
             # publishes no scores, the others still build.
-            rejections.append(Rejection(exc.where or state.config.path, exc.reason, str(exc), exc.hint, state.config.id))
-            boards = []
-        scored.append(replace(state, boards=tuple(boards)))
+            rejections.append(rejection(exc, where=str(state.config.path), stage="score", benchmark=state.config.id, lab=None))
+            scored.append(replace(state, boards=()))
     return scored
+
+
+def score_one(state: BenchmarkState) -> BenchmarkState:
+    """Score one benchmark and serialise its data files (so a row that cannot be written
+    fails here, inside the isolation boundary, not in the site-wide render)."""
+    from builder.render.data import board_files
+    from builder.scoring import score_benchmark
+
+    boards = score_benchmark(
+        state.config.scoring,
+        state.items,
+        state.results,
+        state.submissions,
+        embargoed=state.status == "embargoed",
+    )
+    state = replace(state, boards=tuple(boards))
+    board_files(state)
+    return state

@@ -24,9 +24,18 @@ reason                     when
 
 Order of checks in :func:`unseal` (first failure wins): armor → v1 header grammar
 (``bad-header``) → scrypt policy (``scrypt-refused``) → X25519 stanza shape
-(``bad-header``) → unwrap with our identities (``no-matching-recipient``; a low-order
-share is ``bad-header``) → header MAC (``decrypt-failed``) → payload via pyrage
-(``decrypt-failed``). Everything stays in memory; nothing is written to disk.
+(``bad-header``) → then pyrage: unwrap with our identities (``no-matching-recipient``; a
+low-order share is ``bad-header``), header MAC and payload (``decrypt-failed``).
+Everything stays in memory; nothing is written to disk.
+
+Why a header pre-parser next to rage: the cryptography (unwrap, MAC, payload) is rage's
+alone, but rage is more lenient than the spec in places (the C2SP vectors show two
+malformed headers it decrypts) and collapses several policy cases into one error. The
+pre-parser guarantees (1) the spec's MUST-reject header grammar — canonical base64, 64-column
+stanza bodies, LF only, no armor — so a sealed file has exactly one byte encoding, and
+(2) Sealboard's policy refusals with their own reasons: no passphrase (scrypt) stanza
+ever, and the X25519 stanza shape (32-byte share and body) checked before any
+decryption, the spec's partitioning-oracle mitigation.
 
 Keys (recipients, identities, Bech32) live in :mod:`builder.trust.agekeys` and are re-exported
 here. Secrets: :class:`Identity` never shows its key in ``repr``/``str``, is not picklable, and
@@ -39,21 +48,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import hmac
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Sequence
 
 import pyrage
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric.x25519 import (
-    X25519PublicKey,
-)
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from builder.errors import SealError
 from builder.trust.agekeys import Identity, generate_identity, identity_file_text, load_identity, parse_recipient
@@ -99,7 +99,6 @@ MAC_MARK = "---"
 MAC_PREFIX = "--- "
 MAC_B64_CHARS = 43  # base64 of the 32-byte HMAC-SHA-256 without padding
 MAC_BYTES = 32
-MAC_HKDF_INFO = b"header"  # HMAC key = HKDF-SHA-256(ikm = file key, salt = empty, info)
 # "File key": 128-bit.
 FILE_KEY_BYTES = 16
 # "Payload": begins with a 16-byte nonce.
@@ -113,8 +112,13 @@ X25519_LABEL = "X25519"
 X25519_ARGS = 2
 X25519_SHARE_BYTES = 32
 X25519_BODY_BYTES = FILE_KEY_BYTES + 16
-X25519_HKDF_INFO = b"age-encryption.org/v1/X25519"  # wrap key info; salt = share || recipient
-AEAD_ZERO_NONCE = bytes(12)  # "the ChaCha20-Poly1305 nonce is fixed as 12 0x00 bytes"
+
+# rage's error strings (first sentence) for the outcomes we give their own reason; any
+# other decrypt error is a payload failure. tests/trust/test_seal.py pins them through the
+# C2SP vectors, so a rage upgrade that rewords one fails there, not silently here.
+RAGE_NO_MATCH = "No matching keys found"
+RAGE_BAD_HEADER = "Header is invalid"
+RAGE_BAD_MAC = "Header MAC is invalid"
 
 # "The scrypt recipient type": first argument "scrypt". Refused by Sealboard policy.
 SCRYPT_LABEL = "scrypt"
@@ -173,7 +177,6 @@ class Stanza:
 class Header:
     stanzas: tuple[Stanza, ...]
     mac: bytes
-    mac_input: bytes  # header bytes up to and including "---"
     length: int  # header bytes including the MAC line's LF; the payload starts here
 
 
@@ -253,7 +256,6 @@ def parse_header(data: bytes, where: Where = None) -> Header:
     stanza_prefix = STANZA_PREFIX.encode()
     mac_prefix = MAC_PREFIX.encode()
     while True:
-        line_start = pos
         line = next_line()
         if line.startswith(stanza_prefix):
             # "Recipient stanza": arg-line = "-> " argument *(SP argument) LF
@@ -301,7 +303,6 @@ def parse_header(data: bytes, where: Where = None) -> Header:
             mac = _b64decode_canonical(enc)
             if mac is None or len(mac) != MAC_BYTES:
                 raise _bad("MAC is not canonical base64", where, lineno)
-            mac_input = data[: line_start + len(MAC_MARK)]
             break
         raise _bad("unexpected header line (expected '-> ' stanza or '--- ' MAC line)",
                    where, lineno)
@@ -309,7 +310,7 @@ def parse_header(data: bytes, where: Where = None) -> Header:
     # "Payload": begins with a 16-byte nonce.
     if size - pos < PAYLOAD_NONCE_BYTES:
         raise _bad("file is truncated: payload nonce is missing", where)
-    return Header(stanzas=tuple(stanzas), mac=mac, mac_input=mac_input, length=pos)
+    return Header(stanzas=tuple(stanzas), mac=mac, length=pos)
 
 
 # ---------------------------------------------------------------------------------------
@@ -317,11 +318,7 @@ def parse_header(data: bytes, where: Where = None) -> Header:
 # ---------------------------------------------------------------------------------------
 
 
-def _hkdf(ikm: bytes, salt: bytes, info: bytes) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=info).derive(ikm)
-
-
-def _check_x25519_stanza(st: Stanza, where: Where) -> bytes:
+def _check_x25519_stanza(st: Stanza, where: Where) -> None:
     """Spec "X25519 recipient stanza": reject (not ignore) a malformed X25519 stanza."""
     if len(st.args) != X25519_ARGS:
         raise _bad(f"X25519 stanza has {len(st.args)} arguments, expected {X25519_ARGS}",
@@ -333,7 +330,6 @@ def _check_x25519_stanza(st: Stanza, where: Where) -> bytes:
     if len(st.body) != X25519_BODY_BYTES:
         raise _bad(f"X25519 stanza body is {len(st.body)} bytes, expected {X25519_BODY_BYTES}",
                    where, st.line)
-    return share
 
 
 def unseal(ciphertext: bytes, identities: Sequence[Identity], where: Where = None) -> bytes:
@@ -357,32 +353,17 @@ def unseal(ciphertext: bytes, identities: Sequence[Identity], where: Where = Non
 
     # Shape of every X25519 stanza first (the spec's MUST-reject rules); others ignored.
     x_label = X25519_LABEL.encode()
-    x_stanzas = [(st, _check_x25519_stanza(st, where))
-                 for st in header.stanzas if st.args[0] == x_label]
+    x_stanzas = [st for st in header.stanzas if st.args[0] == x_label]
+    for st in x_stanzas:
+        _check_x25519_stanza(st, where)
 
-    # Unwrap: try each X25519 stanza, in order, with each of our keys.
-    file_key = None
-    matched = None
-    for st, share in x_stanzas:
-        peer = X25519PublicKey.from_public_bytes(share)
-        for key in keys:
-            try:
-                shared = key.private.exchange(peer)
-            except ValueError:
-                # "If the shared secret is all 0x00 bytes, the identity implementation
-                # MUST abort." (low-order share)
-                raise _bad("X25519 stanza share is a low-order point", where, st.line) from None
-            wrap_key = _hkdf(shared, share + key.public, X25519_HKDF_INFO)
-            try:
-                file_key = ChaCha20Poly1305(wrap_key).decrypt(AEAD_ZERO_NONCE, st.body, None)
-            except InvalidTag:
-                continue
-            matched = key
-            break
-        if matched is not None:
-            break
-
-    if matched is None or file_key is None:
+    # Unwrap, header MAC and payload: rage's. Its errors are fixed strings (no input
+    # echoed); map them to our stable reasons.
+    try:
+        return pyrage.decrypt(ciphertext, [k.rage for k in keys])
+    except pyrage.DecryptError as e:
+        detail = str(e).split(". ")[0].split("\n")[0][:100] or "decryption error"
+    if detail == RAGE_NO_MATCH:
         n_x = len(x_stanzas)
         n_other = len(header.stanzas) - n_x
         ours = ", ".join(k.recipient for k in keys)
@@ -393,22 +374,14 @@ def unseal(ciphertext: bytes, identities: Sequence[Identity], where: Where = Non
             hint="the file must be sealed to the benchmark's embargo recipient "
                  "(see its leaderboard config)",
         )
-
-    # "Header MAC": HMAC-SHA-256 keyed by HKDF(file key, salt empty, "header").
-    mac_key = _hkdf(file_key, b"", MAC_HKDF_INFO)
-    expected = hmac.new(mac_key, header.mac_input, hashlib.sha256).digest()
-    if not hmac.compare_digest(expected, header.mac):
+    if detail == RAGE_BAD_HEADER:
+        raise _bad("header is invalid (rage refused it after the grammar check)", where)
+    if detail == RAGE_BAD_MAC:
         raise SealError(
             "header MAC does not verify: the header was altered or the file is corrupt",
             where=where, reason="decrypt-failed",
         )
-
-    try:
-        return pyrage.decrypt(ciphertext, [matched.rage])
-    except pyrage.DecryptError as e:
-        # rage's messages are fixed strings (no input echoed); keep the first sentence.
-        detail = str(e).split(". ")[0][:100] or "decryption error"
-        raise SealError(
-            f"payload does not decrypt ({detail}): the file is truncated, corrupt or tampered",
-            where=where, reason="decrypt-failed",
-        ) from None
+    raise SealError(
+        f"payload does not decrypt ({detail}): the file is truncated, corrupt or tampered",
+        where=where, reason="decrypt-failed",
+    )
