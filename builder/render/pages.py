@@ -52,23 +52,28 @@ def fmt_ci(cell: dict[str, Any] | None, unit: str) -> str:
     return interval(cell.get("ci_low"), cell.get("ci_high"), unit)
 
 
+def _sort_key(value: float) -> str:
+    # Plain decimals (never "1e-05": tablesort's number sort drops the exponent), short.
+    return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
+
+
 def fmt_cell(cell: dict[str, Any] | None, unit: str, inline: bool) -> str:
     """One table cell: the value, then interval and n smaller — on the same line for
-    narrow boards, in a focusable tooltip (dotted underline) for wide ones."""
+    narrow boards, in a tooltip (dotted underline; hover, or tap on a phone) for wide
+    ones. Kept terse: a 100-row board with 13 columns has 1,300 of them."""
     value = fmt_value(cell, unit)
-    sort = "" if not cell or cell.get("value") is None else f' data-sort="{cell["value"]:.6f}"'
     if not cell or cell.get("value") is None:
-        return f'<td class="sb-num"{sort}>{value}</td>'
+        return f'<td class="sb-num">{value}</td>'
+    sort = _sort_key(cell["value"])
     ci = fmt_ci(cell, unit)
     n = cell.get("n")
-    detail = " · ".join(x for x in (ci, f"n={n}" if n else "") if x)
     if inline:
         extra = f' <span class="sb-ci">{ci}</span>' if ci else ""
         extra += f' <span class="sb-n">{n}</span>' if n else ""
-        return f'<td class="sb-num"{sort}>{value}{extra}</td>'
-    if not detail:
-        return f'<td class="sb-num"{sort}>{value}</td>'
-    return f'<td class="sb-num"{sort}><span class="sb-tip" tabindex="0" data-tip="{detail}">{value}</span></td>'
+        return f'<td data-sort="{sort}">{value}{extra}</td>'
+    detail = " ".join(x for x in (ci, f"n={n}" if n else "") if x)
+    tip = f' data-tip="{detail}"' if detail else ""
+    return f'<td data-sort="{sort}"{tip}>{value}</td>'
 
 
 def fmt_rank(row: dict[str, Any]) -> str:

@@ -156,3 +156,22 @@ def test_demo_flag_travels_with_board_files(tmp_path):
     # A real instance's files carry no flag.
     _, plain = board_files(state)
     assert "synthetic" not in orjson.loads(plain["soohak/mini.json"])
+
+
+def test_sitemap_lists_every_page_when_site_url_is_set(built, tmp_path):
+    from builder.render.site import StagedSite
+
+    root, site = built
+    config = root / "mkdocs.yml"
+    original = config.read_text()
+    config.write_text(original + "site_url: https://example.org/board/\n")
+    try:
+        out = StagedSite(root=root, staged=root / ".sealboard/staged", out=tmp_path / "site").build()
+    finally:
+        config.write_text(original)
+    locs = set(re.findall(r"<loc>(.*?)</loc>", (out / "sitemap.xml").read_text()))
+    pages_on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*.html") if p.name != "404.html"}
+    assert locs == {f"https://example.org/board/{p}" for p in pages_on_disk}
+    assert "https://example.org/board/soohak/models/beta/run-1.html" in locs
+    # With site_url the 404 page may use absolute links: they carry the sub-path.
+    assert 'href="/assets' not in (out / "404.html").read_text() and 'href="/board/' in (out / "404.html").read_text()

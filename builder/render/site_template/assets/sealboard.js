@@ -92,6 +92,12 @@
     var max = el.clientWidth < 560 ? 16 : 42;
     return function (s) { s = String(s); return text(s.length > max ? s.slice(0, max - 1) + "…" : s); };
   }
+  function rowsAxis(el, labels) {  // rows by position: names that shorten alike stay apart
+    var lab = label(el);
+    return { tickmode: "array", tickvals: labels.map(function (_, i) { return i; }), ticktext: labels.map(lab),
+             autorange: "reversed", zeroline: false, showgrid: false };
+  }
+  function idx(list) { return list.map(function (_, i) { return i; }); }
   function refLines(refs, lo, hi) {
     return refs.map(function (r) {
       return { type: "scatter", mode: "lines", x: [r.value, r.value], y: [lo, hi], name: text(r.label),
@@ -100,23 +106,23 @@
   }
   var draw = {
     dots: function (s, el, c) {
-      var lab = label(el), y = s.points.map(function (p) { return lab(p.label); }), full = s.points.map(function (p) { return text(p.label); });
+      var y = idx(s.points), full = s.points.map(function (p) { return text(p.label); });
       var t = [{ type: "scatter", mode: "markers", x: s.points.map(function (p) { return p.value; }), y: y, customdata: full,
         marker: { color: c.a, size: 7 }, hovertemplate: "%{customdata}: %{x:.1f}<extra></extra>",
         error_x: { type: "data", symmetric: false, color: c.a,
           array: s.points.map(function (p) { return p.hi == null ? 0 : p.hi - p.value; }),
           arrayminus: s.points.map(function (p) { return p.lo == null ? 0 : p.value - p.lo; }) } }];
       return [t.concat(refLines(s.references, y[0], y[y.length - 1])),
-              { height: 90 + 20 * y.length, showlegend: s.references.length > 0, yaxis: { type: "category", autorange: "reversed" } }];
+              { height: 90 + 20 * y.length, showlegend: s.references.length > 0, yaxis: rowsAxis(el, s.points.map(function (p) { return p.label; })) }];
     },
     heatmap: function (s, el, c) {
-      var lab = label(el), narrow = el.clientWidth < 560;
+      var narrow = el.clientWidth < 560;
       return [[{ type: "heatmap", z: s.z, x: s.x.map(function (x) { return text(narrow ? x.split(" ")[0] : x); }),
-        y: s.y.map(lab), customdata: s.y.map(function (y) { return s.x.map(function () { return text(y); }); }),
+        y: idx(s.y), customdata: s.y.map(function (y) { return s.x.map(function () { return text(y); }); }),
         colorscale: "Viridis", hoverongaps: false, xgap: 1, ygap: 1,
         colorbar: { title: { text: text(s.z_title), side: "right" }, thickness: 10, outlinewidth: 0 },
         hovertemplate: "%{customdata}<br>%{x}: %{z:.1f}<extra></extra>" }],
-        { height: 140 + 16 * s.y.length, yaxis: { type: "category", autorange: "reversed" }, xaxis: { type: "category", tickangle: -45 } }];
+        { height: 140 + 16 * s.y.length, yaxis: rowsAxis(el, s.y), xaxis: { type: "category", tickangle: -45 } }];
     },
     lines: function (s, el, c) {
       var lab = label(el), traces = s.series.map(function (r) {
@@ -128,26 +134,29 @@
       return [traces, { height: el.clientWidth < 560 ? 560 : 480, showlegend: true, legend: { y: -0.25 }, xaxis: { type: "category" } }];
     },
     pairs: function (s, el, c) {
-      var lab = label(el), y = s.rows.map(function (r) { return lab(r.label); }), seg = { x: [], y: [] };
+      var y = idx(s.rows), seg = { x: [], y: [] };
       s.rows.forEach(function (r, i) { seg.x.push(r.a, r.b, null); seg.y.push(y[i], y[i], null); });
       function pts(key, name, color) {
         return { type: "scatter", mode: "markers", name: text(name), x: s.rows.map(function (r) { return r[key]; }), y: y,
-                 marker: { color: color, size: 8 }, hovertemplate: text(name) + ": %{x:.1f}<extra></extra>" };
+                 marker: { color: color, size: 8 }, customdata: s.rows.map(function (r) { return text(r.label); }),
+                 hovertemplate: "%{customdata}<br>" + text(name) + ": %{x:.1f}<extra></extra>" };
       }
       return [[{ type: "scatter", mode: "lines", x: seg.x, y: seg.y, line: { color: c.grid, width: 3 }, hoverinfo: "skip", showlegend: false },
                pts("a", s.a, c.a), pts("b", s.b, c.b)],
-              { height: 110 + 20 * y.length, showlegend: true, yaxis: { type: "category", autorange: "reversed" } }];
+              { height: 110 + 20 * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
     },
     arrows: function (s, el, c) {
-      var lab = label(el), y = s.rows.map(function (r) { return lab(r.label); }), seg = { x: [], y: [] };
+      var y = idx(s.rows), seg = { x: [], y: [] };
       s.rows.forEach(function (r, i) { seg.x.push(r.a, r.b, null); seg.y.push(y[i], y[i], null); });
       return [[{ type: "scatter", mode: "lines", x: seg.x, y: seg.y, line: { color: c.a, width: 2 }, hoverinfo: "skip", showlegend: false },
                { type: "scatter", mode: "markers", name: text(s.a), x: s.rows.map(function (r) { return r.a; }), y: y,
-                 marker: { color: c.grid, line: { color: c.a, width: 1.5 }, size: 7 }, hovertemplate: text(s.a) + ": %{x:.1f}<extra></extra>" },
+                 marker: { color: c.grid, line: { color: c.a, width: 1.5 }, size: 7 }, customdata: s.rows.map(function (r) { return text(r.label); }),
+                 hovertemplate: "%{customdata}<br>" + text(s.a) + ": %{x:.1f}<extra></extra>" },
                { type: "scatter", mode: "markers", name: text(s.b), x: s.rows.map(function (r) { return r.b; }), y: y,
                  marker: { color: c.a, size: 10, symbol: s.rows.map(function (r) { return r.b >= r.a ? "triangle-right" : "triangle-left"; }) },
-                 hovertemplate: text(s.b) + ": %{x:.1f}<extra></extra>" }],
-              { height: 110 + 20 * y.length, showlegend: true, yaxis: { type: "category", autorange: "reversed" } }];
+                 customdata: s.rows.map(function (r) { return text(r.label); }),
+                 hovertemplate: "%{customdata}<br>" + text(s.b) + ": %{x:.1f}<extra></extra>" }],
+              { height: 110 + 20 * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
     },
     scatter: function (s, el, c) {
       var named = s.points.length <= 25 && el.clientWidth >= 560;  // label the dots when they fit
