@@ -165,6 +165,7 @@ def main() -> None:
         own = med.get("ingest", 0) + med.get("verify", 0) + med.get("unseal", 0)
         print(f"ratios: ingest+verify+unseal / (read+decrypt+orjson) = {own / floor:.2f}x; score / unseal = {med['score'] / med['unseal']:.2f}x")
         print(f"leak scan: {int(med.get('leak_scan_files', 0))} files, {med.get('leak_scan_bytes', 0) / 1e6:.1f} MB in publish {med['publish']:.2f}s")
+        print(f"leak scan speed: {med.get('leak_scan_bytes', 0) / 1e6 / max(med.get('leak_scan_s', 0), 1e-9):.0f} MB/s of output (goal >= 100)")
 
 
 if __name__ == "__main__":

@@ -303,21 +303,28 @@ def check_identifier(value: Any, *, where: str, field: str, line: int | None = N
     return value
 
 
-def clean_display_name(value: Any, *, where: str, field: str, line: int | None = None, max_len: int = 120) -> str:
-    """A human-readable name: NFKC-normalised, no control, bidi or zero-width characters."""
-    if not isinstance(value, str) or not value.strip():
+def clean_display_name(
+    value: Any, *, where: str, field: str, line: int | None = None, max_len: int = 120, multiline: bool = False, allow_empty: bool = False
+) -> str:
+    """A human-readable name: NFKC-normalised, no control, bidi or zero-width characters.
+
+    ``multiline`` (free text such as notes) also admits line breaks and repeated spaces;
+    ``allow_empty`` admits "". Every field a lab writes that the site displays goes through
+    here, so what a visitor sees is what the bytes say.
+    """
+    if not isinstance(value, str) or not (value.strip() or (allow_empty and value == "")):
         raise ParseError(f"{field} must be a non-empty string", where=where, line=line, reason="wrong-type")
     normal = unicodedata.normalize("NFKC", value)
     for ch in normal:
-        if unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
+        if unicodedata.category(ch) in _INVISIBLE_CATEGORIES and not (multiline and ch == "\n"):
             raise ParseError(
                 f"{field} contains the invisible or control character U+{ord(ch):04X}",
                 where=where,
                 line=line,
                 reason="bad-display-name",
-                hint="remove zero-width, bidi and control characters from the name",
+                hint="remove zero-width, bidi and control characters from the text",
             )
-    if normal != normal.strip() or "  " in normal:
+    if normal != normal.strip() or ("  " in normal and not multiline):
         raise ParseError(f"{field} has leading, trailing or repeated spaces", where=where, line=line, reason="bad-display-name")
     if len(normal) > max_len:
         raise ParseError(f"{field} is longer than {max_len} characters", where=where, line=line, reason="bad-display-name")

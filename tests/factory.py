@@ -14,14 +14,14 @@ from typing import Any
 import orjson
 
 from builder.bundles.create import Description, create_bundle, sign_bundle
-from builder.bundles.dataset import ITEMS, dataset_manifest_dict, new_salt
-from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.bundles.dataset import new_salt
+from builder.bundles.dataset_create import sign_dataset, write_dataset
 from builder.config import load_config
 from builder.demo.instance import MKDOCS_YML, _config_text
+from builder.trust.registry import load_registry
 from builder.trust.registry_admin import add_lab, init_registry, sign_registry
-from builder.trust.seal import Identity, generate_identity, identity_file_text, seal
+from builder.trust.seal import Identity, generate_identity, identity_file_text
 from builder.trust.sshkeys import PrivateKey, generate_ed25519, load_private_key
-from builder.trust.sshsig import NS_DATASET, sign
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 VERSION = "test-1"
@@ -139,12 +139,9 @@ def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: l
     (root / "site_src" / "index.md").write_text("# Test instance\n\n<!-- sealboard:benchmarks -->\n")
 
     items = items if items is not None else soohak_items()
-    salted = [dict(it, salt=new_salt()) for it in items]
-    sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in salted), [identity.recipient])
-    ds = root / "bundles" / "soohak" / "_dataset" / VERSION
-    ds.mkdir(parents=True)
-    manifest = orjson.dumps(dataset_manifest_dict("soohak", VERSION, NOW, salted, sealed), option=orjson.OPT_INDENT_2) + b"\n"
-    (ds / ITEMS).write_bytes(sealed)
-    (ds / MANIFEST).write_bytes(manifest)
-    (ds / SIGNATURE).write_text(sign(maintainers["m1"], manifest, NS_DATASET))
+    # The dataset bundle, signed by the maintainer threshold (m1 and m2 of 2-of-3).
+    ds = write_dataset(root, load_config(root / "leaderboards" / "soohak.yaml", root), [dict(it, salt=new_salt()) for it in items], NOW)
+    registry = load_registry(root, NOW)
+    for m in ("m1", "m2"):
+        sign_dataset(ds, maintainers[m], registry)
     return Instance(root=root, identity=identity, maintainer_keys=maintainers, lab_keys=lab_keys, lab_key_paths=lab_paths, items=items)

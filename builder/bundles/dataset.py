@@ -2,8 +2,9 @@
 
 Layout ``bundles/<benchmark>/_dataset/<version>/``:
 
-- ``manifest.json`` (public, signed under ``sealboard-dataset`` by a registered
-  maintainer): ``format``, ``benchmark``, ``version``, ``created``, ``splits``
+- ``manifest.json`` (public, signed under ``sealboard-dataset`` by the registry's
+  maintainer THRESHOLD, as registry versions are: ``manifest.json.sig`` holds one armored
+  SSHSIG block per maintainer, concatenated): ``format``, ``benchmark``, ``version``, ``created``, ``splits``
   (name → item count), ``items`` (``id``, ``split``, ``commitment`` for every item) and
   ``files`` (``items.jsonl.age``, its size and SHA-256).
 - ``items.jsonl.age``: one item per line, sealed to the embargo recipient.
@@ -35,8 +36,8 @@ from builder.bundles.manifest import MANIFEST, SIGNATURE, format_timestamp, pars
 from builder.bundles.verify import check_files
 from builder.errors import BundleError, IntegrityError, ParseError
 from builder.strict import check_fields, iter_jsonl, loads_json
-from builder.trust.registry import Registry
-from builder.trust.sshsig import NS_DATASET, verify
+from builder.trust.registry import Registry, require_threshold
+from builder.trust.sshsig import NS_DATASET
 
 FORMAT = "sealboard-dataset/1"
 ITEMS = "items.jsonl.age"
@@ -149,10 +150,35 @@ def verify_dataset(raw: RawBundle, registry: Registry, *, now: datetime) -> Veri
         raise BundleError(
             "benchmark/version do not match the directory", where=f"{where}/{MANIFEST}", reason="misplaced", hint="dataset bundles live at bundles/<benchmark>/_dataset/<version>/"
         )
-    signer = verify(raw.files[SIGNATURE], raw.files[MANIFEST], NS_DATASET, f"{where}/{SIGNATURE}")
-    registry.maintainer(signer, now, f"{where}/{SIGNATURE}")
+    # The gold answers decide every score: one maintainer alone may not change them.
+    signers = require_threshold(registry, raw.files[MANIFEST], raw.files[SIGNATURE], f"{where}/{MANIFEST}", NS_DATASET,
+                                sign_hint=f"other maintainers add theirs: sealboard dataset sign {raw.benchmark} --key KEY")
     check_files(where, raw.files, {ITEMS: (manifest.items_bytes, manifest.items_sha256)})
-    return VerifiedDataset(manifest=manifest, signer=signer.fingerprint, where=where, sealed_items=raw.files[ITEMS], _token=_TOKEN)
+    return VerifiedDataset(manifest=manifest, signer=", ".join(m.id for m in signers), where=where,
+                           sealed_items=raw.files[ITEMS], _token=_TOKEN)
+
+
+def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
+    """One item's fields and types (not its commitment): shared by parsing and creation."""
+    obj = check_fields(obj, ITEM_REQUIRED, ITEM_METADATA, where=where, line=line, context="item")
+    if not isinstance(obj["id"], str) or not obj["id"] or len(obj["id"]) > 128 or not obj["id"].isprintable():
+        raise ParseError("id must be a non-empty printable string of at most 128 characters", where=where, line=line, reason="wrong-type")
+    if not isinstance(obj["split"], str) or not obj["split"]:
+        raise ParseError("split must be a non-empty string", where=where, line=line, reason="wrong-type")
+    if obj["answer_type"] not in ANSWER_TYPES:
+        raise ParseError(f"answer_type {obj['answer_type']!r} is not one of {sorted(ANSWER_TYPES)}", where=where, line=line, reason="bad-answer-type")
+    for key in ("question", "answer"):
+        if not isinstance(obj[key], dict) or not all(isinstance(v, str) for v in obj[key].values()) or not obj[key]:
+            raise ParseError(f"{key} must map language codes to text", where=where, line=line, reason="wrong-type")
+    for key, kind in ITEM_METADATA.items():
+        value = obj.get(key)
+        if value is not None and not (isinstance(value, kind) or (kind is float and type(value) is int)) or isinstance(value, bool):
+            raise ParseError(f"{key} has the wrong type", where=where, line=line, reason="wrong-type")
+    if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
+        raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
+    if not isinstance(obj["canary"], str) or len(obj["canary"]) < 8:
+        raise ParseError("canary must be a string of at least 8 characters", where=where, line=line, reason="wrong-type")
+    return obj
 
 
 def parse_items(data: bytes, manifest: DatasetManifest, where: str) -> list[dict[str, Any]]:
@@ -160,22 +186,11 @@ def parse_items(data: bytes, manifest: DatasetManifest, where: str) -> list[dict
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
     for line, obj in iter_jsonl(data, where):
-        obj = check_fields(obj, ITEM_REQUIRED, ITEM_METADATA, where=where, line=line, context="item")
+        obj = check_item(obj, where, line)
         item_id = obj["id"]
         if item_id in seen:
             raise ParseError(f"item {item_id!r} appears twice", where=where, line=line, reason="duplicate-item")
         seen.add(item_id)
-        if obj["answer_type"] not in ANSWER_TYPES:
-            raise ParseError(f"answer_type {obj['answer_type']!r} is not one of {sorted(ANSWER_TYPES)}", where=where, line=line, reason="bad-answer-type")
-        for key in ("question", "answer"):
-            if not isinstance(obj[key], dict) or not all(isinstance(v, str) for v in obj[key].values()) or not obj[key]:
-                raise ParseError(f"{key} must map language codes to text", where=where, line=line, reason="wrong-type")
-        for key, kind in ITEM_METADATA.items():
-            value = obj.get(key)
-            if value is not None and not (isinstance(value, kind) or (kind is float and type(value) is int)) or isinstance(value, bool):
-                raise ParseError(f"{key} has the wrong type", where=where, line=line, reason="wrong-type")
-        if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
-            raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
         expected = manifest.commitments.get(item_id)
         if expected is None:
             raise IntegrityError(f"item {item_id!r} is not listed in the signed manifest", where=where, line=line, reason="uncommitted-item")

@@ -158,6 +158,13 @@ def _text(value: Any, *, where: str, field: str, max_len: int = 2000) -> str:
     return value
 
 
+def _display(value: Any, *, where: str, field: str, max_len: int, nullable: bool = False) -> str | None:
+    """A displayed free-text field: cleaned as names are (builder.strict.clean_display_name)."""
+    if value is None and nullable:
+        return None
+    return clean_display_name(value, where=where, field=field, max_len=max_len)
+
+
 def parse_manifest(data: bytes, where: str) -> Manifest:
     """Parse and validate manifest bytes (not their signature: see builder.bundles.verify)."""
     raw = check_fields(loads_json(data, where), TOP_REQUIRED, where=where, context="manifest")
@@ -189,12 +196,12 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
     c = check_fields(raw["config"], CONFIG_REQUIRED, CONFIG_OPTIONAL, where=where, context="config")
     max_tokens = _typed(c["max_output_tokens"], (int,), where=where, field="config.max_output_tokens", nullable=True)
     config = RunConfig(
-        reasoning_effort=_typed(c["reasoning_effort"], (str,), where=where, field="config.reasoning_effort", nullable=True),
+        reasoning_effort=_display(c["reasoning_effort"], where=where, field="config.reasoning_effort", max_len=40, nullable=True),
         thinking=_typed(c.get("thinking"), (bool,), where=where, field="config.thinking", nullable=True),
         temperature=_number(c["temperature"], where=where, field="config.temperature"),
         max_output_tokens=max_tokens,
         tts=_typed(c["tts"], (bool,), where=where, field="config.tts"),
-        notes=_text(c.get("notes", ""), where=where, field="config.notes"),
+        notes=clean_display_name(c.get("notes", ""), where=where, field="config.notes", max_len=2000, multiline=True, allow_empty=True),
     )
 
     h = check_fields(raw["harness"], {"name", "version"}, where=where, context="harness")
@@ -209,9 +216,9 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
         created=parse_timestamp(raw["created"], where=where, field="created"),
         model=model,
         config=config,
-        harness_name=_text(h["name"], where=where, field="harness.name", max_len=120),
-        harness_version=_text(h["version"], where=where, field="harness.version", max_len=60),
-        judge=_typed(raw["judge"], (str,), where=where, field="judge", nullable=True),
+        harness_name=clean_display_name(h["name"], where=where, field="harness.name", max_len=120),
+        harness_version=clean_display_name(h["version"], where=where, field="harness.version", max_len=60),
+        judge=_display(raw["judge"], where=where, field="judge", max_len=120, nullable=True),
         files=files,
         publish_results=_typed(p["results"], (bool,), where=where, field="publish_on_release.results"),
         publish_transcripts=_typed(p["transcripts"], (bool,), where=where, field="publish_on_release.transcripts"),

@@ -5,7 +5,9 @@ the signed manifest before it is decrypted):
 
 1. the manifest parses strictly and names the directory it sits in;
 2. its signature verifies under namespace ``sealboard-bundle``;
-3. the signing key is registered to the manifest's lab and valid now (build time);
+3. the signing key is registered to the manifest's lab and valid now (build time), or at
+   ``key_time`` when the caller knows when the bundle was admitted to the repository
+   (builder.pipeline.admission: never a time the lab claims);
 4. the directory holds exactly the files the manifest lists;
 5. every listed file has the listed size and SHA-256.
 
@@ -70,7 +72,8 @@ def check_files(where: str, files: dict[str, bytes], listed: dict[str, tuple[int
             )
 
 
-def verify_bundle(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str) -> VerifiedBundle:
+def verify_bundle(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str,
+                  key_time: datetime | None = None) -> VerifiedBundle:
     where = raw.where
     manifest_where = f"{where}/{MANIFEST}"
     for required in (MANIFEST, SIGNATURE):
@@ -93,9 +96,9 @@ def verify_bundle(raw: RawBundle, registry: Registry, *, now: datetime, benchmar
                 hint="bundles live at bundles/<benchmark>/<lab>/<submission>/ matching their manifest",
             )
 
-    # 2–3. Signature, then trust in the signer for this lab at build time.
+    # 2–3. Signature, then trust in the signer for this lab at build (or admission) time.
     signer = verify(raw.files[SIGNATURE], raw.files[MANIFEST], NS_BUNDLE, f"{where}/{SIGNATURE}")
-    registry.lab_key(manifest.lab, signer, now, f"{where}/{SIGNATURE}")
+    registry.lab_key(manifest.lab, signer, key_time or now, f"{where}/{SIGNATURE}")
 
     if manifest.benchmark_version != benchmark_version:
         raise BundleError(

@@ -22,11 +22,12 @@ def main() -> None:
 def _register() -> None:
     from builder.cli.build import build_command
     from builder.cli.bundle import bundle
+    from builder.cli.dataset import dataset
     from builder.cli.demo import demo_command
     from builder.cli.keys import keys
     from builder.cli.validate import validate_command
 
-    for command in (build_command, demo_command, bundle, keys, validate_command):
+    for command in (build_command, demo_command, bundle, dataset, keys, validate_command):
         main.add_command(command)
 
 

@@ -38,6 +38,12 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
 
 
 def summarise(report) -> None:  # type: ignore[no-untyped-def]
+    from builder.trust.registry import describe_pending
+
+    if report.registry is not None:
+        pending = report.registry.pending
+        click.echo(f"registry: v{report.registry.version:04d} in force"
+                   + (f"; {describe_pending(pending)} (not in force until signed)" if pending else ""))
     for state in report.benchmarks:
         click.echo(f"{state.config.id}: {state.status}, {len(state.bundles)} submission(s), {len(state.boards)} board(s)")
     for rejection in report.rejections:

@@ -69,6 +69,9 @@ def keys() -> None:
       sealboard keys add-lab acme --name "Acme AI" --key acme.pub
       sealboard keys sign --key ~/.ssh/id_ed25519     # each of M maintainers
       sealboard keys status
+    \b
+    Rotation: add the new key, then 'keys revoke OLD.pub --retire' (past bundles stay);
+    a leaked key: 'keys revoke KEY --compromised --reason …' (its bundles leave the boards).
     """
 
 
@@ -144,23 +147,86 @@ def add_maintainer_command(root: Path, maintainer_id: str, name: str, key_arg: s
     _proposed(add_maintainer(root, maintainer_id, name, _public_key(key_arg), age_recipient, threshold), root)
 
 
-@keys.command("revoke", short_help="Propose revoking a key.")
+@keys.command("revoke", short_help="Propose retiring a key (rotation) or revoking it (compromise).")
 @root_option
 @click.argument("key_or_fingerprint", metavar="FINGERPRINT|PUBKEY")
-@click.option("--reason", required=True, help="Why, for the record (e.g. 'laptop lost').")
+@click.option("--retire", "mode", flag_value="retire",
+              help="Routine rotation: the key signs nothing new; bundles admitted while it was valid stay.")
+@click.option("--compromised", "mode", flag_value="compromised",
+              help="The key leaked: every bundle it signed, past ones too, leaves the boards.")
+@click.option("--reason", help="Why, for the record (required with --compromised, e.g. 'laptop stolen').")
+@click.option("--at", "when", type=TIME, help="Retire from this UTC time [default: now].")
 @translate_errors
-def revoke_command(root: Path, key_or_fingerprint: str, reason: str) -> None:
-    """Propose revoking a lab or maintainer key, from now on and for every build.
+def revoke_command(root: Path, key_or_fingerprint: str, mode: str | None, reason: str | None, when: datetime | None) -> None:
+    """Propose retiring or revoking a key registered in keys/registry.
+
+    Choose one: --retire for routine rotation (the key's valid_before becomes now, so
+    bundles admitted while it was valid stay on the boards), or --compromised when the
+    private key may be in someone else's hands (every bundle it signed is rejected).
+    Maintainer keys are not retired but removed: 'sealboard keys remove-maintainer'.
 
     \b
     Examples:
-      sealboard keys revoke SHA256:3Yx…Q --reason "laptop lost"
-      sealboard keys revoke old.pub --reason "rotated"
+      sealboard keys add-lab acme --key acme-2027.pub      # rotation: add the new key...
+      sealboard keys revoke acme-2026.pub --retire         # ...and retire the old one
+      sealboard keys revoke SHA256:3Yx…Q --compromised --reason "laptop stolen"
     """
-    from builder.trust.registry_admin import revoke
+    from builder.trust.registry_admin import retire, revoke
 
     target = key_or_fingerprint if key_or_fingerprint.startswith("SHA256:") else _public_key(key_or_fingerprint)
+    if mode is None:
+        raise click.UsageError("say which: --retire (routine rotation, past bundles stay) or "
+                               "--compromised (the key leaked, past bundles are rejected)")
+    if mode == "retire":
+        if reason:
+            raise click.UsageError("--reason is recorded for --compromised only; a retired key just stops being valid")
+        _proposed(retire(root, target, when), root)
+        return
+    if not reason:
+        raise click.UsageError("--compromised needs --reason (it is recorded in the registry)")
+    if when is not None:
+        raise click.UsageError("--at applies to --retire; a compromised key is distrusted for every bundle, whenever signed")
     _proposed(revoke(root, target, reason), root)
+
+
+@keys.command("set-recipient", short_help="Propose a maintainer's age recipient.")
+@root_option
+@click.argument("maintainer_id", metavar="ID")
+@click.argument("recipient", metavar="AGE_RECIPIENT|none")
+@translate_errors
+def set_recipient_command(root: Path, maintainer_id: str, recipient: str) -> None:
+    """Propose giving an existing maintainer an age recipient (age1…), or 'none' to remove it.
+
+    Files that must stay private even after release (transcripts a lab does not publish)
+    are sealed to maintainers' recipients, never to the embargo key. Like any change, the
+    threshold signs it.
+
+    \b
+    Example:
+      age-keygen -o ~/.config/sealboard/alice.age       # prints the age1… recipient
+      sealboard keys set-recipient alice age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
+    """
+    from builder.trust.registry_admin import set_recipient
+
+    _proposed(set_recipient(root, maintainer_id, None if recipient == "none" else recipient), root)
+
+
+@keys.command("remove-maintainer", short_help="Propose removing a maintainer.")
+@root_option
+@click.argument("maintainer_id", metavar="ID")
+@click.option("--threshold", type=click.IntRange(min=1), help="New threshold, if it changes.")
+@translate_errors
+def remove_maintainer_command(root: Path, maintainer_id: str, threshold: int | None) -> None:
+    """Propose removing a maintainer (their key then signs nothing). Dataset bundles they
+    signed count one signature fewer: re-sign them with 'sealboard dataset sign'.
+
+    \b
+    Example:
+      sealboard keys remove-maintainer carol --threshold 2
+    """
+    from builder.trust.registry_admin import remove_maintainer
+
+    _proposed(remove_maintainer(root, maintainer_id, threshold), root)
 
 
 @keys.command("renew", short_help="Propose a new expiry time.")

@@ -19,9 +19,11 @@ import orjson
 
 from builder.bundles.create import Description, create_bundle, sign_bundle
 from builder.config import load_config
-from builder.bundles.dataset import ITEMS, dataset_manifest_dict, new_salt
+from builder.bundles.dataset import new_salt
+from builder.bundles.dataset_create import sign_dataset, write_dataset
 from builder.errors import BuilderError
 from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.trust.registry import load_registry
 from builder.trust.registry_admin import add_lab, init_registry, sign_registry
 from builder.trust.seal import generate_identity, identity_file_text, seal
 from builder.trust.sshkeys import generate_ed25519, load_private_key
@@ -174,21 +176,18 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     _write(out / "site_src" / "index.md", INDEX_MD)
     _write(out / ".gitignore", "site/\n.sealboard/\n")
 
-    signer = load_private_key(keys_dir / MAINTAINERS[0][0])
+    registry = load_registry(out, now)
+    dataset_signers = [load_private_key(keys_dir / mid) for mid, _ in MAINTAINERS[:THRESHOLD]]
     made: dict[str, Any] = {"benchmarks": {}, "root": out}
     for synth in synths:
         progress(f"Writing {synth.benchmark}: dataset bundle and {len(synth.submissions)} signed, sealed submissions")
         _write(out / "leaderboards" / f"{synth.benchmark}.yaml", _config_text(synth.benchmark, synth.version, embargo.recipient))
         config = load_config(out / "leaderboards" / f"{synth.benchmark}.yaml", out)
 
-        # The dataset bundle: salted items sealed to the embargo key, signed by a maintainer.
-        items = [dict(item, salt=new_salt()) for item in synth.items]
-        sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in items), [embargo.recipient])
-        ds_dir = out / "bundles" / synth.benchmark / "_dataset" / synth.version
-        manifest = orjson.dumps(dataset_manifest_dict(synth.benchmark, synth.version, now, items, sealed), option=orjson.OPT_INDENT_2) + b"\n"
-        _write(ds_dir / ITEMS, sealed)
-        _write(ds_dir / MANIFEST, manifest)
-        _write(ds_dir / SIGNATURE, sign(signer, manifest, NS_DATASET))
+        # The dataset bundle: salted items sealed to the embargo key, signed by the threshold.
+        ds_dir = write_dataset(out, config, [dict(item, salt=new_salt()) for item in synth.items], now)
+        for mid in dataset_signers:
+            sign_dataset(ds_dir, mid, registry)
 
         for sub in synth.submissions:
             results = b"".join(orjson.dumps(r) + b"\n" for r in sub.results)
@@ -211,5 +210,5 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
                 config=config,
             )
             sign_bundle(bundle_dir, load_private_key(keys_dir / sub.lab))
-        made["benchmarks"][synth.benchmark] = {"items": len(items), "submissions": len(synth.submissions)}
+        made["benchmarks"][synth.benchmark] = {"items": len(synth.items), "submissions": len(synth.submissions)}
     return made

@@ -12,10 +12,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
-from builder.bundles.verify import VerifiedBundle, verify_bundle
+from builder.bundles.verify import VerifiedBundle
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
+from builder.pipeline.admission import Admissions, verify_admitted
 from builder.pipeline.isolation import isolate_render
+from builder.pipeline.leakscan import screen_lab_text
+from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import score_states, unseal_state, verify_datasets
 from builder.trust.registry import load_registry
@@ -107,6 +110,7 @@ def build(
     # 2. Verify: signatures against the registry, then every byte against its manifest.
     with timer.stage("verify", "Verifying signatures and digests"):
         verified: dict[str, list[VerifiedBundle]] = {}
+        admissions = Admissions(root)  # an expired key is judged when its bundle was admitted
         datasets = verify_datasets(raws, registry, now, report.rejections)
         for config in configs:
             verified[config.id] = []
@@ -114,7 +118,8 @@ def build(
                 if raw.owner == DATASET_DIR:
                     continue
                 try:
-                    verified[config.id].append(verify_bundle(raw, registry, now=now, benchmark_version=config.version))
+                    verified[config.id].append(
+                        verify_admitted(raw, registry, now=now, benchmark_version=config.version, admissions=admissions))
                 except BuilderError as exc:
                     report.rejections.append(reject(exc, raw))
         progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
@@ -125,6 +130,12 @@ def build(
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
             report.benchmarks.append(state)
 
+
+    # Lab text that holds embargoed item text rejects its bundle here, while the site can
+    # still be built without it (the output scan at publish fails the build instead).
+    with timer.stage("screen", "Scanning lab-supplied text for embargoed item text"):
+        needles = needles_for(report)
+        screen_lab_text(report, needles)
     _check_strict(report, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.
@@ -136,7 +147,6 @@ def build(
         return report
 
     # 5–6. Render pages and data, build with mkdocs, leak-scan, then move into place.
-    from builder.pipeline.publish import publish
     from builder.render.site import render_site
 
     with timer.stage("render", "Rendering pages and data"):
@@ -145,5 +155,5 @@ def build(
     with timer.stage("mkdocs", "Building the site with mkdocs-material"):
         built = staged.build()
     with timer.stage("publish", "Scanning the output for embargoed text and publishing"):
-        publish(report, built)
+        publish(report, built, needles)
     return report

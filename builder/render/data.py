@@ -149,6 +149,8 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
         "as_of": format_timestamp(report.as_of) if report.as_of else None,
         "synthetic": report.synthetic,
         "registry_version": report.registry.version if report.registry else None,
+        # A proposal still collecting signatures: shown, never in force.
+        "registry_pending": report.registry.pending.doc.version if report.registry and report.registry.pending else None,
         "benchmarks": benchmarks,
         "rejected": len(report.rejections),
     }

@@ -8,7 +8,16 @@ under-signed version is caught from the files alone, without git history:
   unrevoked maintainers; when the maintainer set or threshold changes, also by its own
   new threshold of its own maintainers (so nobody is added without consenting keys);
 - every signature block must verify and come from a maintainer; a key counts once;
-- the latest version must not have expired at build time.
+- the version in force must not have expired at build time.
+
+The version *in force* is the newest fully signed one. The newest file may be a proposal
+still collecting signatures: it is reported (``Registry.pending``) and ignored, so a
+proposal never stops a build. Only the newest file may be short of signatures; an
+under-signed version followed by others is an error, as is any signature by a key that may
+not sign (a stranger's signature is never "pending"). Deleting the newest signed version
+(or its .sig) rolls the files back to an older state that verifies on its own; the PR
+check catches it ("history-rewritten": a version in force on the base branch changed or
+vanished), and the build summary and ``keys status`` print the version in force.
 
 Key windows and revocations are judged at the time the builder passes (its clock), never
 at a time the signer claims.
@@ -44,8 +53,9 @@ MAINTAINER_NAMESPACES = (NS_DATASET, NS_RELEASE, NS_REGISTRY)
 _IGNORED_FILES = ("README.md",)
 
 __all__ = [
-    "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain",
-    "verify_signatures", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
+    "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain", "in_force",
+    "describe_pending",
+    "verify_signatures", "require_threshold", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
 ]
 
 
@@ -67,6 +77,16 @@ class Registry:
     labs: tuple[Lab, ...]
     revoked: tuple[Revocation, ...]
     path: str
+    pending: "Tally | None" = None  # the newest file, while it lacks signatures (not in force)
+
+    @property
+    def active_maintainers(self) -> dict[str, Maintainer]:
+        """Maintainers whose key is not revoked, by key fingerprint (as RegistryVersion)."""
+        revoked = {r.fingerprint for r in self.revoked}
+        return {m.key.fingerprint: m for m in self.maintainers if m.key.fingerprint not in revoked}
+
+    def lab(self, lab_id: str) -> Lab | None:
+        return next((lab for lab in self.labs if lab.id == lab_id), None)
 
     def _revocation(self, key: PublicKey) -> Revocation | None:
         return next((r for r in self.revoked if r.fingerprint == key.fingerprint), None)
@@ -192,7 +212,7 @@ class Registry:
 class Tally:
     """How one version's signatures count against the rules above (never raises)."""
 
-    doc: RegistryVersion
+    doc: RegistryVersion | Registry  # what is signed: a registry version (or, for datasets, the one in force)
     signers: tuple[PublicKey, ...]  # distinct keys with a valid signature
     strangers: tuple[PublicKey, ...]  # valid signatures by keys that may not sign this version
     old_needed: int  # threshold of the previous version (of itself for genesis)
@@ -210,7 +230,7 @@ def _maintainer_set(doc: RegistryVersion) -> tuple[int, frozenset[tuple[str, str
     return doc.threshold, frozenset((m.id, fp, m.age_recipient) for fp, m in doc.active_maintainers.items())
 
 
-def tally(prev: RegistryVersion | None, doc: RegistryVersion, signers: list[PublicKey]) -> Tally:
+def tally(prev: RegistryVersion | None, doc: RegistryVersion | Registry, signers: list[PublicKey]) -> Tally:
     distinct = tuple(dict.fromkeys(signers))  # each key counts once, first-seen order
     old = (prev or doc).active_maintainers
     changed = prev is not None and _maintainer_set(prev) != _maintainer_set(doc)
@@ -226,26 +246,29 @@ def tally(prev: RegistryVersion | None, doc: RegistryVersion, signers: list[Publ
     )
 
 
-def enforce(t: Tally, prev: RegistryVersion | None) -> None:
-    """Raise the TrustError a Tally falls short with."""
-    where = t.doc.path
+def enforce(t: Tally, prev: RegistryVersion | None, *, where: str | None = None, base: str | None = None,
+            sign_hint: str = "collect more signatures with 'sealboard keys sign'") -> None:
+    """Raise the TrustError a Tally falls short with. `where` (the signed file) and `base`
+    (whose maintainers count) default to a registry version's own."""
+    where = where or t.doc.path
+    base = base or (f"v{prev.version:04d}" if prev else "this version")
     if t.strangers:
         raise TrustError(
             f"holds a signature by {t.strangers[0].fingerprint}, which is not an unrevoked "
-            f"maintainer of {'the previous version' if prev else 'this version'}",
+            f"maintainer of {'the previous version' if prev else base}",
             where=where + SIG_SUFFIX,
             reason="signer-not-maintainer",
-            hint="remove that signature block; only maintainers of the previous version sign a new one",
+            hint="remove that signature block; only maintainers of the previous version sign a new one" if prev
+            else f"remove that signature block; only maintainers of {base} sign",
         )
     signed = ", ".join(k.fingerprint for k in t.signers) or "nobody"
-    base = f"v{prev.version:04d}" if prev else "this version"
     if len(t.old_signers) < t.old_needed:
         raise TrustError(
             f"{len(t.old_signers)} valid signature(s) of the {t.old_needed} required from maintainers of {base} "
             f"(signed by: {signed})",
             where=where,
             reason="below-threshold",
-            hint="collect more signatures with 'sealboard keys sign'",
+            hint=sign_hint,
         )
     if t.new_needed is not None and len(t.new_signers) < t.new_needed:
         raise TrustError(
@@ -257,7 +280,7 @@ def enforce(t: Tally, prev: RegistryVersion | None) -> None:
         )
 
 
-def verify_signatures(data: bytes, sig_text: bytes | None, where: str) -> list[PublicKey]:
+def verify_signatures(data: bytes, sig_text: bytes | None, where: str, namespace: str = NS_REGISTRY) -> list[PublicKey]:
     """Every block of a .sig file must verify over the exact file bytes; return the signers."""
     sig_where = where + SIG_SUFFIX
     if sig_text is None:
@@ -265,8 +288,21 @@ def verify_signatures(data: bytes, sig_text: bytes | None, where: str) -> list[P
     signers = []
     blocks = _as_trust_error(lambda: split_armored(sig_text, sig_where))
     for i, block in enumerate(blocks, start=1):
-        signers.append(_as_trust_error(lambda b=block: verify(b, data, NS_REGISTRY, sig_where), f"signature {i}: "))
+        signers.append(_as_trust_error(lambda b=block: verify(b, data, namespace, sig_where), f"signature {i}: "))
     return signers
+
+
+def require_threshold(registry: Registry, data: bytes, sig_text: bytes | None, where: str, namespace: str,
+                      sign_hint: str) -> tuple[Maintainer, ...]:
+    """Maintainer-threshold signatures over a file other than the registry (a dataset
+    manifest, a release statement): every block in ``where + ".sig"`` verifies under
+    ``namespace``, comes from an unrevoked maintainer of the registry in force, and at least
+    its threshold of distinct maintainers signed. Returns who signed; raises TrustError."""
+    t = tally(None, registry, verify_signatures(data, sig_text, where, namespace))
+    for stranger in t.strangers:  # the precise refusal: key-revoked or signer-not-maintainer
+        registry.maintainer(stranger, where=where + SIG_SUFFIX)
+    enforce(t, None, where=where, base=f"registry v{registry.version:04d}", sign_hint=sign_hint)
+    return t.old_signers
 
 
 def _as_trust_error(call, prefix: str = ""):  # type: ignore[no-untyped-def]
@@ -339,22 +375,48 @@ def _check_number(doc: RegistryVersion, expected: int, where: str) -> None:
                          hint="versions rise by exactly one")
 
 
-def load_registry(root: Path | str, now: datetime) -> Registry:
-    """Verify the registry chain under root/keys/registry and return its latest version."""
+def in_force(chain: list[tuple[RegistryVersion, bytes, list[PublicKey]]]) -> tuple[RegistryVersion | None, Tally | None]:
+    """The newest fully signed version and the newest file's tally if it is still pending.
+
+    Raises for anything but missing signatures on the newest file (see the module doc).
+    Returns (None, tally) while the genesis version itself is not fully signed.
+    """
     prev: RegistryVersion | None = None
-    for doc, _data, signers in read_chain(Path(root)):
-        enforce(tally(prev, doc, signers), prev)
+    for i, (doc, _data, signers) in enumerate(chain):
+        t = tally(prev, doc, signers)
+        if not t.complete:
+            if i == len(chain) - 1 and not t.strangers:
+                return prev, t
+            enforce(t, prev)
         prev = doc
-    if prev is None:  # read_chain already refuses an empty registry; this keeps types honest
+    return prev, None
+
+
+def describe_pending(t: Tally) -> str:
+    """One line for a proposal still collecting signatures (build summary, keys status)."""
+    names = ", ".join(m.id for m in t.old_signers) or "none"
+    line = f"v{t.doc.version:04d} is pending: {len(t.old_signers)} of {t.old_needed} signatures ({names})"
+    if t.new_needed is not None:
+        line += f"; maintainers changed, {len(t.new_signers)} of {t.new_needed} from the new set"
+    return line
+
+
+def load_registry(root: Path | str, now: datetime) -> Registry:
+    """Verify the registry chain under root/keys/registry; return the version in force."""
+    prev, pending = in_force(read_chain(Path(root)))
+    if prev is None:
+        if pending is not None:  # the genesis version lacks signatures: nothing is in force
+            enforce(pending, None)
         raise TrustError("no registry versions", where=REGISTRY_DIR, reason="no-registry")
     if _utc_seconds(now) >= prev.expires:
+        extra = f"; {describe_pending(pending)}" if pending else ""
         raise TrustError(
-            f"registry version {prev.version} expired at {format_time(prev.expires)}",
+            f"registry version {prev.version} expired at {format_time(prev.expires)}{extra}",
             where=prev.path,
             reason="registry-expired",
             hint="maintainers renew it with 'sealboard keys renew' and sign the new version",
         )
-    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path)
+    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path, pending)
 
 
 def verify_transition(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import BuilderError, TrustError
-from builder.trust.registry import Tally, enforce, read_chain, tally
+from builder.trust.registry import Tally, describe_pending, in_force, read_chain, tally
 from builder.trust.registry_format import (
     FORMAT,
     REGISTRY_DIR,
@@ -175,16 +175,76 @@ def remove_maintainer(root: Path | str, maintainer_id: str, threshold: int | Non
     return propose_next(root, change)
 
 
-def revoke(root: Path | str, fingerprint: str, reason: str, when: datetime | None = None) -> Path:
-    """Propose revoking a key, given as SHA256:… or as a public key line."""
-    if not fingerprint.startswith("SHA256:"):
-        fingerprint = parse_public_key(fingerprint, "key argument").fingerprint
+def _fingerprint(key_or_fingerprint: str | PublicKey) -> str:
+    if isinstance(key_or_fingerprint, PublicKey):
+        return key_or_fingerprint.fingerprint
+    if key_or_fingerprint.startswith("SHA256:"):
+        return key_or_fingerprint
+    return parse_public_key(key_or_fingerprint, "key argument").fingerprint
+
+
+def _holder(data: dict[str, Any], fingerprint: str) -> tuple[str, dict[str, Any]]:
+    """("maintainer", entry) or ("lab", key entry) for a key in the registry data, or refuse."""
+    for person in data["maintainers"]:
+        if parse_public_key(person["key"], "registry").fingerprint == fingerprint:
+            return "maintainer", person
+    for lab in data["labs"]:
+        for entry in lab["keys"]:
+            if parse_public_key(entry["key"], "registry").fingerprint == fingerprint:
+                return "lab", entry
+    raise TrustError(
+        f"key {fingerprint} is not in the registry", where=REGISTRY_DIR, reason="unknown-key",
+        hint="'sealboard keys status' and the newest keys/registry/vNNNN.yaml list the registered keys",
+    )
+
+
+def revoke(root: Path | str, fingerprint: str | PublicKey, reason: str, when: datetime | None = None) -> Path:
+    """Propose revoking a key for COMPROMISE: every bundle it ever signed is rejected, past
+    ones too. Routine rotation is `retire`. The key must be in the registry."""
+    fingerprint = _fingerprint(fingerprint)
     moment = _utc(when or datetime.now(timezone.utc))
 
     def change(data: dict[str, Any]) -> None:
+        _holder(data, fingerprint)
         if any(r["fingerprint"] == fingerprint for r in data["revoked"]):
             raise TrustError(f"{fingerprint} is already revoked", reason="duplicate")
         data["revoked"].append({"fingerprint": fingerprint, "reason": reason, "revoked": moment})
+
+    return propose_next(root, change)
+
+
+def retire(root: Path | str, fingerprint: str | PublicKey, when: datetime | None = None) -> Path:
+    """Propose retiring a lab key (routine rotation): it signs nothing new after `when`, and
+    bundles admitted to the repository while it was valid stay (its valid_before becomes
+    `when`, so ssh-keygen's allowed_signers says the same). Maintainer keys are retired by
+    removing the maintainer."""
+    fingerprint = _fingerprint(fingerprint)
+    moment = when or datetime.now(timezone.utc).replace(microsecond=0)
+
+    def change(data: dict[str, Any]) -> None:
+        kind, entry = _holder(data, fingerprint)
+        if kind == "maintainer":
+            raise TrustError(
+                f"key {fingerprint} belongs to maintainer {entry['id']!r}", where=REGISTRY_DIR, reason="maintainer-key",
+                hint=f"retire a maintainer with 'sealboard keys remove-maintainer {entry['id']}' (or add-maintainer with a new key first)",
+            )
+        current = entry.get("valid_before")
+        if current is not None and current <= _utc(moment):
+            raise TrustError(f"key {fingerprint} already stops being valid at {current}", reason="duplicate")
+        entry["valid_before"] = _utc(moment)
+
+    return propose_next(root, change)
+
+
+def set_recipient(root: Path | str, maintainer_id: str, age_recipient: str | None) -> Path:
+    """Propose giving a maintainer an age recipient (files that stay private after release
+    are sealed to maintainers' recipients), or removing it with None."""
+    def change(data: dict[str, Any]) -> None:
+        person = _find(data["maintainers"], maintainer_id, "maintainer")
+        if age_recipient is None:
+            person.pop("age_recipient", None)
+        else:
+            person["age_recipient"] = age_recipient
 
     return propose_next(root, change)
 
@@ -223,7 +283,7 @@ def sign_registry(root: Path | str, private_key: PrivateKey | str | Path, versio
 @dataclass(frozen=True)
 class RegistryStatus:
     latest: int | None  # newest version on disk
-    trusted: RegistryVersion | None  # newest version whose whole chain verifies
+    trusted: RegistryVersion | None  # the version in force: newest whose whole chain verifies
     pending: Tally | None  # the newest version, while it lacks signatures
     expired: bool
     error: str | None  # anything wrong besides missing signatures
@@ -231,40 +291,23 @@ class RegistryStatus:
     def lines(self) -> list[str]:
         out = []
         if self.trusted is None and self.pending:
-            out.append("trusted: none yet (the genesis version is not fully signed)")
+            out.append("in force: none yet (the genesis version is not fully signed)")
         if self.trusted:
             state = "EXPIRED" if self.expired else "valid"
-            out.append(f"trusted: v{self.trusted.version:04d}, {state} until {format_time(self.trusted.expires)}")
+            out.append(f"in force: v{self.trusted.version:04d}, {state} until {format_time(self.trusted.expires)}")
         if self.pending:
-            p = self.pending
-            names = ", ".join(m.id for m in p.old_signers) or "none"
-            out.append(f"pending: v{p.doc.version:04d} has {len(p.old_signers)} of {p.old_needed} signatures needed ({names})")
-            if p.new_needed is not None:
-                out.append(f"  maintainers changed: {len(p.new_signers)} of {p.new_needed} from the new set")
+            out.append(f"pending: {describe_pending(self.pending)} (not in force until signed)")
         if self.error:
             out.append(f"error: {self.error}")
         return out or ["no registry"]
 
 
 def status(root: Path | str, now: datetime) -> RegistryStatus:
-    """Summarise the registry: trusted version and expiry, a pending proposal, any error."""
+    """Summarise the registry: the version in force and its expiry, a pending proposal, any error."""
     try:
         chain = read_chain(Path(root))
+        trusted, pending = in_force(chain)
     except BuilderError as exc:
         return RegistryStatus(None, None, None, False, str(exc))
-    prev: RegistryVersion | None = None
-    pending = error = None
-    for i, (doc, _data, signers) in enumerate(chain):
-        t = tally(prev, doc, signers)
-        if not t.complete:
-            try:
-                enforce(t, prev)
-            except TrustError as exc:
-                if i == len(chain) - 1 and exc.reason == "below-threshold":
-                    pending = t
-                else:
-                    error = str(exc)
-            break
-        prev = doc
-    expired = prev is not None and now >= prev.expires
-    return RegistryStatus(chain[-1][0].version, prev, pending, expired, error)
+    expired = trusted is not None and now >= trusted.expires
+    return RegistryStatus(chain[-1][0].version, trusted, pending, expired, None)

@@ -25,7 +25,7 @@ from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFE
 from builder.bundles.verify import verify_bundle
 from builder.config import load_configs
 from builder.errors import BuilderError
-from builder.trust.registry import load_registry
+from builder.trust.registry import describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
 from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Repo, safe_path
 
@@ -126,7 +126,7 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
 
         # 2. Registry changes.
         if any(c.path.startswith(REGISTRY_DIR + "/") for c in changes):
-            _check_registry(repo, base_c, head_c, head_dir, report, now)
+            _check_registry(repo, base_c, head_c, head_dir, report, now, registry.version)
 
         # 3. Which bundles changed, and is the change confined to one lab?
         bundle_dirs: set[tuple[str, str, str]] = set()
@@ -198,7 +198,8 @@ def _raw_bundle(repo: Repo, tree: dict, bench: str, owner: str, name: str, repor
     return RawBundle(benchmark=bench, owner=owner, name=name, where=where, files=files)
 
 
-def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime) -> None:
+def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime,
+                    base_in_force: int) -> None:
     base_tree = repo.tree(base, REGISTRY_DIR)
     head_tree = repo.tree(head, REGISTRY_DIR)
     for path, entry in base_tree.items():
@@ -210,4 +211,14 @@ def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: Va
     except BuilderError as exc:
         report.add_error(exc, REGISTRY_DIR)
         return
+    rewritten = any(p.reason == "history-rewritten" for p in report.problems)
+    if registry.version < base_in_force and not rewritten:  # e.g. a .sig file emptied: the files alone would roll back
+        report.add(REGISTRY_DIR, "history-rewritten", f"version {base_in_force} is in force on the base branch but only "
+                   f"version {registry.version} would be after this change", "restore the signatures; add a new version instead")
     report.registry = f"version {registry.version} verifies (threshold {registry.threshold})"
+    if registry.pending is not None and registry.version >= base_in_force:
+        # Harmless once merged (the build ignores it), but a registry PR is meant to deliver
+        # a version in force: collect the signatures on the branch first.
+        p = registry.pending
+        report.add(p.doc.path, "below-threshold", describe_pending(p) + " — not in force until signed",
+                   "collect the missing signatures with 'sealboard keys sign' on this branch")

@@ -50,7 +50,7 @@ def test_registry_life_cycle(root: Path, people: dict[str, Path]) -> None:
     assert pending.exit_code == 1 and "0 of 2" in pending.output
     assert run("sign", "--root", root, "--key", people["alice"]).exit_code == 0
     result = run("sign", "--root", root, "--key", people["bob"])
-    assert result.exit_code == 0 and "trusted: v0001" in result.output
+    assert result.exit_code == 0 and "in force: v0001" in result.output
     assert run("status", "--root", root).exit_code == 0
 
     acme_pub = people["acme"].with_suffix(".pub")
@@ -68,7 +68,7 @@ def test_registry_life_cycle(root: Path, people: dict[str, Path]) -> None:
     assert run("allowed-signers", "--root", root, "--namespace", "sealboard-release", "--out", out).exit_code == 0
     assert "acme" not in out.read_text().split("\n", 1)[1] and "alice" in out.read_text()
 
-    assert run("revoke", acme_pub, "--root", root, "--reason", "laptop lost").exit_code == 0
+    assert run("revoke", acme_pub, "--root", root, "--compromised", "--reason", "laptop lost").exit_code == 0
     assert run("add-maintainer", "dave", "--root", root, "--name", "Dave", "--key", people["dave"].with_suffix(".pub")).exit_code == 0
     assert run("renew", "--root", root, "--expires", "2099-06-30T00:00:00Z").exit_code == 0
     for name in ("alice", "carol"):
@@ -109,7 +109,59 @@ def test_status_without_registry(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "sealboard keys init" in result.output
 
 
-@pytest.mark.parametrize("command", ["init", "add-lab", "add-maintainer", "revoke", "renew", "sign", "status", "allowed-signers"])
+def _signed_lab(root: Path, people: dict[str, Path]) -> None:
+    for name in ("alice", "bob"):
+        run("sign", "--root", root, "--key", people[name])
+    run("add-lab", "acme", "--root", root, "--name", "Acme AI", "--key", people["acme"].with_suffix(".pub"))
+    for name in ("alice", "bob"):
+        run("sign", "--root", root, "--key", people[name])
+
+
+def test_revoke_says_which_and_refuses_unknown_keys(root: Path, people: dict[str, Path]) -> None:
+    _signed_lab(root, people)
+    acme_pub = str(people["acme"].with_suffix(".pub"))
+    result = run("revoke", acme_pub, "--root", root, "--reason", "rotated")
+    assert result.exit_code == 2 and "--retire (routine rotation, past bundles stay)" in result.output
+    result = run("revoke", people["dave"].with_suffix(".pub"), "--root", root, "--compromised", "--reason", "x")
+    assert result.exit_code == 1 and "is not in the registry" in result.output and "Traceback" not in result.output
+    result = run("revoke", "SHA256:" + "A" * 43, "--root", root, "--retire")
+    assert result.exit_code == 1 and "is not in the registry" in result.output
+    result = run("revoke", people["alice"].with_suffix(".pub"), "--root", root, "--retire")
+    assert result.exit_code == 1 and "remove-maintainer alice" in result.output
+    result = run("revoke", acme_pub, "--root", root, "--compromised")
+    assert result.exit_code == 2 and "needs --reason" in result.output
+
+    # Retiring sets the key's valid_before (ssh-keygen's window); nothing is revoked.
+    assert run("revoke", acme_pub, "--root", root, "--retire", "--at", "2098-05-01").exit_code == 0
+    for name in ("alice", "bob"):
+        run("sign", "--root", root, "--key", people[name])
+    registry = load_registry(root, NOW)
+    assert registry.revoked == () and registry.labs[0].keys[0].valid_before.isoformat() == "2098-05-01T00:00:00+00:00"
+    assert run("revoke", acme_pub, "--root", root, "--compromised", "--reason", "laptop stolen").exit_code == 0
+    for name in ("alice", "bob"):
+        run("sign", "--root", root, "--key", people[name])
+    assert load_registry(root, NOW).revoked[0].reason == "laptop stolen"
+
+
+def test_set_recipient_is_threshold_signed(root: Path, people: dict[str, Path]) -> None:
+    from builder.trust.seal import generate_identity
+
+    _signed_lab(root, people)
+    recipient = generate_identity().recipient
+    result = run("set-recipient", "bob", recipient, "--root", root)
+    assert result.exit_code == 0 and "v0003.yaml" in result.output
+    run("sign", "--root", root, "--key", people["alice"])
+    assert load_registry(root, NOW).maintainer_recipients == ()  # pending: not in force yet
+    run("sign", "--root", root, "--key", people["carol"])
+    assert load_registry(root, NOW).maintainer_recipients == (recipient,)
+    result = run("set-recipient", "bob", "age1nope", "--root", root)
+    assert result.exit_code == 1 and "not an age X25519 recipient" in result.output
+    result = run("set-recipient", "zed", recipient, "--root", root)
+    assert result.exit_code == 1 and "no maintainer 'zed'" in result.output
+
+
+@pytest.mark.parametrize("command", ["init", "add-lab", "add-maintainer", "revoke", "renew", "sign", "status", "allowed-signers",
+                                     "set-recipient", "remove-maintainer"])
 def test_every_command_has_an_example(command: str) -> None:
     result = run(command, "--help")
     assert result.exit_code == 0 and "Example" in result.output and "sealboard keys" in result.output

@@ -17,7 +17,7 @@ import pytest
 
 import builder.bundles.ingest
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS
-from builder.trust.sshsig import dearmor
+from builder.trust.sshsig import dearmor, split_armored
 from hostile.support import (
     ACME,
     BENCH,
@@ -133,9 +133,10 @@ def tamper_dataset_manifest(inst, _mp):
 
 def tamper_dataset_sig(inst, _mp):
     path = inst.root / DATASET / SIGNATURE
-    blob = bytearray(dearmor(path.read_bytes()))
+    first, *rest = split_armored(path.read_bytes())  # one block per maintainer of the threshold
+    blob = bytearray(dearmor(first))
     blob[-3] ^= 0x80
-    path.write_text(rearm(bytes(blob)))
+    path.write_text(rearm(bytes(blob)) + "".join(rest))
 
 
 # --- layout ---------------------------------------------------------------------------------

@@ -219,7 +219,7 @@ def _dataset_plain(inst: Instance) -> list[dict]:
 
 
 def _reseal_dataset(inst: Instance, items: list[dict], recipients: list[str] | None = None) -> None:
-    """Seal items again, keep the signed commitments, fix the file digest, re-sign (m1)."""
+    """Seal items again, keep the signed commitments, fix the file digest, re-sign (m1, m2: the threshold)."""
     path = inst.root / DATASET
     sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in items), recipients or [inst.identity.recipient])
     (path / ITEMS_FILE).write_bytes(sealed)
@@ -227,7 +227,7 @@ def _reseal_dataset(inst: Instance, items: list[dict], recipients: list[str] | N
     manifest["files"][0].update(sha256=hashlib.sha256(sealed).hexdigest(), bytes=len(sealed))
     data = orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n"
     (path / MANIFEST).write_bytes(data)
-    (path / SIGNATURE).write_text(sign(inst.maintainer_keys["m1"], data, NS_DATASET))
+    (path / SIGNATURE).write_text("".join(sign(inst.maintainer_keys[m], data, NS_DATASET) for m in ("m1", "m2")))
 
 
 def _changed_answer(items):

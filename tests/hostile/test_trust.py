@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+import orjson
 import pytest
 
 from builder.bundles.manifest import MANIFEST, SIGNATURE
@@ -266,9 +267,43 @@ def test_dataset_signed_by_revoked_maintainer(inst: Instance) -> None:
 
 
 def test_dataset_resigned_by_another_maintainer_is_accepted(inst: Instance) -> None:
-    """Control: any unrevoked maintainer may sign the dataset."""
-    _resign_dataset(inst, inst.maintainer_keys["m3"])
+    """Control: any threshold of unrevoked maintainers may sign the dataset."""
+    path = inst.root / DATASET
+    data = (path / MANIFEST).read_bytes()
+    (path / SIGNATURE).write_text("".join(sign(inst.maintainer_keys[m], data, NS_DATASET) for m in ("m3", "m2")))
     assert_rejected(run(inst))
+
+
+def test_one_maintainer_alone_cannot_replace_the_answer_key(inst: Instance, tmp_path: Path) -> None:
+    """m1 rewrites SOOHAK's gold answers with 'sealboard dataset create' and signs alone:
+    the dataset needs the registry's threshold (2 of 3), like the registry itself."""
+    import shutil
+
+    from builder.bundles.dataset_create import read_items, sign_dataset
+    from builder.cli import main
+
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(b"".join(orjson.dumps(dict(it, answer={"en": "0", "ko": "0"})) + b"\n" for it in inst.items))
+    shutil.rmtree(inst.root / DATASET)
+    from click.testing import CliRunner
+    from cryptography.hazmat.primitives import serialization
+
+    key_file = tmp_path / "m1"
+    key_file.write_bytes(inst.maintainer_keys["m1"]._crypto.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
+    result = CliRunner().invoke(main, ["dataset", "create", "soohak", "--root", str(inst.root), "--items", str(items),
+                                       "--key", str(key_file)])
+    assert result.exit_code == 0, result.output
+    assert "1 of 2 maintainer signature(s)" in result.output
+    report = run(inst)
+    m1 = inst.maintainer_keys["m1"].public.fingerprint
+    assert_rejected(report, (f"{DATASET}/manifest.json", "below-threshold"), (DATASET, "missing-dataset"), publishes=())
+    message = next(r.message for r in report.rejections if r.reason == "below-threshold")
+    assert f"1 valid signature(s) of the 2 required from maintainers of registry v0002 (signed by: {m1})" in message
+    # A second maintainer's signature is consent: then the new key is in force.
+    sign_dataset(inst.root / DATASET, inst.maintainer_keys["m3"], load_registry(inst.root, NOW))
+    assert_rejected(run(inst), publishes=())
+    assert len(read_items(items.read_bytes(), "items.jsonl")) == len(inst.items)
 
 
 # --- the registry chain ------------------------------------------------------------------------
@@ -416,14 +451,9 @@ def threshold_above_maintainers(inst, tmp):
 
 
 REGISTRY_CASES = {
-    "registry/below-threshold-m-minus-1": (below_threshold, "v0003.yaml", "below-threshold"),
-    "registry/unsigned-new-version": (unsigned_version, "v0003.yaml", "below-threshold"),
-    "registry/same-maintainer-signs-twice": (same_maintainer_twice, "v0003.yaml", "below-threshold"),
     "registry/removed-maintainer-signs": (removed_maintainer_signs, "v0004.yaml.sig", "signer-not-maintainer"),
     "registry/revoked-maintainer-signs": (revoked_maintainer_signs, "v0004.yaml.sig", "signer-not-maintainer"),
     "registry/lab-key-signs": (lab_key_signs_registry, "v0003.yaml.sig", "signer-not-maintainer"),
-    "registry/takeover-without-new-set-consent": (takeover_without_new_set_consent, "v0003.yaml", "below-threshold"),
-    "registry/threshold-raised-new-set-short": (threshold_raised_without_new_set, "v0003.yaml", "below-threshold"),
     "registry/signed-under-bundle-namespace": (wrong_namespace_signatures, "v0003.yaml.sig", "wrong-namespace"),
     "registry/tampered-byte": (tampered_version_byte, "v0002.yaml.sig", "bad-signature"),
     "registry/rollback-copy-of-v0001": (rollback_copy_of_v1, "v0003.yaml", "version-rollback"),
@@ -437,6 +467,28 @@ REGISTRY_CASES = {
     "registry/symlinked-version": (symlinked_version, "v0002.yaml", "bad-file"),
     "registry/threshold-above-maintainers": (threshold_above_maintainers, "v0003.yaml", "bad-threshold"),
 }
+
+
+# Proposals short of signatures: never in force, never fatal (v0002 stays in force and the
+# build publishes); the missing signatures are the pending line's content.
+PENDING_CASES = {
+    "registry/below-threshold-m-minus-1": below_threshold,
+    "registry/unsigned-new-version": unsigned_version,
+    "registry/same-maintainer-signs-twice": same_maintainer_twice,
+    "registry/takeover-without-new-set-consent": takeover_without_new_set_consent,
+    "registry/threshold-raised-new-set-short": threshold_raised_without_new_set,
+}
+
+
+@pytest.mark.parametrize("case", list(PENDING_CASES), ids=list(PENDING_CASES))
+def test_under_signed_proposal_is_pending_not_in_force(case: str, inst: Instance, tmp_path: Path) -> None:
+    PENDING_CASES[case](inst, tmp_path)
+    registry = load_registry(inst.root, NOW)
+    assert registry.version == 2 and registry.pending is not None and registry.pending.doc.version == 3
+    assert not registry.pending.complete
+    report = run(inst)
+    assert report.registry is not None and report.registry.version == 2
+    assert not report.rejections
 
 
 @pytest.mark.parametrize("case", list(REGISTRY_CASES), ids=list(REGISTRY_CASES))

@@ -133,6 +133,11 @@ def deletes_latest_registry_version(repo: Repo) -> None:
         (repo.root / f"keys/registry/v0002.yaml{suffix}").unlink()
 
 
+def empties_latest_registry_signatures(repo: Repo) -> None:
+    # v0002.yaml is byte-identical, but without its signatures v0001 would be in force again.
+    (repo.root / "keys/registry/v0002.yaml.sig").write_text("")
+
+
 def registry_below_threshold(repo: Repo, tmp: Path) -> None:
     add_lab(repo.root, "gamma", "Gamma Lab", [new_key(tmp, "gamma")[0].public])
     sign_registry(repo.root, repo.inst.maintainer_keys["m1"])  # M − 1
@@ -213,6 +218,7 @@ CASES: dict[str, tuple[Callable, list[tuple[str, str]]]] = {
     "pr/bundles-of-two-labs": (two_labs, [("bundles/*/beta/", "outside-lab")]),
     "pr/rewrites-old-registry-version": (rewrites_registry_history, [("keys/registry/v0002.yaml", "history-rewritten")]),
     "pr/deletes-latest-registry-version": (deletes_latest_registry_version, [("keys/registry/v0002.yaml", "history-rewritten")]),
+    "pr/empties-latest-registry-signatures": (empties_latest_registry_signatures, [("keys/registry", "history-rewritten")]),
     "pr/registry-change-m-minus-1-signatures": (registry_below_threshold, [("keys/registry/v0003.yaml", "below-threshold")]),
     "pr/self-vouching-key-and-bundle": (
         self_vouching_key,

@@ -114,14 +114,26 @@ def test_unauthorised_build_is_complete_and_sealed(inst, tmp_path):
     assert report.rejections == []
 
 
-def test_leak_scan_fails_build_and_removes_output(inst, tmp_path):
-    # A lab names its model after an item canary: the authorised build must refuse to publish.
+def test_lab_text_leak_rejects_that_bundle_and_the_site_publishes(inst, tmp_path):
+    # A lab names its model after an item canary: that bundle is left out, named; the rest publish.
     leaky = dict(__import__("tests.factory", fromlist=["MODEL"]).MODEL, name=f"Model {inst.items[0]['canary']}")
     inst.add_submission("acme", "leaky", results_for(inst.items), model=leaky)
     out = tmp_path / "site"
+    report = build(inst.root, out, identities=[inst.identity], now=NOW)
+    assert [(r.where, r.reason) for r in report.rejections] == [("bundles/soohak/acme/leaky/manifest.json", "embargoed-text")]
+    assert "model" in report.rejections[0].message and "canary" in report.rejections[0].message
+    output = _all_output_bytes(out)
+    assert inst.items[0]["canary"].encode() not in output and b"acme/run-1" in output
+
+
+def test_leak_in_the_sites_own_output_fails_build_and_removes_output(inst, tmp_path):
+    # A hand-written page quotes an item (with a soft hyphen inside): the site's own doing.
+    words = inst.items[1]["question"]["en"].split()
+    (inst.root / "site_src" / "notes.md").write_text("# Notes\n\n" + " ".join(words[:4]) + " " + words[4][:2] + "\u00ad" + words[4][2:] + " " + " ".join(words[5:10]) + "\n")
+    out = tmp_path / "site"
     with pytest.raises(LeakError) as err:
         build(inst.root, out, identities=[inst.identity], now=NOW)
-    assert err.value.reason == "leak" and "canary of soohak item" in str(err.value)
+    assert err.value.reason == "leak" and "question text of soohak item" in str(err.value)
     assert not out.exists()
     assert not any(p.name.startswith(".sealboard-site-") for p in tmp_path.iterdir())
     assert not (inst.root / ".sealboard" / "staged").exists()

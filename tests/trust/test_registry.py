@@ -77,6 +77,23 @@ def reason(root: Path, now: datetime = NOW) -> TrustError:
     return info.value
 
 
+def pending(root: Path, in_force: int, now: datetime = NOW) -> str:
+    """An under-signed newest version is a pending proposal: the previous one stays in
+    force and the build goes on. Returns the line describing what the proposal lacks."""
+    from builder.trust.registry import describe_pending
+
+    registry = load_registry(root, now)
+    assert registry.version == in_force and registry.pending is not None
+    with pytest.raises(TrustError) as info:  # the proposal itself is still below threshold
+        verify_transition(
+            (root / REG / f"v{in_force:04d}.yaml").read_bytes(), None,
+            (root / REG / f"v{in_force + 1:04d}.yaml").read_bytes(),
+            (root / REG / f"v{in_force + 1:04d}.yaml.sig").read_bytes() if (root / REG / f"v{in_force + 1:04d}.yaml.sig").exists() else None,
+        )
+    assert info.value.reason == "below-threshold"
+    return describe_pending(registry.pending) + " | " + info.value.message
+
+
 # --- the chain ------------------------------------------------------------------------------
 
 
@@ -113,9 +130,31 @@ def test_one_signature_short_is_refused(tmp_path: Path, m: dict[str, Person], la
     root = genesis(tmp_path, m)
     add_lab(root, "acme", "Acme AI", [lab_keys["acme1"].key])
     signed(root, m, "carol")
+    line = pending(root, 1)
+    assert "v0002 is pending: 1 of 2 signatures (carol)" in line and "v0001" in line
+    assert load_registry(root, NOW).lab("acme") is None  # not in force
+
+
+def test_under_signed_version_before_a_signed_one_is_an_error(tmp_path: Path, m: dict[str, Person], lab_keys: dict[str, Person]) -> None:
+    """Only the newest file may be pending: a hole in the chain is not a proposal."""
+    root = genesis(tmp_path, m)
+    add_lab(root, "acme", "Acme AI", [lab_keys["acme1"].key])
+    signed(root, m, "alice bob")
+    renew(root, EXPIRES + timedelta(days=30))
+    signed(root, m, "alice bob")
+    (root / REG / "v0002.yaml.sig").write_text(sign(m["alice"].private, (root / REG / "v0002.yaml").read_bytes(), NS_REGISTRY))
     error = reason(root)
-    assert error.reason == "below-threshold" and "v0001" in error.message
-    assert error.where == "keys/registry/v0002.yaml"
+    assert error.reason == "below-threshold" and error.where == "keys/registry/v0002.yaml"
+
+
+def test_deleting_the_newest_signatures_rolls_back_visibly(tmp_path: Path, m: dict[str, Person], lab_keys: dict[str, Person]) -> None:
+    """Files alone cannot tell a deleted .sig from a fresh proposal; the version in force
+    and the pending line say what happened (the PR check flags it as history-rewritten)."""
+    root = genesis(tmp_path, m)
+    add_lab(root, "acme", "Acme AI", [lab_keys["acme1"].key])
+    signed(root, m, "alice bob")
+    (root / REG / "v0002.yaml.sig").unlink()
+    assert "v0002 is pending: 0 of 2" in pending(root, 1)
 
 
 def test_duplicate_signature_by_same_key_counts_once(tmp_path: Path, m: dict[str, Person], lab_keys: dict[str, Person]) -> None:
@@ -124,7 +163,7 @@ def test_duplicate_signature_by_same_key_counts_once(tmp_path: Path, m: dict[str
     data = (root / REG / "v0002.yaml").read_bytes()
     twice = sign(m["alice"].private, data, NS_REGISTRY) + sign(m["alice"].private, data, NS_REGISTRY, "sha256")
     (root / REG / "v0002.yaml.sig").write_text(twice)
-    assert reason(root).reason == "below-threshold"
+    assert "1 of 2 signatures (alice)" in pending(root, 1)
     # sign_registry is idempotent for a key that already signed.
     before = (root / REG / "v0002.yaml.sig").read_bytes()
     signed(root, m, "alice")
@@ -159,10 +198,10 @@ def test_maintainer_change_needs_old_and_new_sets(tmp_path: Path, m: dict[str, P
 
     propose_next(root, hand_over)
     signed(root, m, "alice bob")
-    error = reason(root)
-    assert error.reason == "below-threshold" and "new maintainers" in error.message
+    line = pending(root, 1)
+    assert "0 of 2 from the new set" in line and "new maintainers" in line
     signed(root, m, "dave")
-    assert reason(root).reason == "below-threshold"
+    assert "1 of 2 from the new set" in pending(root, 1)
     signed(root, m, "erin")
     assert [x.id for x in load_registry(root, NOW).maintainers] == ["dave", "erin"]
 
@@ -171,8 +210,7 @@ def test_new_maintainers_alone_cannot_take_over(tmp_path: Path, m: dict[str, Per
     root = genesis(tmp_path, m)
     add_maintainer(root, "dave", "Dave", m["dave"].key, threshold=1)
     signed(root, m, "dave")
-    error = reason(root)
-    assert error.reason == "below-threshold" and "0 valid signature(s) of the 2 required" in error.message
+    assert "0 valid signature(s) of the 2 required" in pending(root, 1)
     signed(root, m, "alice bob")
     registry = load_registry(root, NOW)
     assert registry.threshold == 1 and registry.maintainer(m["dave"].key, "x").id == "dave"
@@ -182,7 +220,7 @@ def test_threshold_change_needs_new_threshold(tmp_path: Path, m: dict[str, Perso
     root = genesis(tmp_path, m)
     propose_next(root, lambda data: data.update(threshold=3))
     signed(root, m, "alice bob")
-    assert reason(root).reason == "below-threshold"
+    assert "2 of 3 from the new set" in pending(root, 1)
     signed(root, m, "carol")
     assert load_registry(root, NOW).threshold == 3
 
@@ -344,7 +382,7 @@ def test_revocation_of_lab_and_maintainer_keys(labs: Path, m: dict[str, Person],
     revoke(labs, lab_keys["acme1"].key.fingerprint, "laptop lost", NOW)
     revoke(labs, m["carol"].key.openssh, "left the project", NOW)
     signed(labs, m, "alice carol")  # carol may still sign the version that revokes her...
-    assert reason(labs).reason == "below-threshold"  # ...but the set changed: 2 of {alice, bob} too
+    assert "1 of 2 from the new set" in pending(labs, 2)  # ...but the set changed: 2 of {alice, bob} too
     signed(labs, m, "bob")
     registry = load_registry(labs, NOW)
     assert lab_reason(registry, "acme", lab_keys["acme1"].key) == "key-revoked"

@@ -1,0 +1,112 @@
+"""Maintainers' side of dataset bundles: turn an items.jsonl into a sealed, committed bundle,
+and add maintainers' signatures to it until the registry's threshold is met.
+
+``sealboard dataset create`` and ``sealboard dataset sign`` are thin clients of this; the
+demo and the tests write their datasets through it too, so there is one writer of the
+format that ``builder.bundles.dataset`` reads.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from builder.bundles.dataset import ITEMS, check_item, dataset_manifest_dict, new_salt, parse_dataset_manifest
+from builder.bundles.ingest import BUNDLES_DIR, DATASET_DIR
+from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.config import BenchmarkConfig
+from builder.errors import BundleError, ParseError, TrustError
+from builder.strict import iter_jsonl
+from builder.trust.registry import Registry, tally, verify_signatures
+from builder.trust.seal import seal
+from builder.trust.sshkeys import PrivateKey
+from builder.trust.sshsig import NS_DATASET, sign
+
+MAX_ITEMS_BYTES = 256 << 20  # far above any benchmark's questions; keeps a typo'd path from eating memory
+
+
+def dataset_dir(root: Path, benchmark: str, version: str) -> Path:
+    return Path(root) / BUNDLES_DIR / benchmark / DATASET_DIR / version
+
+
+def read_items(data: bytes, where: str) -> list[dict[str, Any]]:
+    """Parse a maintainer's items.jsonl strictly. A missing ``salt`` is drawn fresh (32
+    random bytes) and a missing ``canary`` is generated; given ones are kept, so the same
+    file always gives the same commitments. Every error names the line."""
+    items: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for line, obj in iter_jsonl(data, where):
+        if not isinstance(obj, dict):
+            raise ParseError("each line must be a JSON object (one item)", where=where, line=line, reason="wrong-type")
+        obj = dict(obj)
+        obj.setdefault("salt", new_salt())
+        # The leak scan looks for this string in every published byte while the item is embargoed.
+        obj.setdefault("canary", f"SEALBOARD-CANARY-{secrets.token_hex(12)}")
+        obj = check_item(obj, where, line)
+        if obj["id"] in seen:
+            raise ParseError(f"item {obj['id']!r} repeats line {seen[obj['id']]}", where=where, line=line, reason="duplicate-item",
+                             hint="every item id must be unique")
+        seen[obj["id"]] = line
+        items.append(obj)
+    if not items:
+        raise ParseError("holds no items", where=where, reason="empty", hint="one JSON object per line: id, split, question, answer, answer_type")
+    return items
+
+
+def _write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_dataset(root: Path, config: BenchmarkConfig, items: list[dict[str, Any]], created: datetime) -> Path:
+    """Seal the (salted) items to the benchmark's embargo recipient only and write the public
+    manifest with one commitment per item. Unsigned: maintainers sign with sign_dataset."""
+    target = dataset_dir(root, config.id, config.version)
+    if target.exists() and any(target.iterdir()):
+        raise BundleError(
+            "a dataset bundle for this version exists already", where=str(target.relative_to(root)), reason="dataset-exists",
+            hint="a new dataset is a new benchmark version: raise 'version' in the leaderboard config first",
+        )
+    sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in items), [config.embargo_recipient])
+    manifest = orjson.dumps(dataset_manifest_dict(config.id, config.version, created, items, sealed), option=orjson.OPT_INDENT_2) + b"\n"
+    target.mkdir(parents=True, exist_ok=True)
+    _write(target / ITEMS, sealed)
+    _write(target / MANIFEST, manifest)
+    return target
+
+
+def sign_dataset(directory: Path, private: PrivateKey, registry: Registry) -> tuple[int, int]:
+    """Append this maintainer's signature (namespace sealboard-dataset) to manifest.json.sig.
+
+    Refuses keys that are not unrevoked maintainers of the registry in force (their block
+    would make the bundle invalid, not merely uncounted). Returns (signatures counted,
+    threshold)."""
+    where = f"{directory.name}/{MANIFEST}"
+    manifest = (directory / MANIFEST).read_bytes()
+    parse_dataset_manifest(manifest, where)
+    sig_path = directory / SIGNATURE
+    existing = sig_path.read_bytes() if sig_path.exists() else b""
+    signers = verify_signatures(manifest, existing or None, where, NS_DATASET)
+    if private.public in tally(None, registry, [private.public]).strangers:
+        raise TrustError(
+            f"key {private.public.fingerprint} is not an unrevoked maintainer of registry v{registry.version:04d}",
+            where=str(directory), reason="signer-not-maintainer", hint="dataset bundles are signed by maintainers' keys",
+        )
+    if private.public not in signers:
+        if existing and not existing.endswith(b"\n"):
+            existing += b"\n"
+        _write(sig_path, existing + sign(private, manifest, NS_DATASET).encode("ascii"))
+        signers.append(private.public)
+    return len(tally(None, registry, signers).old_signers), registry.threshold

@@ -1,0 +1,123 @@
+"""``sealboard dataset …``: the maintainers' sealed, committed dataset bundles."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from builder.cli.common import progress, root_option, translate_errors
+
+
+@click.group("dataset")
+def dataset() -> None:
+    """Create and sign dataset bundles (the items and gold answers every score is graded against).
+
+    \b
+    A new benchmark version's dataset:
+      sealboard dataset create soohak --items items.jsonl --key ~/.ssh/id_ed25519
+      sealboard dataset sign soohak --key ~/.ssh/id_ed25519     # the other maintainers
+    """
+
+
+def _config(root: Path, benchmark: str):  # type: ignore[no-untyped-def]
+    from builder.config import load_config
+    from builder.errors import ConfigError
+
+    path = root / "leaderboards" / f"{benchmark}.yaml"
+    if not path.is_file():
+        raise ConfigError(f"no leaderboard config for {benchmark!r}", where=f"leaderboards/{benchmark}.yaml",
+                          hint="write the benchmark's config first (see the 'Adding a benchmark' page)")
+    return load_config(path, root)
+
+
+def _read(path: Path, limit: int) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > limit:
+        raise click.BadParameter(f"{path} is larger than {limit >> 20} MiB")
+    return data
+
+
+def _signed(root: Path, directory: Path, key_path: Path, benchmark: str) -> None:
+    from builder.bundles.dataset_create import sign_dataset
+    from builder.trust.registry import load_registry
+    from builder.trust.sshkeys import load_private_key
+
+    registry = load_registry(root, datetime.now(timezone.utc))
+    count, needed = sign_dataset(directory, load_private_key(key_path), registry)
+    click.echo(f"Signed: {count} of {needed} maintainer signature(s) (registry v{registry.version:04d})")
+    if count < needed:
+        click.echo(f"The build ignores this dataset until {needed - count} more maintainer(s) run: "
+                   f"sealboard dataset sign {benchmark} --key KEY")
+
+
+@dataset.command("create", short_help="Seal items.jsonl into a committed dataset bundle.")
+@root_option
+@click.argument("benchmark")
+@click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="One item per line: id, split, question {lang: text}, answer {lang: text}, answer_type, metadata.")
+@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Also sign it now with your maintainer key (unencrypted OpenSSH private key).")
+@translate_errors
+def create_command(root: Path, benchmark: str, items_path: Path, key_path: Path | None) -> None:
+    """Seal ITEMS to the benchmark's embargo recipient and write its public manifest.
+
+    Writes bundles/BENCHMARK/_dataset/VERSION/ (VERSION from leaderboards/BENCHMARK.yaml):
+    items.jsonl.age (salted items, sealed to the embargo recipient only) and manifest.json
+    (item ids, split counts, one SHA-256 commitment per item). The build uses it only once
+    the registry's maintainer threshold has signed it.
+
+    \b
+    Example:
+      sealboard dataset create soohak --items items.jsonl --key ~/.ssh/id_ed25519
+    """
+    from builder.bundles.dataset_create import MAX_ITEMS_BYTES, read_items, write_dataset
+
+    config = _config(root, benchmark)
+    progress(f"Reading {items_path}")
+    items = read_items(_read(items_path, MAX_ITEMS_BYTES), str(items_path))
+    progress(f"Sealing {len(items)} item(s) to {benchmark}'s embargo recipient")
+    directory = write_dataset(root, config, items, datetime.now(timezone.utc))
+    splits: dict[str, int] = {}
+    for item in items:
+        splits[item["split"]] = splits.get(item["split"], 0) + 1
+    listing = ", ".join(f"{k} {v}" for k, v in splits.items())
+    click.echo(f"Wrote {directory.relative_to(root.resolve()) if directory.is_relative_to(root.resolve()) else directory}/ "
+               f"({len(items)} items: {listing})")
+    if key_path is not None:
+        _signed(root, directory, key_path, benchmark)
+    else:
+        click.echo(f"Unsigned: maintainers sign it with: sealboard dataset sign {benchmark} --key KEY")
+
+
+@dataset.command("sign", short_help="Add your signature to a dataset bundle.")
+@root_option
+@click.argument("benchmark")
+@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Your unencrypted OpenSSH private key file.")
+@click.option("--version", help="Dataset version [default: the config's version].")
+@translate_errors
+def sign_command(root: Path, benchmark: str, key_path: Path, version: str | None) -> None:
+    """Append your signature (namespace sealboard-dataset) to the dataset's manifest.json.sig.
+
+    \b
+    Example:
+      sealboard dataset sign soohak --key ~/.ssh/id_ed25519
+    \b
+    The same with stock ssh-keygen (one block per maintainer, concatenated):
+      ssh-keygen -Y sign -n sealboard-dataset -f KEY - \\
+        < bundles/soohak/_dataset/v1/manifest.json >> bundles/soohak/_dataset/v1/manifest.json.sig
+    """
+    from builder.bundles.dataset_create import dataset_dir
+    from builder.errors import BundleError
+
+    directory = dataset_dir(root, benchmark, version or _config(root, benchmark).version)
+    if not (directory / "manifest.json").is_file():
+        raise BundleError("no dataset bundle here", where=str(directory), reason="missing-file",
+                          hint=f"create it with 'sealboard dataset create {benchmark} --items items.jsonl'")
+    _signed(root, directory, key_path, benchmark)
