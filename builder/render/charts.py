@@ -85,7 +85,10 @@ def _pairs(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any], kind: st
 
 
 def _common(a: dict[str, Any], b: dict[str, Any]) -> str:
-    """The words two condition titles share ("accuracy (TTS off)"/"(TTS on)" -> "accuracy")."""
+    """What both conditions measure: the measure's title ("Avg@3" for English vs Korean),
+    else the words their titles share ("accuracy (TTS off)"/"(TTS on)" -> "accuracy")."""
+    if a.get("measure") and a.get("measure") == b.get("measure"):
+        return MEASURE_TITLES.get(a["measure"], a["measure"])
     ta, tb = metric_title(a).split(), metric_title(b).split()
     shared = [w for w, v in zip(ta, tb, strict=False) if w == v]
     return " ".join(shared).strip(" (,") or "Score"

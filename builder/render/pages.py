@@ -73,7 +73,10 @@ def fmt_cell(cell: dict[str, Any] | None, unit: str, inline: bool) -> str:
         return f'<td data-sort="{sort}">{value}{extra}</td>'
     detail = " ".join(x for x in (ci, f"n={n}" if n else "") if x)
     tip = f' data-tip="{detail}"' if detail else ""
-    return f'<td data-sort="{sort}"{tip}>{value}</td>'
+    # The cell's text is the value alone: tablesort's number sort reads it right unless it
+    # is negative (a true minus sign), so only those carry a sort key.
+    key = f' data-sort="{sort}"' if cell["value"] < 0 else ""
+    return f"<td{key}{tip}>{value}</td>"
 
 
 def fmt_rank(row: dict[str, Any]) -> str:

@@ -99,8 +99,9 @@ COLUMN = """((key) => {
   const table = document.querySelector('table.sb-board[data-sortable]');
   const col = [...table.tHead.rows[0].cells].findIndex(th => th.dataset.key === key);
   return [...table.tBodies[0].rows].filter(tr => !tr.hidden).map(tr => {
-    const v = tr.cells[col].getAttribute('data-sort');
-    return v === null ? null : parseFloat(v);
+    const cell = tr.cells[col];  // the sort key, else the shown number (wide boards)
+    const v = cell.getAttribute('data-sort') ?? cell.textContent.replace(/\u2212/g, '-').replace(/[^0-9.-]/g, '');
+    return v === '' ? null : parseFloat(v);
   });
 })"""
 

@@ -68,11 +68,11 @@
   }
 
   /* ---- charts ---------------------------------------------------------------- */
-  function colors() {
-    var cs = getComputedStyle(document.body);
+  function colors() {  // marks readable on both palettes (the theme's primary is too dark on slate)
+    var cs = getComputedStyle(document.body), dark = document.body.getAttribute("data-md-color-scheme") === "slate";
     function v(name, dflt) { return cs.getPropertyValue(name).trim() || dflt; }
     return { fg: v("--md-default-fg-color", "#222"), grid: v("--md-default-fg-color--lightest", "#ddd"),
-             a: v("--md-primary-fg-color", "#3f51b5"), b: v("--md-accent-fg-color", "#e91e63") };
+             a: dark ? "#8ab4f8" : "#2f5597", b: dark ? "#f6ad55" : "#c8550f" };
   }
   function layout(spec, el, c, extra) {
     var base = {
