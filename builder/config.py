@@ -11,11 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builder.bundles.budget import Budget, parse_budget
 from builder.errors import BuilderError, ConfigError
 from builder.strict import IDENTIFIER_RE, loads_yaml
 
 CONFIG_DIR = "leaderboards"
 MAX_CONFIG_BYTES = 1 << 20
+# Under embargo an aggregate is published rounded to this grid (a fraction: 0.05 = 5 points),
+# so one changed answer moves no published number (see builder.scoring.engine).
+DEFAULT_GRID = 0.05
 
 _FIELDS = {
     "benchmark": "the benchmark id, equal to the file name (e.g. soohak)",
@@ -25,6 +29,7 @@ _FIELDS = {
     "version": "the benchmark version that bundles must name in benchmark_version",
     "embargo_recipient": "the age recipient (age1…) bundles' results are sealed to",
     "scoring": "boards, samples and breakdowns (see the Data page)",
+    "embargo": "what a lab may submit and see during the embargo: budget {bundles, window_days}, grid (optional)",
 }
 _REQUIRED = {"benchmark", "title", "version", "embargo_recipient", "scoring"}
 
@@ -39,6 +44,8 @@ class BenchmarkConfig:
     embargo_recipient: str
     scoring: Any  # builder.scoring.ScoringSpec
     path: str
+    budget: Budget = Budget()  # per-lab submissions per window (builder.bundles.budget)
+    embargo_grid: float | None = DEFAULT_GRID  # the Ladder's grid under embargo; None: exact (insecure)
 
 
 def load_configs(root: Path) -> list[BenchmarkConfig]:
@@ -92,6 +99,28 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
             errors.append(("scoring", exc.message))
     elif "scoring" in raw:
         errors.append(("scoring", "must be a mapping"))
+    budget, grid = Budget(), DEFAULT_GRID
+    embargo = raw.get("embargo")
+    if embargo is not None:
+        if not isinstance(embargo, dict) or set(embargo) - {"budget", "grid", "insecure_exact_scores"}:
+            errors.append(("embargo", "must be a mapping with budget, grid and/or insecure_exact_scores"))
+        else:
+            try:
+                budget = parse_budget(embargo.get("budget"), where)
+            except ConfigError as exc:
+                errors.append(("embargo", exc.message))
+            g = embargo.get("grid", DEFAULT_GRID)
+            if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 < g <= 0.5:
+                errors.append(("embargo", "grid must be a number in (0, 0.5], e.g. 0.05"))
+            else:
+                grid = float(g)
+            # Exact embargoed scores let a lab recover the answer key by probing (see
+            # builder.scoring.ladder): only for synthetic demos and tests of exact figures.
+            exact = embargo.get("insecure_exact_scores", False)
+            if not isinstance(exact, bool):
+                errors.append(("embargo", "insecure_exact_scores must be true or false"))
+            elif exact:
+                grid = None
     if errors:
         listing = "; ".join(f"{key}: {msg}" for key, msg in errors)
         raise ConfigError(f"{len(errors)} problem(s): {listing}", where=where, hint="see the Data page for the config keys")
@@ -104,4 +133,6 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
         embargo_recipient=raw["embargo_recipient"],
         scoring=scoring,
         path=where,
+        budget=budget,
+        embargo_grid=grid,
     )

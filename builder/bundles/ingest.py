@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from builder.bundles.withdrawn import SUFFIX as TOMBSTONE_SUFFIX
 from builder.errors import BundleError
 
 BUNDLES_DIR = "bundles"
@@ -109,6 +110,8 @@ def discover(root: Path, benchmarks: set[str]) -> Iterator[RawBundle | Rejection
                 continue
             for name in _list_dir(owner_path, owner_where):
                 bundle_path, bundle_where = owner_path / name, f"{owner_where}/{name}"
+                if name.endswith(TOMBSTONE_SUFFIX) and not bundle_path.is_symlink() and bundle_path.is_file():
+                    continue  # a maintainers' tombstone (builder.bundles.withdrawn), not a bundle
                 problem = _dir_problem(bundle_path, bundle_where)
                 if problem:
                     yield problem

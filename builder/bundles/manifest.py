@@ -112,7 +112,10 @@ def parse_timestamp(value: Any, *, where: str, field: str) -> datetime:
             where=where,
             reason="bad-timestamp",
         )
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+    except ValueError:  # the shape matched but the date does not exist (month 13, 30 February)
+        raise ParseError(f"{field} {value!r} is not a valid date and time", where=where, reason="bad-timestamp") from None
 
 
 def format_timestamp(value: datetime) -> str:

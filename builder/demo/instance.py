@@ -116,7 +116,13 @@ def _scoring_yaml(benchmark: str) -> str:
     return resources.files("builder").joinpath("benchmarks", f"{benchmark}.yaml").read_text(encoding="utf-8")
 
 
-def _config_text(benchmark: str, version: str, recipient: str) -> str:
+# The demo's panels reproduce the papers' tables to the digit and give a lab several runs at
+# one time, so its configs lift the submission budget and publish exact embargoed scores.
+# A real leaderboard keeps the defaults (3 per 30 days, the Ladder on a 0.05 grid).
+DEMO_EMBARGO = "embargo:\n  budget: {bundles: 1000, window_days: 30}\n  insecure_exact_scores: true  # synthetic demo only: exact scores can be probed\n"
+
+
+def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DEMO_EMBARGO) -> str:
     title, description, paper = BENCHMARK_META[benchmark]
     scoring = "\n".join("  " + line if line.strip() else "" for line in _scoring_yaml(benchmark).splitlines())
     return (
@@ -127,6 +133,7 @@ def _config_text(benchmark: str, version: str, recipient: str) -> str:
         f'paper: "{paper}"\n'
         f'version: "{version}"\n'
         f"embargo_recipient: {recipient}\n"
+        f"{embargo}"
         f"scoring:\n{scoring}\n"
     )
 

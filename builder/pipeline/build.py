@@ -11,8 +11,11 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.bundles.budget import Entry as BudgetEntry
+from builder.bundles.budget import over_budget
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.verify import VerifiedBundle
+from builder.bundles.withdrawn import read_tombstones, withdrawn_error
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
 from builder.pipeline.admission import Admissions, verify_admitted
@@ -21,6 +24,7 @@ from builder.pipeline.leakscan import screen_lab_text
 from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import score_states, unseal_state, verify_datasets
+from builder.render.site_guard import refuse_unsafe_site
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
 
@@ -85,9 +89,12 @@ def build(
     report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=None, registry=None)
     timer = _Timer(report, progress)
 
-    # Config and trust: the benchmark configs and the whole registry chain.
+    # Config and trust: the benchmark configs and the whole registry chain. A site config
+    # that could read outside the site (hooks, snippets, unlisted plugins, links) stops the
+    # build before any bundle is read, let alone unsealed (security invariant 6).
     with timer.stage("config", "Loading leaderboard configs and the key registry"):
         configs = load_configs(root)
+        refuse_unsafe_site(root, [c.id for c in configs])
         report.registry = registry = load_registry(root, now)
         report.synthetic = (root / "keys" / "demo").is_dir()
     recipients = {r for ident in identities for r in ident.recipients}
@@ -98,12 +105,18 @@ def build(
             hint="pass the identity of this instance's embargo key",
         )
 
-    # 1. Ingest: read every bundle's bytes (with caps, no links).
+    # 1. Ingest: read every bundle's bytes (with caps, no links). A withdrawn submission's
+    # folder (a maintainers' tombstone beside it) stays out, whatever bytes it holds.
     with timer.stage("ingest", "Reading bundles"):
         raws: dict[str, list[RawBundle]] = {c.id: [] for c in configs}
+        tombstones, tombstone_errors = read_tombstones(root)
+        for exc in tombstone_errors:
+            report.rejections.append(Rejection(exc.where or "bundles", exc.reason, str(exc), exc.hint))
         for found in discover(root, set(raws)):
             if isinstance(found, Rejection):
                 report.rejections.append(found)
+            elif found.where in tombstones:
+                report.rejections.append(reject(withdrawn_error(tombstones[found.where]), found))
             else:
                 raws[found.benchmark].append(found)
 
@@ -122,6 +135,16 @@ def build(
                         verify_admitted(raw, registry, now=now, benchmark_version=config.version, admissions=admissions))
                 except BuilderError as exc:
                     report.rejections.append(reject(exc, raw))
+            # The submission budget, decided by the same function as `validate`: verified
+            # bundles and withdrawn ones (their tombstones) count; the over-budget are refused.
+            spent = [BudgetEntry(t.where, t.lab, t.created, spent=True) for t in tombstones.values() if t.benchmark == config.id and t.created]
+            entries = [BudgetEntry(b.where, b.manifest.lab, b.manifest.created) for b in verified[config.id]]
+            refused = over_budget(spent + entries, config.budget)
+            if refused:
+                for b in verified[config.id]:
+                    if b.where in refused:
+                        report.rejections.append(Rejection(b.where, "over-budget", str(refused[b.where]), refused[b.where].hint, config.id, b.manifest.lab))
+                verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
         progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
 
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.

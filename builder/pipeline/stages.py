@@ -198,6 +198,7 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         state.results,
         state.submissions,
         embargoed=state.status == "embargoed",
+        grid=state.config.embargo_grid,
     )
     state = replace(state, boards=tuple(boards))
     board_files(state)

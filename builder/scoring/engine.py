@@ -1,10 +1,44 @@
 """score_benchmark: frames in, BoardTables out. Pure: no I/O, no clock, no randomness
 beyond the declared bootstrap seed.
 
-Embargo suppression (design, "What is public when"): under embargo a cell resting on
-fewer than ``min_cell_items`` items is withheld (value and interval null, ``n`` kept,
-``suppressed: true``), and so is any cell that would let a reader recover a withheld one
-by subtraction:
+**Threat model.** During an embargo the answer key is a holdout, and every published
+score is an answer to a query on it. A lab holding a valid key can submit probe runs that
+differ in a few answers and read the scores back: with exact per-edition scores, one pull
+request of per-item probes once recovered all 360 LiveMathematicianBench gold answers.
+This is adaptive overfitting to a reused holdout (Dwork et al., 2015; Blum & Hardt, 2015,
+"The Ladder"). Four mechanisms close it together:
+
+1. **Full coverage.** A ranked submission answers every item, language and sample, so a
+   probe is a whole run.
+2. **Submission budget.** Each lab may publish at most `bundles` submissions per benchmark
+   in any `window_days` window (default 3 per 30 days), counted on the signed `created`
+   time, which the pull-request check holds within 7 days of submission; withdrawn
+   submissions still count. `validate` and the build apply the same rule.
+3. **The Ladder on a grid.** Every published rate is rounded to a grid η (default 0.05,
+   intervals widened outward to it); a lab's later submission shows a rate only if it beats
+   the best rate the lab already shows there by at least η, otherwise the cell is withheld
+   (flag `ladder`). Rates resting on fewer than 2/η + 1 items, and every figure that is
+   neither a rate nor a lab-reported token/cost figure, are withheld; ranks come from the
+   shown values only.
+4. **Suppression over every published figure.** Withheld cells keep no value, interval or
+   item count `n`; the board notes and facts that count results (the "items solved by no
+   submission" note) are withheld; breakdowns and the `-all` twins are suppressed jointly
+   (below), and composites of withheld cells are withheld.
+
+**The bound.** A shown cell is a grid point or withheld: at most log2(1/η + 2) bits
+(4.4 bits at η = 0.05). A lab's cell can rise at most 1/η times over the whole embargo, so
+over a budget window a lab learns at most `bundles × cells × 4.4` bits through any one
+board, and nothing from runs that do not improve by η. A single changed answer moves a
+shown rate by less than η/2, so it can neither clear the Ladder margin nor be told apart
+after rounding: the test suite runs the per-item probe attack at the budget (baseline plus
+two probes of 252 attempted, on a 360-item LiveMathematicianBench-shaped key) and the
+attacker recovers 79 of 360 gold letters, exactly what guessing one letter everywhere
+gets (chance is 20%); the published boards are identical whatever the probed items'
+gold letters are. Without budget and Ladder the same probes read their items exactly.
+
+**Cell suppression.** Under embargo a cell resting on fewer than ``min_cell_items`` items
+is withheld (value, interval and ``n`` null, ``suppressed: true``), and so is any cell
+that would let a reader recover a withheld one by subtraction:
 
 - in a breakdown, the overall column minus the shown groups reveals the hidden items
   (small groups, groups below ``min_group_items``, items without a group); if those
@@ -15,11 +49,16 @@ by subtraction:
   withheld;
 - composites and differences are withheld when any cell they are computed from would be.
 
-A withheld cell is never ranked, so a rank cannot leak it either.
+A withheld cell is never ranked, so a rank cannot leak it either. The rounding of the
+Ladder then protects what exact subtraction across boards would still give: every shown
+rate is uncertain by ±η/2 of its items (at least one item), so a difference of shown
+figures never pins down the results on a withheld cell's items.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -29,6 +68,7 @@ from builder.scoring import boards as B
 from builder.scoring import definitions as D
 from builder.scoring import pairs as P
 from builder.scoring.frames import prepare
+from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
 from builder.scoring.uncertainty import cells, poisson_weights, rank
@@ -41,8 +81,14 @@ def score_benchmark(
     submissions: pd.DataFrame,
     *,
     embargoed: bool,
+    grid: float | None = None,
 ) -> list[BoardTable]:
     """Score every board the spec declares (contamination twins included, in spec order).
+
+    Under embargo with a ``grid`` (the build passes the config's ``embargo.grid``), every
+    published figure then goes through the Ladder (builder.scoring.ladder): rates on the
+    grid, a lab's later submission shown only when it beats its best by the grid, ranks
+    from the shown values, result counts and withheld cells' ``n`` dropped.
 
     Raises builder.scoring.frames.ScoringInputError if the frames contradict the spec.
     """
@@ -59,6 +105,12 @@ def score_benchmark(
             out += [_finalize(ctx, post, twin=full), _finalize(ctx, full)]
         else:
             out.append(_finalize(ctx, _build(ctx, board, board.id, False, "")))
+    if embargoed and grid:
+        created = {
+            str(s): (str(lab), c.to_pydatetime() if hasattr(c, "to_pydatetime") else c)
+            for s, lab, c in zip(submissions["submission"], submissions["lab"], submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)))
+        }
+        out = coarsen(out, created, grid)
     return out
 
 
@@ -119,6 +171,10 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
     k = spec.min_cell_items
     masks = _secondary(ctx, raw, twin)
     table = {name: cells(est, ctx.embargoed, k, masks.get(name)) for name, est in raw.est.items()}
+    if ctx.embargoed:
+        # A withheld cell keeps no item count either: n of a cell cut by a training cutoff or
+        # a group says how many items lie on each side of the cut, which a lab can probe.
+        table = {name: [replace(c, n=None) if c.suppressed else c for c in col] for name, col in table.items()}
     defs = {m.name: m for m in raw.columns}
     r = len(raw.rows)
 
@@ -174,8 +230,15 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
         references.append(ReferenceRow(ref.id, ref.label, metrics, ref.note))
 
     summary: dict[str, Any] = dict(raw.summary)
+    notes = list(raw.spec.notes) + raw.notes
     if ctx.embargoed and summary.get("items", k) < k:
         summary = {key: None for key in summary}
+    if ctx.embargoed and summary.get("unsolved_items") is not None:
+        # "j of n items are solved by no submission" counts results on embargoed items: a
+        # lab probing one item flips it. Withheld with the cells (issue 9, subtraction).
+        fact = f"{summary['unsolved_items']} of {summary['items']} items"
+        notes = [note for note in notes if fact not in note]
+        summary["unsolved_items"] = None
     return BoardTable(
         benchmark=spec.benchmark,
         board=raw.board_id,
@@ -183,7 +246,7 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
         description=raw.spec.description,
         metrics=tuple(raw.columns),
         rows=tuple(rows),
-        notes=tuple(list(raw.spec.notes) + raw.notes),
+        notes=tuple(notes),
         reference_rows=tuple(references),
         rank_by=rank_by if rank_by in raw.est else None,
         kind=raw.spec.kind,

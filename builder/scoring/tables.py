@@ -8,7 +8,7 @@ definitions, in column order), ``rows`` (one per submission, best first), plus
 
 A row's ``metrics`` maps each metric name to ``{value, ci_low, ci_high, n}``. Rates are
 fractions in [0, 1]; ``n`` is the number of items the cell rests on (the bootstrap unit).
-A cell withheld under embargo has ``value``/``ci_*`` null, ``n`` kept and
+A cell withheld under embargo has ``value``/``ci_*`` and ``n`` null and
 ``suppressed: true``; a cell that cannot be computed has ``value`` null and a ``flag``
 saying why (see FLAGS).
 """
@@ -33,6 +33,7 @@ FLAGS = {
     "cutoff-unknown": "the submission declares no training cutoff, so no item is known to be after it",
     "undefined": "the statistic is undefined on these items (e.g. zero variance, or every item tied with the cohort)",
     "no-pair": "no TTS-off baseline or TTS-on run in the same family",
+    "ladder": "under embargo, a lab's later submission is shown only when it beats the lab's best shown value by the grid (see Methodology)",
 }
 
 UNITS = ("fraction", "difference", "count", "tokens", "usd", "slope", "intercept")
@@ -53,7 +54,7 @@ class Cell:
     value: float | int | None
     ci_low: float | None = None
     ci_high: float | None = None
-    n: int = 0
+    n: int | None = 0  # None: withheld under embargo (a withheld cell does not reveal its n)
     suppressed: bool = False
     flag: str | None = None
 

@@ -62,6 +62,18 @@ class Repo:
     def commit(self, rev: str) -> str:
         return self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
 
+    def merge_base(self, base: str, head: str) -> str:
+        """The best common ancestor: a PR is judged by its own change since it forked."""
+        try:
+            return self._git("merge-base", base, head).decode().strip()
+        except GitError:
+            raise GitError(
+                f"{head[:12]} shares no history with {base[:12]}",
+                where=str(self.root),
+                reason="no-merge-base",
+                hint="fetch the target branch with its history (actions/checkout fetch-depth: 0)",
+            ) from None
+
     def changes(self, base: str, head: str) -> list[Change]:
         out = self._git("diff", "--name-status", "-z", "--no-renames", base, head).split(b"\0")
         changes = []

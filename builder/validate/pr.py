@@ -1,33 +1,53 @@
 """Pull-request validation: what CI runs on a PR, offline and without any secret.
 
-It reads the change between a base and a head revision from git objects
-(:mod:`builder.validate.gitread`), then checks, trusting only the *base* revision's registry and
-configs:
+It judges the PR's *own* change: the diff from the merge base of the target branch and the
+PR head to the head (git objects only, :mod:`builder.validate.gitread`), so what has landed
+on the target since the PR was opened is not held against it. Trust, tombstones and the
+submission budget come from the target branch's tip (the newest state maintainers signed
+off), never from the PR.
 
-1. every changed path is a regular file (no symlinks, no submodules, no ``..``);
-2. registry changes extend the base chain (old versions byte-identical) and the head chain
-   verifies, each transition signed by a threshold of the previous maintainers;
-3. a change that adds bundles touches only ``bundles/<benchmark>/<one lab>/…``;
-4. every new or changed bundle passes the build's own checks (layout, signature by a key
-   registered to its lab in the base registry, digests) — no decryption.
+Three outcomes (``ValidationReport.status``):
 
-Problems are collected, never raised one at a time, and rendered as Markdown.
+- **passed** — the change is one lab's new bundles under ``bundles/<benchmark>/<lab>/``
+  (or a threshold-signed registry version), and each verifies as the build would;
+- **maintainer review required** — the change touches anything else (site config, pages,
+  workflows, code, configs, tombstones, another lab's folder, a dataset) or removes a
+  bundle. Not a defect in itself, but not a lab's to make: the lab check fails and a
+  maintainer (CODEOWNERS) must review and merge;
+- **failed** — something is wrong: bad signature, unsafe path, a symlink, a withdrawn or
+  over-budget submission, a stale ``created``, mkdocs config the build would refuse…
+
+Problems are collected, never raised one at a time, and rendered as Markdown whose
+untrusted text sits in code spans (no links, images, HTML or @-mentions).
 """
 
 from __future__ import annotations
 
 import tempfile
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from builder.bundles.budget import Entry as BudgetEntry
+from builder.bundles.budget import check_fresh, over_budget
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
+from builder.bundles.manifest import MANIFEST, SIGNATURE, parse_manifest
 from builder.bundles.verify import verify_bundle
-from builder.config import load_configs
+from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unreadable
+from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
-from builder.trust.registry import describe_pending, load_registry
+from builder.render.site_guard import GITATTRIBUTES, MKDOCS_CONFIG, SITE_SRC, check_gitattributes, check_mkdocs_config, check_site_paths
+from builder.trust.registry import Registry, describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
-from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Repo, safe_path
+from builder.trust.sshsig import NS_BUNDLE, verify
+from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Entry, Repo, safe_path
+
+PASSED, REVIEW, FAILED = "passed", "maintainer review required", "failed"
+READ_CHUNK = 64 << 20
+MAX_REPORT_LINES = 500  # per kind; a 20k-path PR still gets a readable report
 
 
 @dataclass(frozen=True)
@@ -36,12 +56,14 @@ class Problem:
     reason: str
     message: str
     hint: str | None = None
+    review: bool = False  # True: needs a maintainer, not a fix
 
 
 @dataclass
 class ValidationReport:
-    base: str
+    base: str  # the merge base the change is judged against
     head: str
+    target: str = ""  # the target branch tip trust is taken from
     problems: list[Problem] = field(default_factory=list)
     verified: list[str] = field(default_factory=list)
     registry: str | None = None
@@ -50,69 +72,134 @@ class ValidationReport:
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def status(self) -> str:
+        if not self.problems:
+            return PASSED
+        return REVIEW if all(p.review for p in self.problems) else FAILED
+
     def add(self, path: str, reason: str, message: str, hint: str | None = None) -> None:
         self.problems.append(Problem(path, reason, message, hint))
+
+    def review(self, path: str, reason: str, message: str, hint: str | None = None) -> None:
+        self.problems.append(Problem(path, reason, message, hint, review=True))
 
     def add_error(self, exc: BuilderError, fallback: str) -> None:
         self.add(exc.where or fallback, exc.reason, exc.message + (f" (line {exc.line})" if exc.line else ""), exc.hint)
 
     def markdown(self) -> str:
-        head = f"`{self.base[:12]}..{self.head[:12]}`"
-        lines = [f"## Sealboard validation {'passed' if self.ok else 'failed'} — {head}", ""]
-        if self.problems:
-            lines.append(f"{len(self.problems)} problem(s):")
+        title = {PASSED: "passed", REVIEW: "maintainer review required", FAILED: "failed"}[self.status]
+        lines = [f"## Sealboard validation {title} — `{self.base[:12]}..{self.head[:12]}`", ""]
+        for kind, label in ((False, "problem(s)"), (True, "change(s) that need a maintainer's review")):
+            mine = [p for p in self.problems if p.review == kind]
+            if not mine:
+                continue
+            lines += [f"{len(mine)} {label}:", ""]
+            for p in mine[:MAX_REPORT_LINES]:
+                hint = f" — hint: {code(p.hint)}" if p.hint else ""
+                lines.append(f"- {code(p.path)} — **{p.reason}**: {code(p.message)}{hint}")
+            if len(mine) > MAX_REPORT_LINES:
+                lines.append(f"- … and {len(mine) - MAX_REPORT_LINES} more")
             lines.append("")
-            for p in self.problems:
-                hint = f" — hint: {p.hint}" if p.hint else ""
-                lines.append(f"- `{_md(p.path)}` — **{p.reason}**: {_md(p.message)}{_md(hint)}")
-            lines.append("")
+        if self.status == REVIEW:
+            lines += ["A lab's pull request may add only `bundles/<benchmark>/<its lab>/<submission>/`; maintainers review anything else.", ""]
         if self.registry:
-            lines.append(f"- registry: {self.registry}")
+            lines.append(f"- registry: {code(self.registry)}")
         for where in self.verified:
-            lines.append(f"- verified: `{where}`")
-        if not self.problems and not self.verified and not self.registry:
-            lines.append("No bundle or registry change to check.")
+            lines.append(f"- verified: {code(where)}")
         return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    # Problems quote untrusted names; keep them from forming links or breaking the list.
-    return text.replace("\n", " ").replace("`", "'").replace("<", "&lt;").replace("[", "\\[")
+def code(text: str) -> str:
+    """Untrusted text as one Markdown code span: nothing inside renders (no link, image,
+    HTML or @-mention); control, bidi and zero-width characters become U+FFFD so the text
+    reads as it is. The fence is one backtick longer than any run of them inside."""
+    clean = "".join("\ufffd" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
+    longest = run = 0
+    for ch in clean:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if clean.startswith("`") or clean.endswith("`") or not clean.strip() else ""
+    return f"{fence}{pad}{clean}{pad}{fence}"
 
 
 def _cap(name: str) -> int:
     return MAX_MANIFEST_BYTES if name.endswith(".json") else MAX_SIGNATURE_BYTES if name.endswith(".sig") else MAX_SEALED_BYTES
 
 
+def _bundle_dir(path: str) -> str | None:
+    parts = path.split("/", 4)
+    return "/".join(parts[:4]) if len(parts) == 5 and parts[0] == "bundles" else None
+
+
+def _index(tree: dict[str, Entry]) -> dict[str, list[Entry]]:
+    """Bundle folder -> its entries, in one pass (looking them up per bundle was quadratic)."""
+    index: dict[str, list[Entry]] = defaultdict(list)
+    for path, entry in tree.items():
+        folder = _bundle_dir(path)
+        if folder is not None:
+            index[folder].append(entry)
+    return index
+
+
 def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> ValidationReport:
     repo = Repo(root)
-    base_c, head_c = repo.commit(base), repo.commit(head)
-    report = ValidationReport(base_c, head_c)
-    changes = repo.changes(base_c, head_c)
+    target, head_c = repo.commit(base), repo.commit(head)
+    merge_base = repo.merge_base(target, head_c)
+    report = ValidationReport(merge_base, head_c, target)
+    changes = repo.changes(merge_base, head_c)
     head_tree = repo.tree(head_c)
+    head_bundles = _index(head_tree)
+    target_tree = repo.tree(target, "bundles")
+    if not changes:
+        report.review("(none)", "no-change", "the pull request changes no file", "a lab's pull request adds a bundle")
 
-    # 1. Every changed path must be a regular file with a safe name.
+    # 1. Every changed path must be a regular file with a safe name; where it sits decides
+    #    whether a lab may make the change at all.
+    bundle_dirs: set[str] = set()
+    bad_dirs: set[str] = set()
+    registry_changed = False
+    site_changed: list[str] = []
     for change in changes:
-        if not safe_path(change.path):
-            report.add(ascii(change.path), "bad-path", "unsafe path", "use plain relative paths")
+        path = change.path
+        if not safe_path(path):
+            report.add(ascii(path), "bad-path", "unsafe path", "use plain relative paths")
             continue
-        if change.path == ".gitmodules":
-            report.add(change.path, "submodule", "submodules are not accepted", "remove .gitmodules")
-        entry = head_tree.get(change.path)
-        if entry is None:
-            continue
-        if entry.mode == MODE_LINK:
-            report.add(change.path, "symlink", "is a symbolic link", "commit the file itself")
-        elif entry.mode == MODE_SUBMODULE:
-            report.add(change.path, "submodule", "is a submodule", "commit files, not submodules")
-        elif entry.mode not in (MODE_FILE, MODE_EXEC):
-            report.add(change.path, "not-a-file", f"has git mode {entry.mode}", "commit a regular file")
+        entry = head_tree.get(path)
+        folder = _bundle_dir(path)
+        if path == ".gitmodules":
+            report.add(path, "submodule", "submodules are not accepted", "remove .gitmodules")
+        elif entry is not None and entry.mode == MODE_LINK:
+            report.add(path, "symlink", "is a symbolic link", "commit the file itself")
+        elif entry is not None and entry.mode == MODE_SUBMODULE:
+            report.add(path, "submodule", "is a submodule", "commit files, not submodules")
+        elif entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC):
+            report.add(path, "not-a-file", f"has git mode {entry.mode}", "commit a regular file")
+        if entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC) and folder:
+            bad_dirs.add(folder)
+        if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
+            site_changed.append(path)
+        if folder is not None:
+            if change.status == "D" and folder not in head_bundles:
+                if folder not in bundle_dirs:
+                    report.review(folder, "removed-bundle", "removes a bundle", "maintainers withdraw bundles with a tombstone (see the maintainers' page)")
+                bundle_dirs.add(folder)
+                bad_dirs.add(folder)
+            else:
+                bundle_dirs.add(folder)
+        elif path.startswith(REGISTRY_DIR + "/"):
+            registry_changed = True
+        elif bundle_of(path) is not None:
+            report.review(path, "withdrawal", "adds, changes or removes a tombstone (a withdrawal)", "only maintainers withdraw submissions")
+        else:
+            report.review(path, "maintainer-review", "is outside bundles/<benchmark>/<lab>/: maintainer review required", "a lab's pull request adds only its own bundles")
 
     with tempfile.TemporaryDirectory(prefix="sealboard-validate-") as tmp:
         base_dir, head_dir = Path(tmp) / "base", Path(tmp) / "head"
-        # Trust comes from the base revision only: a PR cannot vouch for itself.
-        repo.materialise(base_c, REGISTRY_DIR, base_dir)
-        repo.materialise(base_c, "leaderboards", base_dir)
+        # Trust comes from the target branch only: a PR cannot vouch for itself.
+        repo.materialise(target, REGISTRY_DIR, base_dir)
+        repo.materialise(target, "leaderboards", base_dir)
         try:
             registry = load_registry(base_dir, now)
         except BuilderError as exc:
@@ -124,62 +211,54 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
             report.add_error(exc, "leaderboards")
             configs = {}
 
-        # 2. Registry changes.
-        if any(c.path.startswith(REGISTRY_DIR + "/") for c in changes):
-            _check_registry(repo, base_c, head_c, head_dir, report, now, registry.version)
+        # 2. Registry changes: threshold-signed by the previous maintainers.
+        if registry_changed:
+            _check_registry(repo, merge_base, head_c, head_dir, report, now, registry.version)
 
-        # 3. Which bundles changed, and is the change confined to one lab?
-        bundle_dirs: set[tuple[str, str, str]] = set()
-        removed: set[str] = set()
-        others: list[str] = []
-        for change in changes:
-            parts = change.path.split("/")
-            if parts[0] == "bundles" and len(parts) >= 4:
-                prefix = "/".join(parts[:4]) + "/"
-                if change.status == "D" and not any(path.startswith(prefix) for path in head_tree):
-                    if prefix not in removed:
-                        removed.add(prefix)
-                        report.add(prefix.rstrip("/"), "removed-bundle", "removes a bundle", "only maintainers withdraw bundles")
-                    continue
-                bundle_dirs.add((parts[1], parts[2], parts[3]))
-            elif not change.path.startswith(REGISTRY_DIR + "/"):
-                others.append(change.path)
-        labs = sorted({lab for _, lab, _ in bundle_dirs})
-        if bundle_dirs and (len(labs) > 1 or others or any(c.path.startswith(REGISTRY_DIR + "/") for c in changes)):
-            outside = others[:3] or [f"bundles/*/{lab}/" for lab in labs[1:]] or [REGISTRY_DIR]
-            report.add(
-                outside[0],
-                "outside-lab",
-                f"a change that adds bundles may touch only bundles/<benchmark>/<one lab>/; this one also touches {', '.join(outside)}",
-                "split it: one pull request per lab, with nothing else in it",
-            )
+        # 3. What the authorised build would refuse to run (builder.render.site_guard).
+        if site_changed:
+            _check_site(repo, head_tree, site_changed, sorted(configs), report)
 
-        # 4. Verify every new or changed bundle with the base registry.
-        for bench, owner, name in sorted(bundle_dirs):
-            where = f"bundles/{bench}/{owner}/{name}"
-            if bench not in configs:
-                report.add(where, "unknown-benchmark", f"no leaderboards/{bench}.yaml in the base revision", "check the directory name")
-                continue
-            raw = _raw_bundle(repo, head_tree, bench, owner, name, report)
-            if raw is None:
-                continue
-            if owner == DATASET_DIR:
-                report.add(where, "dataset-change", "changes a dataset bundle", "dataset bundles are added by maintainers")
-                continue
-            try:
-                verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
-            except BuilderError as exc:
-                report.add_error(exc, where)
-            else:
-                report.verified.append(where)
+    # 4. Is the change confined to one lab?
+    labs = sorted({d.split("/")[2] for d in bundle_dirs if d.split("/")[2] != DATASET_DIR})
+    for lab in labs[1:]:
+        report.review(f"bundles/*/{lab}/", "outside-lab", f"also changes lab {lab!r}'s folder; a pull request holds one lab's bundles", "split it: one pull request per lab")
+    if bundle_dirs and registry_changed:
+        report.review(REGISTRY_DIR, "outside-lab", "a change that adds bundles may not also change the registry", "split it: registry changes go in their own pull request")
+
+    # 5. Verify every new or changed bundle with the target's registry, then the rules that
+    #    need the target's state: tombstones and the submission budget.
+    tombstones = _tombstones(repo, target_tree)
+    new_by_bench: dict[str, list[BudgetEntry]] = defaultdict(list)
+    todo: list[tuple[str, list[Entry]]] = []
+    for where in sorted(bundle_dirs - bad_dirs):
+        _, bench, owner, name = where.split("/")
+        if bench not in configs:
+            report.add(where, "unknown-benchmark", f"no leaderboards/{bench}.yaml in the base revision", "check the directory name")
+        elif owner == DATASET_DIR:
+            report.review(where, "dataset-change", "changes a dataset bundle", "dataset bundles are added by maintainers")
+        elif where in tombstones:
+            stone = tombstones[where]
+            report.add(where, "withdrawn", f"this submission was withdrawn by maintainers{f' ({stone.reason})' if stone.reason else ''}; its name is retired", "submit a new run under a new submission name")
+        elif _precheck(head_bundles.get(where, []), where, report):
+            todo.append((where, head_bundles.get(where, [])))
+    for where, raw in _read_bundles(repo, todo):
+        bench, owner = raw.benchmark, raw.owner
+        try:
+            bundle = verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
+            check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")
+        except BuilderError as exc:
+            report.add_error(exc, where)
+        else:
+            report.verified.append(where)
+            new_by_bench[bench].append(BudgetEntry(where, owner, bundle.manifest.created))
+    for bench, new in new_by_bench.items():
+        _check_budget(repo, target_tree, configs[bench], registry, tombstones, new, report, now)
     return report
 
 
-def _raw_bundle(repo: Repo, tree: dict, bench: str, owner: str, name: str, report: ValidationReport) -> RawBundle | None:
-    where = f"bundles/{bench}/{owner}/{name}"
-    entries = [e for path, e in tree.items() if path.startswith(where + "/")]
-    if any(p.path.startswith(where + "/") for p in report.problems):
-        return None  # a link or submodule in it was reported already; its bytes mean nothing
+def _precheck(entries: list[Entry], where: str, report: ValidationReport) -> bool:
+    """Layout and size caps from the tree alone, before any byte is read."""
     problems_before = len(report.problems)
     if len(entries) > MAX_FILES_PER_BUNDLE:
         report.add(where, "too-many-files", f"holds {len(entries)} files; at most {MAX_FILES_PER_BUNDLE}")
@@ -191,11 +270,102 @@ def _raw_bundle(repo: Repo, tree: dict, bench: str, owner: str, name: str, repor
             report.add(e.path, "not-a-file", f"has git mode {e.mode}")
         elif e.size is not None and e.size > _cap(rel):
             report.add(e.path, "oversize", f"is {e.size} bytes; the limit for this file is {_cap(rel)}")
-    if len(report.problems) > problems_before:
-        return None
-    blobs = repo.blobs([e.oid for e in entries])
-    files = {e.path[len(where) + 1 :]: blobs[e.oid] for e in entries}
-    return RawBundle(benchmark=bench, owner=owner, name=name, where=where, files=files)
+    return len(report.problems) == problems_before
+
+
+def _read_bundles(repo: Repo, todo: list[tuple[str, list[Entry]]]) -> Iterator[tuple[str, RawBundle]]:
+    """The bundles' bytes, read with one `git cat-file --batch` per READ_CHUNK bytes (a
+    process per bundle made a 20k-folder PR take minutes), so memory stays bounded too."""
+    chunk: list[tuple[str, list[Entry]]] = []
+    size = 0
+    for i, (where, entries) in enumerate(todo):
+        chunk.append((where, entries))
+        size += sum(e.size or 0 for e in entries)
+        if size < READ_CHUNK and i + 1 < len(todo):
+            continue
+        blobs = repo.blobs(list({e.oid: None for _, es in chunk for e in es}))
+        for folder, es in chunk:
+            _, bench, owner, name = folder.split("/")
+            files = {e.path[len(folder) + 1 :]: blobs[e.oid] for e in es}
+            yield folder, RawBundle(benchmark=bench, owner=owner, name=name, where=folder, files=files)
+        chunk, size = [], 0
+
+
+def _tombstones(repo: Repo, target_tree: dict[str, Entry]) -> dict[str, Tombstone]:
+    found = {path: e for path, e in target_tree.items() if bundle_of(path) is not None}
+    blobs = repo.blobs([e.oid for e in found.values()])
+    out: dict[str, Tombstone] = {}
+    for path, e in found.items():
+        try:
+            stone = parse_tombstone(path, blobs[e.oid])
+        except BuilderError:
+            stone = unreadable(path)  # still withdrawn; the build reports the bad file
+        out[stone.where] = stone
+    return out
+
+
+def _check_budget(
+    repo: Repo,
+    target_tree: dict[str, Entry],
+    config: BenchmarkConfig,
+    registry: Registry,
+    tombstones: dict[str, Tombstone],
+    new: list[BudgetEntry],
+    report: ValidationReport,
+    now: datetime,
+) -> None:
+    """The build's budget rule (builder.bundles.budget.over_budget) over the target's bundles
+    of the same labs (those whose signature verifies), their tombstones and the new ones."""
+    labs = {e.lab for e in new}
+    fresh = {e.where for e in new}
+    existing: list[BudgetEntry] = [
+        BudgetEntry(t.where, t.lab, t.created, spent=True) for t in tombstones.values() if t.benchmark == config.id and t.lab in labs and t.created
+    ]
+    wanted: dict[str, dict[str, Entry]] = defaultdict(dict)
+    for path, e in target_tree.items():
+        folder = _bundle_dir(path)
+        if folder and folder not in fresh and folder not in tombstones and folder.split("/")[1] == config.id and folder.split("/")[2] in labs:
+            name = path.rsplit("/", 1)[1]
+            if name in (MANIFEST, SIGNATURE):
+                wanted[folder][name] = e
+    blobs = repo.blobs([e.oid for files in wanted.values() for e in files.values()])
+    for folder, files in sorted(wanted.items()):
+        if set(files) != {MANIFEST, SIGNATURE}:
+            continue
+        try:
+            manifest = parse_manifest(blobs[files[MANIFEST].oid], f"{folder}/{MANIFEST}")
+            signer = verify(blobs[files[SIGNATURE].oid], blobs[files[MANIFEST].oid], NS_BUNDLE, f"{folder}/{SIGNATURE}")
+        except BuilderError:
+            continue  # the build rejects it too, so it does not count
+        try:
+            registry.lab_key(manifest.lab, signer, now, folder)
+        except BuilderError as exc:
+            # A key that has since expired keeps its past bundles on the boards (the build
+            # judges them at admission), so they count here too; counting more is the safe side.
+            if exc.reason != "key-expired":
+                continue
+        existing.append(BudgetEntry(folder, manifest.lab, manifest.created))
+    refused = over_budget(existing + new, config.budget)
+    report.verified = [w for w in report.verified if w not in refused]
+    for where, exc in sorted(refused.items()):
+        report.add(where, exc.reason, exc.message, exc.hint)
+
+
+def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], benchmarks: list[str], report: ValidationReport) -> None:
+    """The site guard's findings for the changed mkdocs.yml, site_src/ files and .gitattributes."""
+    entries = {p: head_tree[p] for p in changed if p in head_tree}
+    blobs = repo.blobs([e.oid for p, e in entries.items() if p == MKDOCS_CONFIG or p.endswith(GITATTRIBUTES)])
+    findings = []
+    for path, e in entries.items():
+        if path == MKDOCS_CONFIG and e.mode in (MODE_FILE, MODE_EXEC):
+            findings += check_mkdocs_config(blobs[e.oid])
+        elif path.rsplit("/", 1)[-1] == GITATTRIBUTES and e.mode in (MODE_FILE, MODE_EXEC):
+            findings += check_gitattributes(path, blobs[e.oid])
+    kinds = [(p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other") for p, e in entries.items() if p.startswith(SITE_SRC + "/")]
+    # Links and odd modes are reported by step 1 already; here only what a file's place means.
+    findings += [f for f in check_site_paths(kinds, benchmarks) if f.reason == "shadows-generated"]
+    for f in findings:
+        report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
 
 
 def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime,

@@ -20,7 +20,7 @@ import pytest
 from builder.bundles.manifest import MANIFEST, SIGNATURE
 from builder.trust.registry_admin import add_lab, add_lab_key, sign_registry
 from builder.trust.sshsig import NS_BUNDLE, NS_REGISTRY, sign
-from builder.validate.pr import ValidationReport, validate
+from builder.validate.pr import ValidationReport, code, validate
 from hostile.support import NOW, Instance, clone, edit_manifest, new_key
 
 GIT_ENV = {
@@ -213,8 +213,8 @@ CASES: dict[str, tuple[Callable, list[tuple[str, str]]]] = {
     "pr/symlink-in-bundle": (symlink_in_bundle, [(f"{B}/acme/run-3/results.jsonl.age", "symlink")]),
     "pr/symlink-to-etc-passwd": (symlink_to_outside, [(f"{B}/acme/run-3/results.jsonl.age", "symlink")]),
     "pr/submodule-in-bundle": (submodule_in_bundle, [(f"{B}/acme/run-3/results.jsonl.age", "submodule")]),
-    "pr/gitmodules-file": (gitmodules_file, [(".gitmodules", "submodule")]),
-    "pr/touches-files-outside-its-lab": (touches_outside_lab, [("mkdocs.yml", "outside-lab")]),
+    "pr/gitmodules-file": (gitmodules_file, [(".gitmodules", "submodule"), (".gitmodules", "maintainer-review")]),
+    "pr/touches-files-outside-its-lab": (touches_outside_lab, [("mkdocs.yml", "maintainer-review")]),
     "pr/bundles-of-two-labs": (two_labs, [("bundles/*/beta/", "outside-lab")]),
     "pr/rewrites-old-registry-version": (rewrites_registry_history, [("keys/registry/v0002.yaml", "history-rewritten")]),
     "pr/deletes-latest-registry-version": (deletes_latest_registry_version, [("keys/registry/v0002.yaml", "history-rewritten")]),
@@ -261,9 +261,11 @@ def _check_markdown(report: ValidationReport, ok: bool) -> None:
     md = report.markdown()
     problem_lines = [line for line in md.splitlines() if line.startswith("- `")]
     assert len(problem_lines) == len(report.problems), md
-    for problem, line in zip(report.problems, problem_lines):
-        assert line.startswith(f"- `{problem.path}` — **{problem.reason}**: "), line
+    ordered = [p for p in report.problems if not p.review] + [p for p in report.problems if p.review]
+    for problem, line in zip(ordered, problem_lines):
+        assert line.startswith(f"- {code(problem.path)} — **{problem.reason}**: "), line
     assert ("passed" in md.splitlines()[0]) == ok, md
+    assert md.splitlines()[0].startswith(f"## Sealboard validation {report.status} ")
 
 
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))

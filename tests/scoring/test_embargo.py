@@ -1,5 +1,5 @@
 """Embargo suppression: cells over fewer than min_cell_items items (k = 5) are withheld,
-with n kept and `suppressed: true`; so is any cell that would reveal one by subtraction."""
+with n withheld too and `suppressed: true`; so is any cell that would reveal one by subtraction."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def test_small_cells_are_withheld_under_embargo_only():
     open_ = inst.score(embargoed=False)
     sealed = inst.score(embargoed=True)
     c = cell(sealed["challenge"], "acme/a", "avg@3")
-    assert (c.value, c.ci_low, c.ci_high, c.n, c.suppressed) == (None, None, None, 4, True)
-    assert c.to_dict() == {"value": None, "ci_low": None, "ci_high": None, "n": 4, "suppressed": True}
+    assert (c.value, c.ci_low, c.ci_high, c.n, c.suppressed) == (None, None, None, None, True)
+    assert c.to_dict() == {"value": None, "ci_low": None, "ci_high": None, "n": None, "suppressed": True}
     assert cell(open_["challenge"], "acme/a", "avg@3").value == pytest.approx(1 / 3)
     assert cell(sealed["mini"], "acme/a", "avg@3").value == pytest.approx(2 / 3)  # 6 items ≥ 5
     assert row(sealed["challenge"], "acme/a").rank is None  # a withheld value is not ranked

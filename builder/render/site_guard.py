@@ -1,0 +1,264 @@
+"""What the site may be built from: refuse mkdocs config or site sources that could read
+files outside the site (design, security invariant 6), whoever merged them.
+
+mkdocs runs with the embargo identity in the environment of the authorised build. Its YAML
+loader is PyYAML's full loader plus ``!ENV`` (``!!python/object/apply`` runs code, ``!ENV``
+copies an environment variable into the site), ``hooks:`` imports Python files, ``INHERIT``
+reads another file, any plugin is arbitrary code, and ``pymdownx.snippets`` pastes files
+(``/proc/self/environ``, ``keys/…``) into pages. So the config is read with Sealboard's
+strict loader (no tags at all) and every key, plugin and Markdown extension must be on an
+allow-list; ``pymdownx.snippets`` is refused outright (no setting of it is safe enough to
+be worth checking: ``base_path`` defaults to the working directory, the instance root).
+
+The site sources must be regular files under the instance (no links out of it), and must
+not shadow what the build generates (``data/``, each benchmark's pages): the plugin lets a
+hand-written page win over a default one, which would let a file in ``site_src/data/``
+silently replace a board. A ``.gitattributes`` that changes bundle bytes on checkout
+(``eol=crlf``, filters, encodings) would break every signature, so only attributes that
+leave bytes alone are accepted, and only in the root ``.gitattributes``.
+
+``check_*`` functions return findings (never raise), so the PR check (``builder.validate``)
+reports the same findings from git objects that the build refuses on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from builder.errors import BuilderError
+from builder.strict import loads_yaml
+
+MKDOCS_CONFIG = "mkdocs.yml"
+SITE_SRC = "site_src"
+GITATTRIBUTES = ".gitattributes"
+MAX_MKDOCS_BYTES = 256 << 10
+
+# Top-level mkdocs keys that configure presentation only. Not here on purpose: `hooks`
+# (imports Python), `INHERIT` (reads another file), `watch`/`dev_addr` (serve only).
+ALLOWED_KEYS = frozenset(
+    {
+        "site_name", "site_url", "site_description", "site_author", "repo_url", "repo_name", "edit_uri",
+        "copyright", "docs_dir", "site_dir", "theme", "plugins", "markdown_extensions", "extra", "extra_css",
+        "extra_javascript", "extra_templates", "nav", "use_directory_urls", "strict", "validation",
+        "exclude_docs", "not_in_nav", "draft_docs",
+    }
+)
+# Plugins are Python code. These read nothing outside docs_dir and the theme.
+ALLOWED_PLUGINS = frozenset({"search", "sealboard", "tags", "offline", "privacy", "meta"})
+# Markdown extensions that transform text only (Python-Markdown's own, and pymdownx's that
+# neither include files nor run code). Notably absent: pymdownx.snippets, markdown-include.
+ALLOWED_EXTENSIONS = frozenset(
+    {
+        "abbr", "admonition", "attr_list", "def_list", "footnotes", "md_in_html", "tables", "toc", "meta",
+        "sane_lists", "smarty", "codehilite", "fenced_code", "nl2br", "wikilinks", "extra", "legacy_attrs",
+        "legacy_em",
+        "pymdownx.arithmatex", "pymdownx.betterem", "pymdownx.caret", "pymdownx.critic", "pymdownx.details",
+        "pymdownx.emoji", "pymdownx.highlight", "pymdownx.inlinehilite", "pymdownx.keys", "pymdownx.mark",
+        "pymdownx.smartsymbols", "pymdownx.superfences", "pymdownx.tabbed", "pymdownx.tasklist", "pymdownx.tilde",
+        "pymdownx.magiclink", "pymdownx.saneheaders", "pymdownx.escapeall", "pymdownx.striphtml",
+        "pymdownx.blocks.admonition", "pymdownx.blocks.details", "pymdownx.blocks.tab",
+    }
+)
+ALLOWED_THEMES = frozenset({"material"})
+# Attributes that never change a file's bytes on checkout.
+SAFE_ATTRIBUTES = frozenset({"binary", "-text", "text", "eol=lf", "-diff", "diff", "export-ignore", "-export-ignore", "-merge", "merge=binary"})
+SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
+# Generated pages at the site root (render/site.py); data/ and each benchmark's folder are reserved whole.
+GENERATED_PAGES = frozenset({"rejected.md", "methodology.md", "data.md"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str
+    reason: str
+    message: str
+    hint: str
+
+
+class UnsafeSiteError(BuilderError):
+    """mkdocs.yml, site_src/ or .gitattributes could read outside the site or alter bundles.
+    Raised by builder.render.site_guard.refuse_unsafe_site before the build reads any bundle."""
+
+    reason = "unsafe-site"
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = tuple(findings)
+        listing = "; ".join(f"{f.where}: {f.reason}: {f.message}" for f in findings)
+        super().__init__(
+            f"the build refuses to run: {len(findings)} unsafe site setting(s): {listing}",
+            where=findings[0].where,
+            hint="remove them (see the maintainers' page, 'What the site may be built from')",
+        )
+
+
+def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding]:
+    """Findings for one mkdocs.yml's bytes (the root is the directory it sits in)."""
+    if len(data) > MAX_MKDOCS_BYTES:
+        return [Finding(where, "mkdocs-config", f"is {len(data)} bytes; at most {MAX_MKDOCS_BYTES}", "keep mkdocs.yml small")]
+    try:
+        config = loads_yaml(data, where)
+    except BuilderError as exc:
+        reason = "mkdocs-yaml-tag" if exc.reason == "yaml-tag" else "mkdocs-config"
+        line = f" (line {exc.line})" if exc.line else ""
+        return [Finding(where, reason, exc.message + line, "mkdocs.yml may use no YAML tags (!ENV, !!python/…, !relative), anchors or duplicate keys")]
+    if not isinstance(config, dict):
+        return [Finding(where, "mkdocs-config", "must be a mapping", "see mkdocs' configuration docs")]
+    out: list[Finding] = []
+    for key in sorted(set(config) - ALLOWED_KEYS, key=str):
+        if key == "hooks":
+            out.append(Finding(where, "mkdocs-hooks", "`hooks:` imports and runs Python files during the build", "remove hooks:"))
+        elif key == "INHERIT":
+            out.append(Finding(where, "mkdocs-inherit", "`INHERIT:` reads another config file", "merge the settings into mkdocs.yml"))
+        else:
+            out.append(Finding(where, "mkdocs-key", f"key {key!r} is not on the allow-list", f"allowed: {', '.join(sorted(ALLOWED_KEYS))}"))
+    out += _check_dir_setting(config.get("docs_dir", "docs"), where, "docs_dir", must_equal=SITE_SRC)
+    theme = config.get("theme")
+    theme_name = theme.get("name") if isinstance(theme, dict) else theme
+    if theme_name not in ALLOWED_THEMES:
+        out.append(Finding(where, "mkdocs-theme", f"theme {theme_name!r} is not on the allow-list", "use theme: {name: material}"))
+    if isinstance(theme, dict) and theme.get("custom_dir") is not None:
+        out += _check_dir_setting(theme["custom_dir"], where, "theme.custom_dir")
+    for name, _ in _named_entries(config.get("plugins"), where, "plugins", out):
+        if name not in ALLOWED_PLUGINS:
+            out.append(Finding(where, "plugin-not-allowed", f"plugin {name!r} is not on the allow-list (plugins run code)", f"allowed: {', '.join(sorted(ALLOWED_PLUGINS))}"))
+    for name, _ in _named_entries(config.get("markdown_extensions"), where, "markdown_extensions", out):
+        if name == "pymdownx.snippets":
+            out.append(Finding(where, "mkdocs-snippets", "pymdownx.snippets pastes files (e.g. /proc/self/environ, keys/) into pages", "remove it; write the text into the page"))
+        elif name not in ALLOWED_EXTENSIONS:
+            out.append(Finding(where, "extension-not-allowed", f"Markdown extension {name!r} is not on the allow-list", "use one of the text-only extensions listed on the maintainers' page"))
+    return out
+
+
+def _named_entries(value: Any, where: str, key: str, out: list[Finding]) -> Iterable[tuple[str, Any]]:
+    # mkdocs accepts a list of names / {name: options}, or a mapping name -> options.
+    if value is None:
+        return []
+    items: list[tuple[Any, Any]] = []
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list):
+        for entry in value:
+            if isinstance(entry, dict) and len(entry) == 1:
+                items.append(next(iter(entry.items())))
+            else:
+                items.append((entry, None))
+    else:
+        out.append(Finding(where, "mkdocs-config", f"{key} must be a list or a mapping", "see mkdocs' configuration docs"))
+    named = []
+    for name, options in items:
+        if not isinstance(name, str):
+            out.append(Finding(where, "mkdocs-config", f"{key}: entry {name!r} is not a name", "list names or {name: options}"))
+        else:
+            named.append((name, options))
+    return named
+
+
+def _check_dir_setting(value: Any, where: str, key: str, must_equal: str | None = None) -> list[Finding]:
+    if not isinstance(value, str):
+        return [Finding(where, "mkdocs-path", f"{key} must be a relative path", f"e.g. {key}: {must_equal or 'overrides'}")]
+    path = PurePosixPath(value)
+    if path.is_absolute() or ".." in path.parts or "\\" in value or value.startswith("~"):
+        return [Finding(where, "mkdocs-path", f"{key} {value!r} points outside the instance", f"use a folder inside the repository, e.g. {must_equal or 'overrides'}")]
+    if must_equal is not None and path != PurePosixPath(must_equal):
+        return [Finding(where, "mkdocs-path", f"{key} is {value!r}; the layout fixes it to {must_equal}", f"set {key}: {must_equal}")]
+    return []
+
+
+def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[str]) -> list[Finding]:
+    """Findings for the files of the site sources: ``(path relative to the root, kind)``
+    with kind ``file``, ``link`` or ``other`` (a submodule, a device…)."""
+    reserved = {"data", "labs", *benchmarks}  # labs/: the generated lab pages (render/site.py)
+    out = []
+    for path, kind in entries:
+        if kind == "link":
+            out.append(Finding(path, "site-symlink", "is a symbolic link; the site must not read through links", "commit the file itself"))
+        elif kind != "file":
+            out.append(Finding(path, "site-not-a-file", "is not a regular file", "commit a regular file"))
+        parts = PurePosixPath(path).parts
+        if parts[:1] == (SITE_SRC,) and len(parts) > 1:
+            rel = parts[1:]
+            if (len(rel) > 1 and rel[0] in reserved) or (len(rel) == 1 and rel[0] in GENERATED_PAGES):
+                out.append(
+                    Finding(path, "shadows-generated", f"would replace the generated {'/'.join(rel)}", f"site_src/{rel[0]}{'/' if len(rel) > 1 else ''} is written by the build; choose another name")
+                )
+    return out
+
+
+def check_gitattributes(path: str, data: bytes) -> list[Finding]:
+    """A .gitattributes may only set attributes that leave file bytes alone, and only at the root."""
+    if path != GITATTRIBUTES:
+        return [Finding(path, "gitattributes", "only the root .gitattributes is accepted (attributes here could rewrite bundle bytes on checkout)", "remove it")]
+    out = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if fields[0].startswith("[attr]"):
+            out.append(Finding(path, "gitattributes", f"line {number}: macro attributes are not accepted", "spell attributes out"))
+            continue
+        bad = [a for a in fields[1:] if a not in SAFE_ATTRIBUTES and not a.startswith(SAFE_ATTRIBUTE_PREFIXES)]
+        if bad:
+            out.append(Finding(path, "gitattributes", f"line {number}: {' '.join(bad)} can change file bytes on checkout (and break every signature)", f"allowed: {', '.join(sorted(SAFE_ATTRIBUTES))}, linguist-*"))
+    return out
+
+
+def _walk(root: Path, top: str) -> Iterable[tuple[str, str]]:
+    start = root / top
+    try:
+        st = os.lstat(start)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        yield top, "link"
+        return
+    for dirpath, dirnames, filenames in os.walk(start):
+        rel = Path(dirpath).relative_to(root).as_posix()
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            mode = os.lstat(p).st_mode
+            kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+            if kind != "dir":
+                yield f"{rel}/{name}", kind
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+
+
+def _gitattributes_files(root: Path) -> Iterable[str]:
+    skip = {".git", ".sealboard", "node_modules"}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in skip and not d.startswith(".sealboard-site-")]
+        if GITATTRIBUTES in filenames:
+            yield (Path(dirpath) / GITATTRIBUTES).relative_to(root).as_posix()
+
+
+def check_instance(root: Path, benchmarks: Iterable[str], out_dir: Path | None = None) -> list[Finding]:
+    """Every finding for the instance on disk (what the build is about to run)."""
+    findings: list[Finding] = []
+    config = root / MKDOCS_CONFIG
+    if config.is_symlink():
+        findings.append(Finding(MKDOCS_CONFIG, "site-symlink", "is a symbolic link", "commit the file itself"))
+    elif config.is_file():
+        findings += check_mkdocs_config(config.read_bytes())
+        try:
+            parsed = loads_yaml(config.read_bytes(), MKDOCS_CONFIG)
+        except BuilderError:
+            parsed = None
+        theme = parsed.get("theme") if isinstance(parsed, dict) else None
+        custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+        if isinstance(custom, str) and not _check_dir_setting(custom, MKDOCS_CONFIG, "theme.custom_dir"):
+            findings += [f for f in check_site_paths(_walk(root, custom), ()) if f.reason != "shadows-generated"]
+    findings += check_site_paths(_walk(root, SITE_SRC), benchmarks)
+    for path in _gitattributes_files(root):
+        findings += check_gitattributes(path, (root / path).read_bytes())
+    return findings
+
+
+def refuse_unsafe_site(root: Path, benchmarks: Iterable[str]) -> None:
+    """Raise UnsafeSiteError listing every finding, or return if the site is safe to build."""
+    findings = check_instance(root, list(benchmarks))
+    if findings:
+        raise UnsafeSiteError(findings)
