@@ -17,14 +17,23 @@ from typing import Any
 
 import orjson
 
-from builder.bundles.dataset import ITEMS, check_item, dataset_manifest_dict, new_salt, parse_dataset_manifest
-from builder.bundles.ingest import BUNDLES_DIR, DATASET_DIR
+from builder.bundles.access import access_path, seal_for_lab
+from builder.bundles.dataset import (
+    ITEMS,
+    check_item,
+    dataset_manifest_dict,
+    new_salt,
+    parse_dataset_manifest,
+    parse_items,
+    verify_dataset,
+)
+from builder.bundles.ingest import BUNDLES_DIR, DATASET_DIR, read_bundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE
 from builder.config import BenchmarkConfig
 from builder.errors import BundleError, ParseError, TrustError
 from builder.strict import iter_jsonl
 from builder.trust.registry import Registry, tally, verify_signatures
-from builder.trust.seal import seal
+from builder.trust.seal import Identity, seal, unseal
 from builder.trust.sshkeys import PrivateKey
 from builder.trust.sshsig import NS_DATASET, sign
 
@@ -110,3 +119,22 @@ def sign_dataset(directory: Path, private: PrivateKey, registry: Registry) -> tu
         _write(sig_path, existing + sign(private, manifest, NS_DATASET).encode("ascii"))
         signers.append(private.public)
     return len(tally(None, registry, signers).old_signers), registry.threshold
+
+
+def share_items(root: Path, config: BenchmarkConfig, registry: Registry, lab_id: str,
+                identities: list[Identity], now: datetime) -> int:
+    """Write the lab's copy of the dataset's committed items (see builder.bundles.access)."""
+    directory = dataset_dir(root, config.id, config.version)
+    where = directory.relative_to(Path(root)).as_posix() if directory.is_relative_to(Path(root)) else str(directory)
+    lab = registry.lab(lab_id)
+    if lab is None:
+        raise TrustError(f"lab {lab_id!r} is not in the registry", where=registry.path, reason="unknown-lab")
+    # Only what the threshold signed and the commitments vouch for is shared.
+    dataset = verify_dataset(read_bundle(directory, where, config.id, DATASET_DIR), registry, now=now)
+    plain = unseal(dataset.sealed_items, identities, f"{where}/{ITEMS}")
+    items = parse_items(plain, dataset.manifest, f"{where}/{ITEMS}")
+    sealed = seal_for_lab(plain, lab, registry, config.id)
+    target = Path(root) / access_path(config.id, config.version, lab_id)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _write(target, sealed)
+    return len(items)

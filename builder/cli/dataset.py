@@ -121,3 +121,41 @@ def sign_command(root: Path, benchmark: str, key_path: Path, version: str | None
         raise BundleError("no dataset bundle here", where=str(directory), reason="missing-file",
                           hint=f"create it with 'sealboard dataset create {benchmark} --items items.jsonl'")
     _signed(root, directory, key_path, benchmark)
+
+
+@dataset.command("share", short_help="Seal the items for a lab granted access.")
+@root_option
+@click.argument("benchmark")
+@click.option("--lab", "lab_id", required=True, help="The lab, granted access by 'sealboard keys grant-items'.")
+@click.option("--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The embargo identity file (or set SEALBOARD_IDENTITY) to open the dataset.")
+@translate_errors
+def share_command(root: Path, benchmark: str, lab_id: str, identity: Path | None) -> None:
+    """Write keys/access/BENCHMARK/VERSION/LAB.jsonl.age: the dataset's items sealed to the
+    lab's registered ssh-ed25519 key(s) only.
+
+    The lab's grant must be in the registry in force (threshold-signed). The items are the
+    dataset's committed, salted items, so the lab can check each against the public
+    manifest. The lab opens its copy with its SSH key:
+
+    \b
+      age -d -i ~/.ssh/id_ed25519 keys/access/soohak/v1/acme.jsonl.age > items.jsonl
+    \b
+    Example:
+      sealboard dataset share soohak --lab acme --identity /secure/embargo-identity.txt
+    """
+    import os
+
+    from builder.bundles.access import access_path
+    from builder.bundles.dataset_create import share_items
+    from builder.pipeline.build import load_identities
+    from builder.trust.registry import load_registry
+
+    identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
+    if not identities:
+        raise click.UsageError("give the embargo identity: --identity FILE or SEALBOARD_IDENTITY")
+    config = _config(root, benchmark)
+    now = datetime.now(timezone.utc)
+    progress(f"Opening {benchmark}'s dataset and sealing it to lab {lab_id!r}")
+    count = share_items(root, config, load_registry(root, now), lab_id, identities, now)
+    click.echo(f"Wrote {access_path(benchmark, config.version, lab_id)} ({count} items, sealed to lab {lab_id!r}'s SSH key)")

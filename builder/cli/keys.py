@@ -211,6 +211,30 @@ def set_recipient_command(root: Path, maintainer_id: str, recipient: str) -> Non
     _proposed(set_recipient(root, maintainer_id, None if recipient == "none" else recipient), root)
 
 
+@keys.command("grant-items", short_help="Propose giving a lab the embargoed items.")
+@root_option
+@click.argument("lab_id", metavar="LAB")
+@click.argument("benchmark")
+@click.option("--withdraw", is_flag=True, help="End the lab's access instead (delete its copy under keys/access/ too).")
+@translate_errors
+def grant_items_command(root: Path, lab_id: str, benchmark: str, withdraw: bool) -> None:
+    """Propose giving LAB the embargoed items of BENCHMARK, so it can run its model on them.
+
+    Once the threshold has signed, a maintainer writes the lab's copy (sealed to the lab's
+    registered ssh-ed25519 key only) with 'sealboard dataset share'. The site lists every
+    grant on its "Item access for labs" page.
+
+    \b
+    Example:
+      sealboard keys grant-items acme soohak
+      sealboard keys sign --key ~/.ssh/id_ed25519           # M maintainers
+      sealboard dataset share soohak --lab acme --identity embargo-identity.txt
+    """
+    from builder.trust.registry_admin import grant_items, withdraw_items
+
+    _proposed((withdraw_items if withdraw else grant_items)(root, lab_id, benchmark), root)
+
+
 @keys.command("remove-maintainer", short_help="Propose removing a maintainer.")
 @root_option
 @click.argument("maintainer_id", metavar="ID")

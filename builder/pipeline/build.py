@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.bundles.access import review as review_access
 from builder.bundles.budget import Entry as BudgetEntry
 from builder.bundles.budget import over_budget
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
@@ -145,6 +146,9 @@ def build(
                     if b.where in refused:
                         report.rejections.append(Rejection(b.where, "over-budget", str(refused[b.where]), refused[b.where].hint, config.id, b.manifest.lab))
                 verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
+        # Labs' copies of the items: granted by the registry's threshold, sealed to their SSH keys only.
+        report.item_access, access_problems = review_access(root, registry, {c.id: c.version for c in configs})
+        report.rejections.extend(access_problems)
         progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
 
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.

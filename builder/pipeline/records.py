@@ -56,3 +56,4 @@ class BuildReport:
     rejections: list[Rejection] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     synthetic: bool = False
+    item_access: list[Any] = field(default_factory=list)  # builder.bundles.access.AccessEntry: who may read the items

@@ -156,6 +156,17 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
     }
 
 
+def access_data(report: BuildReport) -> dict[str, Any]:
+    """Who may read which benchmark's embargoed items, since when (registry grants)."""
+    return {
+        "registry_version": report.registry.version if report.registry else None,
+        "item_access": [
+            {"lab": a.lab, "lab_name": a.lab_name, "benchmark": a.benchmark, "granted": a.granted, "sealed_copy": a.copy}
+            for a in report.item_access
+        ],
+    }
+
+
 def rejected_data(report: BuildReport) -> dict[str, Any]:
     return {
         "rejected": [

@@ -321,6 +321,10 @@ def labs_index(labs: list[dict[str, Any]]) -> str:
     return _render("labs_index.md.j2", labs=labs)
 
 
+def access_page(access: dict[str, Any]) -> str:
+    return _render("access.md.j2", access=access["item_access"])
+
+
 def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """Board ids, titles and metrics per benchmark: from this build's boards, or from the
     config's declarations where the build is sealed (metric names then come with scores)."""

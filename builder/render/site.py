@@ -17,7 +17,7 @@ from typing import Any
 from builder.errors import BuilderError
 from builder.pipeline.records import STAGED, BuildReport
 from builder.render import pages
-from builder.render.data import board_files, dumps, index_data, rejected_data, submissions_data
+from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 
 
 def banner_text(report: BuildReport) -> str | None:
@@ -75,6 +75,8 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
                 {"Data": "data.md"},
                 {"For labs: submitting a bundle": "labs.md"},
                 {"For maintainers: keys and the registry": "maintainers.md"},
+                {"Item access for labs": "access.md"},
+                {"Adding a benchmark": "adding-a-benchmark.md"},
                 {"Bundle format": "bundle-format.md"},
                 {"Rejected submissions": "rejected.md"},
             ]
@@ -145,6 +147,9 @@ def render_site(report: BuildReport) -> StagedSite:
             write(f"pages/{bench['id']}/{board['board']}.md", page)
     _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version)
     write("pages/rejected.md", pages.rejected_page(rejected))
+    access = access_data(report)
+    write("data/access.json", dumps(access))
+    write("pages/access.md", pages.access_page(access))
     write("pages/methodology.md", pages.methodology_page(report, boards))
     write("pages/data.md", pages.data_page(report, boards))
     meta = {"nav": _nav(report, boards), "banner": banner_text(report), "home_summary": pages.home_summary(index, boards, last_change)}

@@ -249,6 +249,34 @@ def set_recipient(root: Path | str, maintainer_id: str, age_recipient: str | Non
     return propose_next(root, change)
 
 
+def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | None = None) -> Path:
+    """Propose giving a lab the embargoed items of a benchmark (a copy sealed to its SSH
+    key, written by 'sealboard dataset share'). Threshold-signed like any change."""
+    moment = _utc(when or datetime.now(timezone.utc))
+
+    def change(data: dict[str, Any]) -> None:
+        lab = _find(data["labs"], lab_id, "lab")
+        grants = lab.setdefault("item_access", [])
+        if any(g["benchmark"] == benchmark for g in grants):
+            raise TrustError(f"lab {lab_id!r} already has access to {benchmark!r}", reason="duplicate")
+        grants.append({"benchmark": benchmark, "granted": moment})
+
+    return propose_next(root, change)
+
+
+def withdraw_items(root: Path | str, lab_id: str, benchmark: str) -> Path:
+    """Propose ending a lab's item access (its copy under keys/access/ must go too; what it
+    already decrypted cannot be taken back)."""
+    def change(data: dict[str, Any]) -> None:
+        lab = _find(data["labs"], lab_id, "lab")
+        grants = [g for g in lab.get("item_access", []) if g["benchmark"] != benchmark]
+        if len(grants) == len(lab.get("item_access", [])):
+            raise TrustError(f"lab {lab_id!r} has no access to {benchmark!r}", reason="unknown-grant")
+        lab["item_access"] = grants
+
+    return propose_next(root, change)
+
+
 def renew(root: Path | str, expires: datetime) -> Path:
     """Propose a new expiry date (a registry that is not renewed stops every build)."""
     return propose_next(root, lambda data: data.update(expires=_utc(expires)))
@@ -296,7 +324,7 @@ class RegistryStatus:
             state = "EXPIRED" if self.expired else "valid"
             out.append(f"in force: v{self.trusted.version:04d}, {state} until {format_time(self.trusted.expires)}")
         if self.pending:
-            out.append(f"pending: {describe_pending(self.pending)} (not in force until signed)")
+            out.append(f"{describe_pending(self.pending)} (not in force until signed)")
         if self.error:
             out.append(f"error: {self.error}")
         return out or ["no registry"]

@@ -77,10 +77,20 @@ class LabKey:
 
 
 @dataclass(frozen=True)
+class ItemAccess:
+    """The maintainers' threshold granted this lab the embargoed items of `benchmark` (sealed
+    to its SSH key under keys/access/) from `granted` on."""
+
+    benchmark: str
+    granted: datetime
+
+
+@dataclass(frozen=True)
 class Lab:
     id: str
     name: str
     keys: tuple[LabKey, ...]
+    item_access: tuple[ItemAccess, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,8 +155,19 @@ def _maintainer(obj: Any, where: str, field: str) -> Maintainer:
     )
 
 
+def _item_access(value: Any, where: str, field: str) -> tuple[ItemAccess, ...]:
+    grants = []
+    for i, entry in enumerate(_list(value, where, field, allow_empty=True)):
+        sub = f"{field}[{i}]"
+        check_fields(entry, {"benchmark", "granted"}, where=where, context=sub)
+        grants.append(ItemAccess(check_identifier(entry["benchmark"], where=where, field=f"{sub}.benchmark"),
+                                 parse_time(entry["granted"], where, f"{sub}.granted")))
+    _unique([g.benchmark for g in grants], where, f"{field} benchmark")
+    return tuple(grants)
+
+
 def _lab(obj: Any, where: str, field: str) -> Lab:
-    check_fields(obj, {"id", "name", "keys"}, where=where, context=field)
+    check_fields(obj, {"id", "name", "keys"}, {"item_access"}, where=where, context=field)
     lab_id = check_identifier(obj["id"], where=where, field=f"{field}.id")
     keys = []
     for i, entry in enumerate(_list(obj["keys"], where, f"{field}.keys", allow_empty=False)):
@@ -157,7 +178,8 @@ def _lab(obj: Any, where: str, field: str) -> Lab:
         if after and before and after >= before:
             raise ParseError(f"{sub}: valid_after must be before valid_before", where=where, reason="bad-time")
         keys.append(LabKey(lab_id, _key(entry["key"], where, f"{sub}.key"), after, before))
-    return Lab(lab_id, clean_display_name(obj["name"], where=where, field=f"{field}.name"), tuple(keys))
+    access = _item_access(obj["item_access"], where, f"{field}.item_access") if "item_access" in obj else ()
+    return Lab(lab_id, clean_display_name(obj["name"], where=where, field=f"{field}.name"), tuple(keys), access)
 
 
 def _revocation(obj: Any, where: str, field: str) -> Revocation:
@@ -237,13 +259,19 @@ def to_data(doc: RegistryVersion) -> dict[str, Any]:
         out = {"id": m.id, "name": m.name, "key": m.key.openssh}
         return out | ({"age_recipient": m.age_recipient} if m.age_recipient else {})
 
+    def lab_data(lab: Lab) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": lab.id, "name": lab.name, "keys": [lab_key(k) for k in lab.keys]}
+        if lab.item_access:
+            out["item_access"] = [{"benchmark": g.benchmark, "granted": format_time(g.granted)} for g in lab.item_access]
+        return out
+
     return {
         "format": FORMAT,
         "version": doc.version,
         "expires": format_time(doc.expires),
         "threshold": doc.threshold,
         "maintainers": [maintainer(m) for m in doc.maintainers],
-        "labs": [{"id": lab.id, "name": lab.name, "keys": [lab_key(k) for k in lab.keys]} for lab in doc.labs],
+        "labs": [lab_data(lab) for lab in doc.labs],
         "revoked": [{"fingerprint": r.fingerprint, "reason": r.reason, "revoked": format_time(r.revoked)} for r in doc.revoked],
     }
 

@@ -60,7 +60,22 @@ class Repo:
         return proc.stdout
 
     def commit(self, rev: str) -> str:
-        return self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
+        try:
+            return self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
+        except GitError:
+            # rev-parse --quiet says nothing on stderr: name the revision and the way out.
+            if self._git_ok("rev-parse", "--git-dir"):
+                raise GitError(f"revision {rev!r} is not a commit in this repository", where=str(self.root), reason="unknown-revision",
+                               hint="pass the branch the pull request targets, e.g. --base main (or run 'git fetch origin' first)") from None
+            raise GitError("is not a git repository", where=str(self.root), reason="not-a-repository",
+                           hint="run validate inside the leaderboard's git repository, or pass --root") from None
+
+    def _git_ok(self, *args: str) -> bool:
+        try:
+            self._git(*args)
+        except GitError:
+            return False
+        return True
 
     def merge_base(self, base: str, head: str) -> str:
         """The best common ancestor: a PR is judged by its own change since it forked."""

@@ -1,0 +1,139 @@
+"""Write a new leaderboard repository: the layout of the design, ready for its first build.
+
+What it writes (nothing secret inside the repository):
+
+- ``mkdocs.yml``, ``site_src/index.md``: the site;
+- ``leaderboards/<benchmark>.yaml``: the benchmark (``scoring: {extends: <preset>}`` for a
+  shipped preset, so the scoring follows Sealboard's declaration), version ``v1``, and the
+  recipient of a fresh embargo identity;
+- ``keys/registry/v0001.yaml``: the genesis registry (unsigned: maintainers sign it);
+- ``.github/workflows/`` (this project's, installing the pinned Sealboard), ``CODEOWNERS``,
+  ``requirements.txt``, ``README.md`` (the maintainers' checklist), ``.gitignore``.
+
+The embargo identity goes to a file the caller names, which must lie outside the new
+repository (so ``git add -A`` can never pick it up), written 0600.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from builder import __version__
+from builder.errors import BuilderError, ConfigError
+from builder.strict import check_identifier
+from builder.trust.registry_admin import init_registry
+from builder.trust.seal import generate_identity, identity_file_text
+
+PRESETS = ("soohak", "livemathematicianbench", "kcsat-ml")
+VERSION = "v1"
+# The project's workflows install Sealboard from its own source tree; a leaderboard
+# repository installs the pinned release instead. These are the only differences.
+INSTALL_FROM_SOURCE = (
+    ("python -m pip install ./trusted", "python -m pip install -r trusted/requirements.txt"),
+    ("python -m pip install .", "python -m pip install -r requirements.txt"),
+)
+
+
+def adapt_workflow(text: str) -> str:
+    """The project's workflow text as a leaderboard repository runs it."""
+    for source, pinned in INSTALL_FROM_SOURCE:
+        text = text.replace(source, pinned)
+    return text
+
+
+def _file(name: str) -> str:
+    return resources.files("builder.scaffold").joinpath("files", name).read_text(encoding="utf-8")
+
+
+def _workflows() -> dict[str, str]:
+    directory = resources.files("builder.scaffold").joinpath("files", "workflows")
+    return {p.name: p.read_text(encoding="utf-8") for p in directory.iterdir() if p.name.endswith(".yml")}
+
+
+@dataclass(frozen=True)
+class Scaffolded:
+    root: Path
+    benchmark: str
+    recipient: str
+    identity_file: Path
+    files: tuple[str, ...]
+
+
+def _config_text(benchmark: str, preset: str | None, title: str, recipient: str) -> str:
+    scoring = f"scoring:\n  extends: {preset}\n" if preset else (
+        "scoring:\n"
+        "  # Declare the samples, languages, item fields and boards (see the 'Adding a benchmark' page).\n"
+        f"  benchmark: {benchmark}\n  samples: 1\n  primary_language: en\n  languages: [en]\n"
+        "  item_fields:\n    split: [test]\n"
+        "  boards:\n    - id: test\n      title: Accuracy\n      items: {split: test}\n      metrics: [avg@1]\n"
+    )
+    return (
+        f"# Bundles must name benchmark_version {VERSION!r}; a new dataset is a new version.\n"
+        f"benchmark: {benchmark}\n"
+        f"title: {title}\n"
+        f'version: "{VERSION}"\n'
+        f"# The embargo identity's recipient: bundles' results are sealed to it.\n"
+        f"embargo_recipient: {recipient}\n"
+        f"{scoring}"
+    )
+
+
+def scaffold(
+    target: Path,
+    *,
+    title: str,
+    benchmark: str,
+    maintainers: list[dict[str, Any]],
+    threshold: int,
+    identity_out: Path,
+    now: datetime,
+) -> Scaffolded:
+    target = Path(target).resolve()
+    identity_out = Path(identity_out).expanduser().resolve()
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise BuilderError("exists and is not an empty directory", where=str(target), reason="not-empty",
+                           hint="give a new directory for the leaderboard repository")
+    if identity_out.is_relative_to(target):
+        raise BuilderError("the embargo identity must not be written inside the repository", where=str(identity_out),
+                           reason="identity-inside-repo", hint="choose --identity-out outside it, e.g. ~/secure/identity.txt")
+    if identity_out.exists():
+        raise BuilderError("exists already; refusing to overwrite an identity", where=str(identity_out), reason="exists",
+                           hint="choose a new --identity-out file")
+    benchmark = check_identifier(benchmark, where="--benchmark", field="benchmark")
+    if threshold > len(maintainers):
+        raise ConfigError(f"threshold {threshold} exceeds the {len(maintainers)} maintainer(s)", where="--threshold",
+                          hint="give at least as many --maintainer as the threshold")
+
+    identity = generate_identity()
+    identity_out.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(identity_out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(identity_file_text(identity, now))
+
+    written: list[str] = []
+
+    def write(rel: str, text: str) -> None:
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(rel)
+
+    preset = benchmark if benchmark in PRESETS else None
+    fields = {"title": title, "benchmark": benchmark, "threshold": threshold, "recipient": identity.recipient}
+    write("mkdocs.yml", _file("mkdocs.yml").format(**fields))
+    write("site_src/index.md", _file("index.md").format(**fields))
+    write("README.md", _file("README.md").format(**fields))
+    write(f"leaderboards/{benchmark}.yaml", _config_text(benchmark, preset, title, identity.recipient))
+    write("requirements.txt", f"sealboard=={__version__}\n")
+    write(".gitignore", "site/\n.sealboard/\n*identity*.txt\n")
+    write(".github/CODEOWNERS", _file("CODEOWNERS"))
+    for name, text in sorted(_workflows().items()):
+        write(f".github/workflows/{name}", text)
+    init_registry(target, maintainers, threshold, now + timedelta(days=365))
+    written.append("keys/registry/v0001.yaml")
+    return Scaffolded(target, benchmark, identity.recipient, identity_out, tuple(written))
