@@ -90,7 +90,9 @@ class Instance:
 
     def add_submission(self, lab: str, submission: str, rows: list[dict[str, Any]], *, model: dict[str, Any] | None = None, sign_with: str | None = None) -> Path:
         config = load_config(self.root / "leaderboards" / "soohak.yaml", self.root)
-        m = copy.deepcopy(model or MODEL)
+        # Each run its own model id, each lab its own model name (the duplicate rule,
+        # builder.bundles.duplicates): acme keeps "Model One", beta gets "Model One Beta".
+        m = copy.deepcopy(model or dict(MODEL, id=f"m-{lab}-{submission}", name=MODEL["name"] + ("" if lab == "acme" else f" {lab.title()}")))
         m.setdefault("name", submission)
         path = create_bundle(
             root=self.root,

@@ -14,6 +14,7 @@ from pathlib import Path
 from builder.bundles.access import review as review_access
 from builder.bundles.budget import Entry as BudgetEntry
 from builder.bundles.budget import over_budget
+from builder.bundles.duplicates import Candidate, find_duplicates
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.verify import VerifiedBundle
 from builder.bundles.withdrawn import read_tombstones, withdrawn_error
@@ -125,6 +126,7 @@ def build(
     with timer.stage("verify", "Verifying signatures and digests"):
         verified: dict[str, list[VerifiedBundle]] = {}
         admissions = Admissions(root)  # an expired key is judged when its bundle was admitted
+        raw_of = {raw.where: raw for bundles in raws.values() for raw in bundles}
         datasets = verify_datasets(raws, registry, now, report.rejections)
         for config in configs:
             verified[config.id] = []
@@ -146,6 +148,15 @@ def build(
                     if b.where in refused:
                         report.rejections.append(Rejection(b.where, "over-budget", str(refused[b.where]), refused[b.where].hint, config.id, b.manifest.lab))
                 verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
+        # One ranked row per run, one lab per model name (builder.bundles.duplicates; the
+        # same rule as `sealboard validate`).
+        candidates = [Candidate(b.where, b.manifest, admissions.time(raw_of[b.where])) for bs in verified.values() for b in bs]
+        refused = find_duplicates(candidates)
+        for config in configs:
+            for b in verified[config.id]:
+                if b.where in refused:
+                    report.rejections.append(reject(refused[b.where], raw_of[b.where]))
+            verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
         # Labs' copies of the items: granted by the registry's threshold, sealed to their SSH keys only.
         report.item_access, access_problems = review_access(root, registry, {c.id: c.version for c in configs})
         report.rejections.extend(access_problems)
@@ -156,7 +167,6 @@ def build(
         for config in configs:
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
             report.benchmarks.append(state)
-
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
     # still be built without it (the output scan at publish fails the build instead).

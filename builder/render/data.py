@@ -26,12 +26,28 @@ def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
 
 
+# OWASP "CSV Injection": a spreadsheet runs a cell that starts with one of these as a
+# formula (or DDE command). Text cells that do are prefixed with a single quote, which
+# spreadsheets show as text; numbers are numeric cells and stay exact (-0.25 is a number).
+# JSON keeps every value exactly as the lab wrote it.
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell: None empty, numbers as they are, text neutralised if it could be a formula."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.lstrip(" ").startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    return value
+
+
 def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> bytes:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buf.getvalue().encode()
 
 

@@ -1,7 +1,9 @@
 """KCSAT-ML boards over TTS pairs and the human cohort: pairs, drg, calibration.
 
-Pairs (§3.2): within a model family (submissions' ``family``), the TTS-off run is the
-baseline and each TTS-on run is compared with it. When a family has several runs of a
+Pairs (§3.2): within one lab's model family (submissions' ``lab`` and ``family``), the
+TTS-off run is the baseline and each TTS-on run is compared with it. ``family`` is free
+text a lab writes, so pairs never cross labs: another lab's run in "your" family is in a
+different group and cannot become your baseline or move your gains, DRG or profile. When a family has several runs of a
 kind, they are ordered by the median of the declared budget result field, then by mean
 output tokens, then by submission id (only exact ties on both reach the id); the first
 TTS-off run is the baseline and the first TTS-on run is "the first TTS turn-on" at which
@@ -24,13 +26,14 @@ from builder.scoring.uncertainty import Estimate, lcm_of, linear, ratio, weighte
 
 TOKENS = Measure("output_tokens", "output_tokens", 1)
 PAIRING_NOTE = (
-    "Runs are paired within a model family: the TTS-off run is the baseline; when a family has several runs of a kind "
+    "Runs are paired within one lab's model family (never across labs): the TTS-off run is the baseline; when a family has several runs of a kind "
     "they are ordered by budget, then mean output tokens, and the first TTS-on run is the first TTS turn-on."
 )
 
 
 def families(ctx: Context, board: BoardSpec) -> tuple[list[tuple[str, int, list[int]]], list[str]]:
-    """[(family, baseline submission index, TTS-on indices in order)], and unpaired families."""
+    """[(family, baseline submission index, TTS-on indices in order)] per (lab, family) group,
+    and the unpaired groups' families."""
     prep, pairing = ctx.prep, ctx.prep.spec.pairing
     assert pairing is not None
     # Submission ids are sorted, so the index is the id's order (the last tie-break).
@@ -43,15 +46,16 @@ def families(ctx: Context, board: BoardSpec) -> tuple[list[tuple[str, int, list[
     rank_of[order] = np.arange(len(order))
     fam = [token(v) for v in prep.subs[pairing.group_by].tolist()]
     switch = [token(v) for v in prep.subs[pairing.switch].tolist()]
-    by_family: dict[str, tuple[list[int], list[int]]] = {}
-    for s, (f, on) in enumerate(zip(fam, switch)):
+    labs = prep.subs["lab"].astype(str).tolist()
+    by_family: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    for s, (lab, f, on) in enumerate(zip(labs, fam, switch)):
         if f is None or on not in ("true", "false"):
             continue
-        off_list, on_list = by_family.setdefault(f, ([], []))
+        off_list, on_list = by_family.setdefault((lab, f), ([], []))
         (on_list if on == "true" else off_list).append(s)
     out, unpaired = [], []
-    for f in sorted(by_family):
-        off_list, on_list = by_family[f]
+    for lab, f in sorted(by_family):
+        off_list, on_list = by_family[(lab, f)]
         if not off_list or not on_list:
             unpaired.append(f)
             continue

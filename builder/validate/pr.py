@@ -43,6 +43,7 @@ from builder.render.site_guard import GITATTRIBUTES, MKDOCS_CONFIG, SITE_SRC, ch
 from builder.trust.registry import Registry, describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
 from builder.trust.sshsig import NS_BUNDLE, verify
+from builder.validate.duplicates import check_duplicates
 from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Entry, Repo, safe_path
 
 PASSED, REVIEW, FAILED = "passed", "maintainer review required", "failed"
@@ -254,6 +255,7 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
             new_by_bench[bench].append(BudgetEntry(where, owner, bundle.manifest.created))
     for bench, new in new_by_bench.items():
         _check_budget(repo, target_tree, configs[bench], registry, tombstones, new, report, now)
+    check_duplicates(repo, target, head_c, bundle_dirs - bad_dirs, report)  # builder.bundles.duplicates, as the build
     return report
 
 

@@ -191,6 +191,18 @@ def edit_manifest(bundle: Path, mutate: Callable[[dict[str, Any]], Any], key: Pr
     return data
 
 
+def set_field(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    """A manifest mutation for edit_manifest: set the dotted field (``config.notes``) to value."""
+
+    def mutate(obj: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        for p in parents:
+            obj = obj[p]
+        obj[last] = value
+
+    return mutate
+
+
 def file_entry(name: str, data: bytes) -> dict[str, Any]:
     return {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "sealed": True}
 

@@ -7,25 +7,28 @@ an excerpt from the middle of the question); the exact reason is ``embargoed-tex
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from hostile.support import ACME, BETA, ITEMS, assert_rejected, edit_manifest, outcome, published, reseal, rows_bytes, run, where_of
+from hostile.support import (
+    ACME,
+    BETA,
+    ITEMS,
+    assert_rejected,
+    edit_manifest,
+    outcome,
+    published,
+    reseal,
+    rows_bytes,
+    run,
+    set_field,
+    where_of,
+)
 
 CANARY = ITEMS[0]["canary"]
 WORDS = ITEMS[2]["question"]["en"].split()
 
-
-def _set(path: str, value: Any) -> Callable[[dict], None]:
-    def mutate(obj: dict) -> None:
-        *parents, last = path.split(".")
-        for p in parents:
-            obj = obj[p]
-        obj[last] = value
-
-    return mutate
 
 
 def excerpt(start: int, n: int = 8, glue: str = " ") -> str:
@@ -63,7 +66,7 @@ CASES = {
 
 @pytest.mark.parametrize("field,value,reason", CASES.values(), ids=CASES.keys())
 def test_lab_text_with_item_text_rejects_only_that_bundle(inst, field: str, value: str, reason: str) -> None:
-    edit_manifest(inst.bundles[BETA], _set(field, value), inst.lab_keys["beta"])
+    edit_manifest(inst.bundles[BETA], set_field(field, value), inst.lab_keys["beta"])
     report = run(inst)
     assert_rejected(report, (where_of(BETA, "manifest.json"), reason), publishes=[ACME])
     (rej,) = report.rejections
@@ -73,7 +76,7 @@ def test_lab_text_with_item_text_rejects_only_that_bundle(inst, field: str, valu
 
 def test_an_innocent_note_is_not_a_leak(inst) -> None:
     # Seven of the question's words are below the window; common words are everywhere.
-    edit_manifest(inst.bundles[BETA], _set("config.notes", excerpt(0, 7) + " and the number of widgets"), inst.lab_keys["beta"])
+    edit_manifest(inst.bundles[BETA], set_field("config.notes", excerpt(0, 7) + " and the number of widgets"), inst.lab_keys["beta"])
     assert run(inst).rejections == []
 
 
@@ -98,6 +101,6 @@ def rows_from_valid() -> list[dict[str, Any]]:
 def test_without_the_identity_item_text_is_unknowable(inst) -> None:
     # The unauthorised build cannot read items (only ids and salted commitments are
     # public), so it has no needle; the bundle is listed and the authorised build refuses it.
-    edit_manifest(inst.bundles[BETA], _set("config.notes", CANARY), inst.lab_keys["beta"])
+    edit_manifest(inst.bundles[BETA], set_field("config.notes", CANARY), inst.lab_keys["beta"])
     assert run(inst, identities=[]).rejections == []
     assert outcome(run(inst)) == {(where_of(BETA, "manifest.json"), "embargoed-text")}

@@ -216,7 +216,7 @@ def test_stale_created_is_refused(repo: Repo) -> None:
 
 
 def test_pr_behind_main_is_judged_by_its_own_change(repo: Repo) -> None:
-    """Issue 11: a lab PR opened before another lab's PR (and a registry change) landed on
+    """Issue 11: a lab PR opened before another lab's PR landed on
     main passes; `validate --base main` diffs from the merge base, not from main's tip."""
     fork = git(repo.root, "rev-parse", "HEAD")
     git(repo.root, "checkout", "-q", "-b", "pr")
@@ -252,3 +252,18 @@ def test_report_text_is_neutralised(repo: Repo) -> None:
     assert "<a " not in html and "<img" not in html, html
     assert "@" not in outside_code and "evil" not in outside_code, outside_code
     assert re.findall(r"</?(\w+)", html) and set(re.findall(r"</?(\w+)", html)) <= {"h2", "p", "ul", "li", "code", "strong"}, html
+
+
+@pytest.mark.parametrize(("mutate", "code"), [(docs_only, 3), (site_symlink, 1)], ids=["review-exits-3", "failure-exits-1"])
+def test_cli_exit_codes(repo: Repo, mutate: Callable[[Repo], None], code: int, tmp_path: Path) -> None:
+    """`sealboard validate` tells the outcomes apart by exit code (the check fails on both)."""
+    from click.testing import CliRunner
+
+    from builder.cli.validate import validate_command
+
+    mutate(repo)
+    commit(repo)
+    summary = tmp_path / "summary.md"
+    result = CliRunner().invoke(validate_command, ["--root", str(repo.root), "--base", repo.base, "--head", "HEAD", "--report", str(summary)])
+    assert result.exit_code == code, result.output
+    assert summary.read_text().startswith("## Sealboard validation ")

@@ -10,6 +10,7 @@ except for the documented cases where the builder is stricter by design.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,10 +20,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, dump_manifest
 from builder.errors import BuilderError, TrustError
 from builder.trust.registry import load_registry
 from builder.trust.registry_admin import add_lab, add_lab_key, add_maintainer, propose_next, remove_maintainer, renew, revoke, sign_registry
+from builder.trust.seal import seal
 from builder.trust.sshkeys import PrivateKey
 from builder.trust.sshsig import NS_BUNDLE, NS_DATASET, NS_REGISTRY, NS_RELEASE, dearmor, sign, verify
 from hostile.support import (
@@ -31,12 +33,14 @@ from hostile.support import (
     DATASET,
     NOW,
     VALID,
+    VALID_ROWS,
     Instance,
     assert_rejected,
     clone,
     forge,
     new_key,
     rearm,
+    rows_bytes,
     run,
     sig_fields,
     ssh_keygen_verify,
@@ -92,11 +96,17 @@ def new_bundle(inst: Instance, lab: str, submission: str, source: str = ACME) ->
     target = inst.root / "bundles" / "soohak" / lab / submission
     shutil.copytree(inst.bundles[source], target)
     obj_path = target / MANIFEST
-    data = obj_path.read_bytes()
-    source_lab, source_sub = source.split("/")
-    data = data.replace(f'"lab": "{source_lab}"'.encode(), f'"lab": "{lab}"'.encode(), 1)
-    data = data.replace(f'"submission": "{source_sub}"'.encode(), f'"submission": "{submission}"'.encode(), 1)
-    obj_path.write_bytes(data)
+    obj = orjson.loads(obj_path.read_bytes())
+    obj["lab"], obj["submission"] = lab, submission
+    # A run of its own, not a clone (builder.bundles.duplicates): fresh ciphertext, its own
+    # model id, and its lab's own model name.
+    sealed = seal(rows_bytes(VALID_ROWS), [inst.identity.recipient])
+    (target / RESULTS).write_bytes(sealed)
+    obj["files"] = [dict(f, sha256=hashlib.sha256(sealed).hexdigest(), bytes=len(sealed)) if f["path"] == RESULTS else f for f in obj["files"]]
+    obj["model"]["id"] = f"m-{lab}-{submission}"
+    if lab != source.split("/")[0]:
+        obj["model"]["name"] += f" ({lab})"
+    obj_path.write_bytes(dump_manifest(obj))
     (target / SIGNATURE).unlink()
     return target
 

@@ -163,7 +163,7 @@ def removes_a_bundle(repo: Repo) -> None:
 
 def edits_another_labs_bundle(repo: Repo) -> None:
     path = repo.root / B / "beta/run-2/manifest.json"
-    path.write_bytes(path.read_bytes().replace(b'"Model One"', b'"Model 0ne"', 1))
+    path.write_bytes(path.read_bytes().replace(b'"Model One', b'"Model 0ne', 1))
 
 
 def bad_signature(repo: Repo) -> None:
