@@ -109,6 +109,41 @@ class Instance:
         return path
 
 
+def forge_submission(inst: "Instance", lab: str, submission: str, rows: list[dict[str, Any]] | bytes, *, coverage: dict[str, Any] | None = None) -> Path:
+    """A bundle written without `bundle create`'s checks, as a lab's own tooling could:
+    validly signed and sealed, holding any rows and any (or no) coverage summary."""
+    import hashlib
+
+    from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, dump_manifest, manifest_dict
+    from builder.trust.seal import seal
+    from builder.trust.sshsig import NS_BUNDLE, sign
+
+    plain = rows if isinstance(rows, bytes) else b"".join(orjson.dumps(r) + b"\n" for r in rows)
+    sealed = seal(plain, [inst.identity.recipient])
+    path = inst.root / "bundles" / "soohak" / lab / submission
+    path.mkdir(parents=True)
+    (path / RESULTS).write_bytes(sealed)
+    manifest = manifest_dict(
+        benchmark="soohak",
+        benchmark_version=VERSION,
+        lab=lab,
+        submission=submission,
+        created=NOW,
+        model=dict(MODEL, name=submission),
+        config=dict(RUN),
+        harness={"name": "own-tooling", "version": "1"},
+        judge=None,
+        files=[{"path": RESULTS, "sha256": hashlib.sha256(sealed).hexdigest(), "bytes": len(sealed), "sealed": True}],
+        publish_results=True,
+        publish_transcripts=False,
+        coverage=coverage,
+    )
+    (path / MANIFEST).write_bytes(dump_manifest(manifest))
+    (path / SIGNATURE).write_text(sign(inst.lab_keys[lab], dump_manifest(manifest), NS_BUNDLE))
+    inst.bundles[f"{lab}/{submission}"] = path
+    return path
+
+
 def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: list[dict[str, Any]] | None = None) -> Instance:
     root.mkdir(parents=True, exist_ok=True)
     keydir = root.parent / f"{root.name}-keys"

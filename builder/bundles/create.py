@@ -11,13 +11,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from builder.bundles.coverage import check_against_dataset, load_dataset_manifest, measure
 from builder.bundles.ingest import read_bundle
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
 from builder.bundles.results import parse_results
 from builder.bundles.verify import VerifiedBundle, verify_bundle
-from builder.config import BenchmarkConfig, load_config
+from builder.config import CONFIG_DIR, BenchmarkConfig, load_config
 from builder.errors import BundleError, ConfigError
-from builder.strict import check_fields, loads_yaml
+from builder.strict import IDENTIFIER_RE, check_fields, loads_yaml
 from builder.trust.registry import Registry
 from builder.trust.seal import seal
 from builder.trust.sshkeys import PrivateKey
@@ -53,6 +54,36 @@ def load_description(path: Path) -> Description:
     )
 
 
+def benchmark_config(root: Path, benchmark: str) -> BenchmarkConfig:
+    """The config of ``benchmark`` in the leaderboard repository ``root``, or a clear error.
+
+    Benchmark ids are lower-case, so ``SOOHAK`` means ``soohak``; a directory that is not
+    a leaderboard repository is named as such (not as a missing registry).
+    """
+    require_instance(root)
+    name = benchmark.strip().lower()
+    path = root / CONFIG_DIR / f"{name}.yaml"
+    if not IDENTIFIER_RE.match(name) or not path.is_file():
+        known = sorted(p.stem for p in (root / CONFIG_DIR).glob("*.yaml"))
+        raise ConfigError(
+            f"no benchmark {benchmark!r} in this repository",
+            where=CONFIG_DIR,
+            reason="unknown-benchmark",
+            hint=f"benchmarks here: {', '.join(known) or 'none'}",
+        )
+    return load_config(path, root)
+
+
+def require_instance(root: Path) -> None:
+    if not (root / CONFIG_DIR).is_dir():
+        raise ConfigError(
+            f"is not a leaderboard repository (it has no {CONFIG_DIR}/ directory)",
+            where=str(root),
+            reason="not-an-instance",
+            hint="run the command in the root of your clone of the leaderboard repository, or pass --root PATH",
+        )
+
+
 def _entry(name: str, data: bytes) -> dict[str, Any]:
     return {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "sealed": True}
 
@@ -70,6 +101,7 @@ def create_bundle(
     out: Path | None = None,
     created: datetime | None = None,
     config: BenchmarkConfig | None = None,
+    results_where: str = "results.jsonl",
 ) -> Path:
     """Validate results, seal them, write the manifest. Returns the bundle directory.
 
@@ -79,7 +111,11 @@ def create_bundle(
     must not open them.
     """
     config = config or load_config(root / "leaderboards" / f"{benchmark}.yaml", root)
-    parse_results(results, "results.jsonl", config.scoring.results_extras())
+    frame = parse_results(results, results_where, config.scoring.results_extras())
+    # The build refuses incomplete results after unsealing; refuse them here first, and
+    # sign what they cover so PR validation can check it without the secret.
+    dataset = load_dataset_manifest(root, benchmark, config.version)
+    coverage = measure(frame, dataset, config.scoring, results_where, results)
     recipients = [config.embargo_recipient, *maintainer_recipients]
     files = {RESULTS: seal(results, recipients)}
     if transcripts is not None:
@@ -106,6 +142,7 @@ def create_bundle(
         files=[_entry(name, data) for name, data in sorted(files.items())],
         publish_results=description.publish_results,
         publish_transcripts=description.publish_transcripts,
+        coverage=coverage.to_dict(),
     )
     manifest_bytes = dump_manifest(manifest)
     target = out or root / "bundles" / benchmark / lab / submission
@@ -145,7 +182,11 @@ def sign_bundle(bundle_dir: Path, private: PrivateKey) -> Path:
 
 
 def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime) -> VerifiedBundle:
-    """Run the build's own checks (not decryption) on one bundle directory."""
+    """Run the build's own checks (not decryption) on one bundle directory.
+
+    Besides layout, signature, key and digests: the signed coverage summary against the
+    benchmark's verified dataset manifest and config, as PR validation does.
+    """
     bundle_dir = bundle_dir.resolve()
     try:
         rel = bundle_dir.relative_to(root.resolve())
@@ -154,6 +195,8 @@ def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime
     parts = rel.parts
     if len(parts) != 4 or parts[0] != "bundles":
         raise BundleError("is not at bundles/<benchmark>/<lab>/<submission>", where=str(rel), reason="misplaced")
-    config = load_config(root / "leaderboards" / f"{parts[1]}.yaml", root)
+    config = benchmark_config(root, parts[1])
     raw = read_bundle(bundle_dir, rel.as_posix(), parts[1], parts[2])
-    return verify_bundle(raw, registry, now=now, benchmark_version=config.version)
+    verified = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
+    check_against_dataset(verified.manifest, root, config.scoring, registry, now, f"{rel.as_posix()}/{MANIFEST}")
+    return verified

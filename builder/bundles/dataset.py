@@ -53,6 +53,7 @@ ITEM_METADATA = {
     "year": int,
     "points": int,
     "cohort_error_rate": float,
+    "subset": str,  # a named item subset a board or reference row rests on (e.g. SOOHAK's human-79)
 }
 ANSWER_TYPES = {"integer", "choice", "fraction", "decimal", "expression", "ill_posed", "text"}
 _TOKEN = object()

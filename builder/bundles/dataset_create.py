@@ -8,9 +8,7 @@ format that ``builder.bundles.dataset`` reads.
 
 from __future__ import annotations
 
-import os
 import secrets
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from builder.config import BenchmarkConfig
 from builder.errors import BundleError, ParseError, TrustError
 from builder.strict import iter_jsonl
 from builder.trust.registry import Registry, tally, verify_signatures
+from builder.trust.registry_admin import write_atomic
 from builder.trust.seal import Identity, seal, unseal
 from builder.trust.sshkeys import PrivateKey
 from builder.trust.sshsig import NS_DATASET, sign
@@ -68,17 +67,6 @@ def read_items(data: bytes, where: str) -> list[dict[str, Any]]:
     return items
 
 
-def _write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def write_dataset(root: Path, config: BenchmarkConfig, items: list[dict[str, Any]], created: datetime) -> Path:
     """Seal the (salted) items to the benchmark's embargo recipient only and write the public
     manifest with one commitment per item. Unsigned: maintainers sign with sign_dataset."""
@@ -91,8 +79,8 @@ def write_dataset(root: Path, config: BenchmarkConfig, items: list[dict[str, Any
     sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in items), [config.embargo_recipient])
     manifest = orjson.dumps(dataset_manifest_dict(config.id, config.version, created, items, sealed), option=orjson.OPT_INDENT_2) + b"\n"
     target.mkdir(parents=True, exist_ok=True)
-    _write(target / ITEMS, sealed)
-    _write(target / MANIFEST, manifest)
+    write_atomic(target / ITEMS, sealed)
+    write_atomic(target / MANIFEST, manifest)
     return target
 
 
@@ -116,7 +104,7 @@ def sign_dataset(directory: Path, private: PrivateKey, registry: Registry) -> tu
     if private.public not in signers:
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
-        _write(sig_path, existing + sign(private, manifest, NS_DATASET).encode("ascii"))
+        write_atomic(sig_path, existing + sign(private, manifest, NS_DATASET).encode("ascii"))
         signers.append(private.public)
     return len(tally(None, registry, signers).old_signers), registry.threshold
 
@@ -136,5 +124,5 @@ def share_items(root: Path, config: BenchmarkConfig, registry: Registry, lab_id:
     sealed = seal_for_lab(plain, lab, registry, config.id)
     target = Path(root) / access_path(config.id, config.version, lab_id)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _write(target, sealed)
+    write_atomic(target, sealed)
     return len(items)

@@ -46,6 +46,13 @@ class Rejection:
     benchmark: str | None = None
     lab: str | None = None
 
+    def __post_init__(self) -> None:
+        # Callers pass str(BuilderError), which already ends with its hint; every display
+        # (rejected page, --strict, terminal) shows `hint` on its own, so keep it once.
+        suffix = f" — hint: {self.hint}"
+        if self.hint and self.message.endswith(suffix):
+            object.__setattr__(self, "message", self.message[: -len(suffix)])
+
 
 def _lstat_kind(path: Path, where: str) -> os.stat_result:
     st = path.lstat()

@@ -48,6 +48,11 @@ TOP_REQUIRED = {
     "files",
     "publish_on_release",
 }
+# Added after format 1 shipped: optional, so bundles made before it still parse (the build
+# re-checks their coverage from the plaintext); `sealboard bundle create` always writes it.
+TOP_OPTIONAL = {"coverage"}
+COVERAGE_FIELDS = {"dataset", "items", "splits", "languages", "samples", "rows"}
+_COVERAGE_LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?\Z")
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,78 @@ class FileEntry:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """What a bundle's results cover, as signed in its manifest (see builder.bundles.coverage).
+
+    Every (language, variant) pair listed is covered for every item of the dataset with
+    exactly ``samples`` samples, so ``rows = items × languages × max(1, variants) × samples``.
+    ``variants`` lists the benchmark's categorical result-field combinations present, as
+    sorted (field, value) pairs; it is empty for benchmarks without such fields.
+    """
+
+    dataset: str
+    items: int
+    splits: tuple[tuple[str, int], ...]
+    languages: tuple[str, ...]
+    variants: tuple[tuple[tuple[str, Any], ...], ...]
+    samples: int
+    rows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "dataset": self.dataset,
+            "items": self.items,
+            "splits": dict(self.splits),
+            "languages": list(self.languages),
+            "samples": self.samples,
+            "rows": self.rows,
+        }
+        if self.variants:
+            out["variants"] = [dict(v) for v in self.variants]
+        return out
+
+
+def _count(value: Any, *, where: str, field: str) -> int:
+    if type(value) is not int or value < 0:
+        raise ParseError(f"{field} must be a non-negative integer", where=where, reason="wrong-type")
+    return value
+
+
+def parse_coverage(value: Any, where: str) -> Coverage:
+    raw = check_fields(value, COVERAGE_FIELDS, {"variants"}, where=where, context="coverage")
+    dataset = _typed(raw["dataset"], (str,), where=where, field="coverage.dataset")
+    if not _VERSION_RE.match(dataset):
+        raise ParseError("coverage.dataset must be a dataset version", where=where, reason="bad-identifier")
+    splits = raw["splits"]
+    if not isinstance(splits, dict) or not splits:
+        raise ParseError("coverage.splits must map split names to item counts", where=where, reason="wrong-type")
+    for name, n in splits.items():
+        _count(n, where=where, field=f"coverage.splits.{name}")
+    langs = raw["languages"]
+    if not isinstance(langs, list) or not langs or not all(isinstance(x, str) and _COVERAGE_LANG_RE.match(x) for x in langs) or len(set(langs)) != len(langs):
+        raise ParseError("coverage.languages must list distinct language tags", where=where, reason="wrong-type")
+    variants = raw.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, dict) and v for v in variants):
+        raise ParseError("coverage.variants must list objects of result fields", where=where, reason="wrong-type")
+    combos = []
+    for v in variants:
+        if not all(isinstance(x, (str, bool)) or x is None for x in v.values()):
+            raise ParseError("coverage.variants values must be strings, booleans or null", where=where, reason="wrong-type")
+        combos.append(tuple(sorted(v.items())))
+    if len(set(combos)) != len(combos):
+        raise ParseError("coverage.variants lists a combination twice", where=where, reason="wrong-type")
+    return Coverage(
+        dataset=dataset,
+        items=_count(raw["items"], where=where, field="coverage.items"),
+        splits=tuple(sorted(splits.items())),
+        languages=tuple(langs),
+        variants=tuple(combos),
+        samples=_count(raw["samples"], where=where, field="coverage.samples"),
+        rows=_count(raw["rows"], where=where, field="coverage.rows"),
+    )
+
+
+@dataclass(frozen=True)
 class Manifest:
     benchmark: str
     benchmark_version: str
@@ -95,6 +172,7 @@ class Manifest:
     files: tuple[FileEntry, ...]
     publish_results: bool
     publish_transcripts: bool
+    coverage: Coverage | None = None
 
     @property
     def key(self) -> str:
@@ -170,7 +248,7 @@ def _display(value: Any, *, where: str, field: str, max_len: int, nullable: bool
 
 def parse_manifest(data: bytes, where: str) -> Manifest:
     """Parse and validate manifest bytes (not their signature: see builder.bundles.verify)."""
-    raw = check_fields(loads_json(data, where), TOP_REQUIRED, where=where, context="manifest")
+    raw = check_fields(loads_json(data, where), TOP_REQUIRED, TOP_OPTIONAL, where=where, context="manifest")
     if raw["format"] != FORMAT:
         raise ParseError(
             f"format is {raw['format']!r}, expected {FORMAT!r}", where=where, reason="bad-format", hint="regenerate with 'sealboard bundle create'"
@@ -225,6 +303,7 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
         files=files,
         publish_results=_typed(p["results"], (bool,), where=where, field="publish_on_release.results"),
         publish_transcripts=_typed(p["transcripts"], (bool,), where=where, field="publish_on_release.transcripts"),
+        coverage=parse_coverage(raw["coverage"], where) if "coverage" in raw else None,
     )
 
 
@@ -275,8 +354,9 @@ def manifest_dict(
     files: list[dict[str, Any]],
     publish_results: bool,
     publish_transcripts: bool,
+    coverage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return {
+    out = {
         "format": FORMAT,
         "benchmark": benchmark,
         "benchmark_version": benchmark_version,
@@ -290,6 +370,9 @@ def manifest_dict(
         "files": files,
         "publish_on_release": {"results": publish_results, "transcripts": publish_transcripts},
     }
+    if coverage is not None:
+        out["coverage"] = coverage
+    return out
 
 
 def dump_manifest(obj: dict[str, Any]) -> bytes:

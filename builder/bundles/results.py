@@ -1,21 +1,37 @@
 """Parse a decrypted ``results.jsonl`` strictly and fast, into a pandas frame.
 
-One line per sample. The fast path parses the whole file with a single orjson call and
-validates columns with numpy; anything it cannot vouch for (a blank line, a duplicate key,
-a wrong type) is re-parsed line by line with the strict stdlib parser so the error names
-the exact line. Both paths accept and refuse exactly the same inputs.
+One line per sample. Two paths accept and refuse exactly the same inputs (the hypothesis
+tests in tests/hostile/test_fuzz.py compare them on generated files):
+
+- Fast: pyarrow's JSON reader parses the whole file in C++ straight into typed Arrow
+  columns against an explicit schema. By itself it refuses duplicate keys, fields outside
+  the schema, values of the wrong JSON type (no coercion: ``1.0`` is not an integer, ``1``
+  is not ``true``), lone surrogates and raw control characters in strings. The few things
+  it lets through are closed with byte counts and vectorised column checks (see
+  :func:`_fast_table` and :func:`_columns_ok`).
+- Strict: a file the fast path cannot vouch for is re-parsed line by line with
+  :mod:`builder.strict`, which names the line and the reason, or accepts the file (say, a
+  key spelled with escapes) and yields the same Arrow table the fast path would have.
+
+Before either path, :class:`ResultsLimits` bounds the work by the benchmark's shape: the
+sealed size is checked before decryption and the line count before parsing, so a file of
+a hundred million ``{}`` lines is refused without building anything per row.
 """
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Mapping
-from operator import itemgetter, methodcaller
+from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 import numpy as np
-import orjson
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
 from builder.errors import ResultsError
 from builder.strict import MAX_SAFE_INT, iter_jsonl
@@ -24,56 +40,216 @@ REQUIRED = ("item", "lang", "sample", "answer", "correct", "refused")
 OPTIONAL_NUMERIC = ("output_tokens", "latency_s", "cost_usd")
 MAX_ANSWER_CHARS = 4000
 MAX_ITEM_ID_CHARS = 128
+MAX_SAMPLE = 1023
 _LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?\Z")
 
-_ABSENT = object()
+# Bytes a results row may take on average. The longest valid row is an answer of 4,000
+# characters written as \uXXXX escapes (24,000 bytes) plus its fields; 32 KiB covers it,
+# so the byte cap only ever refuses files that could not hold their row count anyway.
+MAX_ROW_BYTES = 32 << 10
 
 # Declared extra-field types (from the benchmark config's `result_fields`).
 ExtraType = str | tuple[str, ...]  # "bool" | "int" | "number" | "string" | allowed values
 
+_BASE_SCHEMA = [
+    ("item", pa.string()),
+    ("lang", pa.string()),
+    ("sample", pa.int64()),
+    ("answer", pa.string()),
+    ("correct", pa.bool_()),
+    ("refused", pa.bool_()),
+    *((key, pa.float64()) for key in OPTIONAL_NUMERIC),
+]
+_EXTRA_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "number": pa.float64()}
+_NOT_NULL = ("item", "lang", "sample", "correct", "refused")
 
-def parse_results(data: bytes, where: str, extras: Mapping[str, ExtraType] | None = None) -> pd.DataFrame:
+
+@dataclass(frozen=True)
+class ResultsLimits:
+    """The most rows (and so bytes) one bundle's results can hold for a benchmark.
+
+    ``max_rows`` is items × languages × samples × combinations of the categorical result
+    fields: a complete submission has exactly that many rows per combination it reports,
+    and any row beyond it is a duplicate or an unknown item. ``shape`` says how it was
+    computed, for the refusal message.
+    """
+
+    max_rows: int
+    shape: str
+
+    @property
+    def max_bytes(self) -> int:
+        return self.max_rows * MAX_ROW_BYTES
+
+    @classmethod
+    def for_benchmark(cls, items: int, languages: int, samples: int, extras: Mapping[str, ExtraType]) -> ResultsLimits:
+        # Each categorical field may also be absent (null), hence the +1.
+        combos = prod(len(kind) + 1 if isinstance(kind, tuple) else 3 for kind in extras.values() if isinstance(kind, tuple) or kind == "bool")
+        shape = f"{items:,} items × {languages} language(s) × {samples} sample(s)" + (f" × {combos} field combinations" if combos > 1 else "")
+        return cls(max_rows=max(1, items * languages * samples * combos), shape=shape)
+
+    def check_sealed_size(self, size: int, where: str) -> None:
+        """Before decryption: the plaintext is never longer than its age file."""
+        if size > self.max_bytes:
+            raise ResultsError(
+                f"is {size:,} bytes sealed; results of this benchmark are at most {self.max_bytes:,} bytes"
+                f" ({self.max_rows:,} rows: {self.shape}, at most {MAX_ROW_BYTES // 1024} KiB a row)",
+                where=where,
+                reason="results-too-large",
+                hint="one line per (item, language, sample); answers of at most 4,000 characters",
+            )
+
+    def check_lines(self, data: bytes, where: str) -> None:
+        """Before parsing: count lines (one memchr pass), not objects.
+
+        Blank lines hold no sample, so only when there are more lines than rows are they
+        told apart, one line at a time with an early stop: at most 2 × max_rows + 1 lines
+        are looked at, whatever the file holds.
+        """
+        if data.count(b"\n") + (not data.endswith(b"\n")) <= self.max_rows:
+            return
+        rows = blank = 0
+        for line in io.BytesIO(data):
+            if line.strip():
+                rows += 1
+            else:
+                blank += 1
+            if rows > self.max_rows or blank > self.max_rows:
+                what = f"more than {self.max_rows:,} {'rows' if rows > self.max_rows else 'blank lines'}"
+                raise ResultsError(
+                    f"holds {what}; results of this benchmark have at most {self.max_rows:,} rows ({self.shape})",
+                    where=where,
+                    reason="too-many-rows",
+                    hint="one line per (item, language, sample), no blank lines, no repeats",
+                )
+
+
+def parse_results(
+    data: bytes, where: str, extras: Mapping[str, ExtraType] | None = None, limits: ResultsLimits | None = None
+) -> pd.DataFrame:
     """Return one row per sample with columns REQUIRED + OPTIONAL_NUMERIC + extras."""
     extras = dict(extras or {})
-    rows = _fast_rows(data)
-    if rows is None:
-        rows = _strict_rows(data, where, extras)
-    frame = _to_frame(rows, where, extras, data)
-    if frame is None:
-        # The vectorised checks found a problem; the row-by-row pass names its line.
-        _strict_rows(data, where, extras)
-        raise ResultsError("results failed validation", where=where, reason="bad-results")  # pragma: no cover
-    return frame
+    if limits is not None:
+        limits.check_lines(data, where)
+    schema = _schema(extras)
+    table = _fast_table(data, schema)
+    if table is None or not _columns_ok(table, extras):
+        # The row-by-row pass names the line of any problem, or vouches for the file.
+        table = _strict_table(data, where, extras, schema)
+    return _to_frame(table, where, extras, data)
 
 
-def _fast_rows(data: bytes) -> list[dict[str, Any]] | None:
+def _schema(extras: Mapping[str, ExtraType]) -> pa.Schema:
+    fields = list(_BASE_SCHEMA)
+    for key, kind in extras.items():
+        fields.append((key, pa.string() if isinstance(kind, tuple) else _EXTRA_ARROW.get(kind, pa.string())))
+    return pa.schema(fields)
+
+
+def _fast_table(data: bytes, schema: pa.Schema) -> pa.Table | None:
+    """Arrow's parse of ``data``, or None when it does not prove one valid object a line.
+
+    Raw newlines cannot occur inside JSON strings, so every b"\\n" ends a line. Arrow skips
+    blank lines and accepts a BOM and several objects on one line; the strict path skips
+    or refuses those. Requiring every line to start with "{" and one row per line rules
+    them all out: each line then holds at least one object, and there are as many rows as
+    lines.
+    """
     body = data[:-1] if data.endswith(b"\n") else data
-    if not body:
+    if not body.startswith(b"{") or body.endswith(b"\n"):
+        return None
+    text = np.frombuffer(body, dtype=np.uint8)
+    breaks = np.flatnonzero(text == ord("\n"))  # one pass, twice as fast as body.count(b"\n{")
+    lines = breaks.size + 1
+    if not (text[breaks + 1] == ord("{")).all():
         return None
     try:
-        # One call for the whole file; a blank line becomes ",," and fails here.
-        rows = orjson.loads(b"[" + body.replace(b"\n", b",") + b"]")
-    except orjson.JSONDecodeError:
+        table = pa_json.read_json(
+            pa.py_buffer(data),
+            # One block: a row never straddles blocks, whatever its length. Bundles are
+            # parsed one per worker, so the reader needs no threads of its own.
+            read_options=pa_json.ReadOptions(use_threads=False, block_size=len(data) + 1),
+            parse_options=pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error", newlines_in_values=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    if len(rows) != body.count(b"\n") + 1 or set(map(type, rows)) != {dict}:
-        return None  # a line held more or less than one object
-    # orjson keeps the last of duplicate keys silently, so count keys in the text: every
-    # key is followed by exactly one ':' and any other ':' lies inside a string, so
-    # count(':') >= keys in the text >= keys parsed, and equality proves there was no
-    # duplicate. Inequality (e.g. an answer "a:b") only sends us to the strict path.
-    if body.count(b":") != sum(map(len, rows)):
+    if table.num_rows != lines:
         return None
-    return rows
+    # Arrow reads an absent "answer" as null, which is allowed. Count the keys in the text:
+    # b'"answer":' can only be a key spelled exactly so (its last quote is followed by a
+    # colon, so it closes a key; a key with more before the name is unknown, and Arrow
+    # refused that), and Arrow refused a key given twice, so the count equals the rows
+    # exactly when every row has one. A key written with escapes only costs the fast path.
+    if body.count(b'"answer":') != lines:
+        return None
+    return table
 
 
-def _strict_rows(data: bytes, where: str, extras: Mapping[str, ExtraType]) -> list[dict[str, Any]]:
-    rows = []
+def _all(mask: pa.ChunkedArray) -> bool:
+    """True when no non-null element of the boolean ``mask`` is false."""
+    return pc.all(mask).as_py() is not False
+
+
+def _columns_ok(table: pa.Table, extras: Mapping[str, ExtraType]) -> bool:
+    """The strict path's value checks (`_check_row`), one vectorised pass per column.
+
+    False sends the file to the strict path, which names the line and the reason.
+    """
+    col = table.column
+    if any(col(name).null_count for name in _NOT_NULL):
+        return False  # absent or null: "missing-field" or "wrong-type", the strict path decides
+    strings = [name for name, typ in zip(table.column_names, table.schema.types) if typ == pa.string()]
+    try:
+        for name in strings:
+            for chunk in col(name).chunks:
+                chunk.validate(full=True)  # Arrow's reader passes invalid UTF-8 through
+    except pa.ArrowInvalid:
+        return False
+    # Distinct ids are few: check them joined (ASCII and printable hold for the whole
+    # exactly when they hold for every part) and their lengths in Arrow.
+    items = pc.unique(col("item"))
+    low, high = pc.min_max(pc.utf8_length(items)).values()
+    joined = "".join(items.to_pylist())
+    if not (0 < low.as_py() and high.as_py() <= MAX_ITEM_ID_CHARS and joined.isascii() and joined.isprintable()):
+        return False
+    if not all(_LANG_RE.match(s) for s in pc.unique(col("lang")).to_pylist()):
+        return False
+    low, high = pc.min_max(col("sample")).values()
+    if not 0 <= low.as_py() <= high.as_py() <= MAX_SAMPLE:
+        return False
+    if (pc.max(pc.utf8_length(col("answer"))).as_py() or 0) > MAX_ANSWER_CHARS:
+        return False
+    for name in OPTIONAL_NUMERIC:
+        # Arrow accepts NaN and Infinity; 2^53 itself may have been rounded from 2^53 + 1.
+        if not _all(pc.and_(pc.is_finite(col(name)), pc.and_(pc.greater_equal(col(name), 0.0), pc.less(col(name), float(MAX_SAFE_INT))))):
+            return False
+    for name, kind in extras.items():
+        values = col(name)
+        if isinstance(kind, tuple):
+            if not set(pc.unique(values).drop_null().to_pylist()) <= set(kind):
+                return False
+        elif kind == "int":
+            low, high = pc.min_max(values).values()  # not abs(): it wraps -2^63 to itself
+            if low.is_valid and not -MAX_SAFE_INT <= low.as_py() <= high.as_py() <= MAX_SAFE_INT:
+                return False
+        elif kind == "number":
+            if not _all(pc.and_(pc.is_finite(values), pc.less(pc.abs(values), float(MAX_SAFE_INT)))):
+                return False
+        elif kind != "bool" and (pc.max(pc.utf8_length(values)).as_py() or 0) > MAX_ANSWER_CHARS:
+            return False
+    return True
+
+
+def _strict_table(data: bytes, where: str, extras: Mapping[str, ExtraType], schema: pa.Schema) -> pa.Table:
+    # Values go straight into columns; no per-row dict outlives its line.
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
     for line, obj in iter_jsonl(data, where):
         _check_row(obj, where, line, extras)
-        rows.append(obj)
-    if not rows:
+        for name, values in columns.items():
+            values.append(obj.get(name))
+    if not columns["item"]:
         raise ResultsError("results file holds no samples", where=where, reason="empty-results")
-    return rows
+    return pa.table({name: pa.array(values, type=schema.field(name).type) for name, values in columns.items()}, schema=schema)
 
 
 def _fail(msg: str, where: str, line: int, reason: str = "bad-result", hint: str | None = None) -> None:
@@ -101,8 +277,8 @@ def _check_row(obj: Any, where: str, line: int, extras: Mapping[str, ExtraType])
         _fail("item must be a printable ASCII id", where, line, "wrong-type")
     if not isinstance(lang, str) or not _LANG_RE.match(lang):
         _fail("lang must be a language tag like 'en' or 'ko'", where, line, "wrong-type")
-    if type(sample) is not int or not 0 <= sample < 1024:
-        _fail("sample must be an integer from 0 to 1023", where, line, "wrong-type")
+    if type(sample) is not int or not 0 <= sample <= MAX_SAMPLE:
+        _fail(f"sample must be an integer from 0 to {MAX_SAMPLE}", where, line, "wrong-type")
     if answer is not None and (not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS):
         _fail(f"answer must be a string of at most {MAX_ANSWER_CHARS} characters, or null", where, line, "wrong-type")
     for key in ("correct", "refused"):
@@ -141,96 +317,48 @@ def _describe(kind: ExtraType) -> str:
 
 def line_of_row(data: bytes, index: int) -> int:
     """The 1-based file line of the index-th sample (blank lines hold no sample)."""
-    seen = -1
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line.strip():
+    seen, start, number = -1, 0, 1
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if data[start:end].strip():
             seen += 1
             if seen == index:
                 return number
+        start, number = end + 1, number + 1
     return index + 1
 
 
-def _to_frame(rows: list[dict[str, Any]], where: str, extras: Mapping[str, ExtraType], data: bytes) -> pd.DataFrame | None:
-    """Build the frame column by column, checking each column's types in one pass.
-
-    Returns None when any check fails, so the caller re-parses row by row for a precise
-    error. Checking `set(map(type, column))` keeps the work in C for millions of rows.
-    """
-    if not rows:
-        raise ResultsError("results file holds no samples", where=where, reason="empty-results")
-    n = len(rows)
-    try:
-        cols: dict[str, Any] = {key: list(map(itemgetter(key), rows)) for key in REQUIRED}
-    except KeyError:
-        return None  # a required key is missing: the strict pass names the line
-    # Optional columns are read with a sentinel default, which also counts where each key
-    # is present; all keys present must then add up to every key of every row.
-    optional: dict[str, list[Any]] = {}
-    known = len(REQUIRED) * n
-    for key in (*OPTIONAL_NUMERIC, *extras):
-        values = list(map(methodcaller("get", key, _ABSENT), rows))
-        absent = values.count(_ABSENT)
-        known += n - absent
-        optional[key] = values if absent == 0 else [None] * n if absent == n else [None if v is _ABSENT else v for v in values]
-    if known != sum(map(len, rows)):
-        return None  # some row has a key that is neither required nor declared
-    if not set(map(type, cols["item"])) <= {str} or not set(map(type, cols["lang"])) <= {str}:
-        return None
-    if (set(map(type, cols["correct"])) | set(map(type, cols["refused"]))) != {bool}:
-        return None
-    if not set(map(type, cols["sample"])) <= {int} or not set(map(type, cols["answer"])) <= {str, type(None)}:
-        return None
-    # Distinct values are few (items, languages), so per-value checks stay cheap.
-    if not all(0 < len(s) <= MAX_ITEM_ID_CHARS and s.isascii() and s.isprintable() for s in set(cols["item"])):
-        return None
-    if not all(_LANG_RE.match(s) for s in set(cols["lang"])):
-        return None
-    if max(map(len, filter(None, cols["answer"])), default=0) > MAX_ANSWER_CHARS:
-        return None
-    if not 0 <= min(cols["sample"]) <= max(cols["sample"]) < 1024:
-        return None  # checked on Python ints: a 2^64 would overflow int64 below
-    sample = np.fromiter(cols["sample"], dtype=np.int64, count=n)
-    cols["sample"] = sample.astype(np.int16)
-    cols["correct"] = np.fromiter(cols["correct"], dtype=bool, count=n)
-    cols["refused"] = np.fromiter(cols["refused"], dtype=bool, count=n)
-    for key in OPTIONAL_NUMERIC:
-        values = optional[key]
-        kinds = set(map(type, values))
-        if not kinds <= {int, float, type(None)}:
-            return None
-        # fromiter is the fast path; np.array turns None into NaN for the mixed case.
-        arr = np.fromiter(values, dtype=np.float64, count=n) if type(None) not in kinds else np.array(values, dtype=np.float64)
-        if (arr < 0).any() or (arr > MAX_SAFE_INT).any():
-            return None
-        cols[key] = arr
-    for key, kind in extras.items():
-        values = optional[key]
-        if not set(map(type, values)) <= {str, int, float, bool, type(None)}:
-            return None
-        if not all(_extra_ok(v, kind) for v in set(values)):
-            return None
-        cols[key] = values
-    frame = pd.DataFrame(cols)
-    idx = _first_duplicate(frame, _extra_keys(extras))
+def _to_frame(table: pa.Table, where: str, extras: Mapping[str, ExtraType], data: bytes) -> pd.DataFrame:
+    idx = _first_duplicate(table, _extra_keys(extras))
     if idx is not None:
+        row = table.slice(idx, 1).to_pylist()[0]
         raise ResultsError(
-            f"sample {frame['sample'].iat[idx]} of item {frame['item'].iat[idx]!r} ({frame['lang'].iat[idx]}) appears twice",
+            f"sample {row['sample']} of item {row['item']!r} ({row['lang']}) appears twice",
             where=where,
             line=line_of_row(data, idx),
             reason="duplicate-sample",
             hint="each (item, lang, sample) is reported once",
         )
+    frame = table.to_pandas(use_threads=False)  # one bundle per worker: no pool of its own
+    frame["sample"] = frame["sample"].astype(np.int16)
     return frame
 
 
-def _first_duplicate(frame: pd.DataFrame, extra_keys: list[str]) -> int | None:
+def _codes(column: pa.ChunkedArray) -> np.ndarray:
+    """Small integer codes, equal exactly where the values are equal (null is its own code)."""
+    if pa.types.is_integer(column.type):
+        return column.fill_null(-1).to_numpy()
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    return encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _first_duplicate(table: pa.Table, extra_keys: list[str]) -> int | None:
     """Row index of the first repeated (item, lang, sample, extras…), or None."""
-    key = np.zeros(len(frame), dtype=np.int64)
-    for column in ("item", "lang", "sample", *extra_keys):
-        codes, uniques = pd.factorize(frame[column].to_numpy(dtype=object), use_na_sentinel=False)
-        key = key * (len(uniques) + 1) + codes
-    order = np.argsort(key, kind="stable")
-    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
+    keys = [_codes(table.column(name)) for name in ("item", "lang", "sample", *extra_keys)]
+    order = np.lexsort(keys[::-1])  # stable: equal keys keep their file order
+    ordered = np.stack([k[order] for k in keys])
+    repeated = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).all(axis=0))
     return int(order[repeated + 1].min()) if repeated.size else None
 
 

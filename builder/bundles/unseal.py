@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +20,7 @@ import pandas as pd
 from builder import errors
 from builder.bundles.dataset import ITEMS, VerifiedDataset, parse_items
 from builder.bundles.manifest import RESULTS
-from builder.bundles.results import ExtraType, line_of_row, parse_results
+from builder.bundles.results import ExtraType, ResultsLimits, line_of_row, parse_results
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
 from builder.trust.seal import Identity, unseal
@@ -40,13 +43,21 @@ def unseal_results(
     identities: Sequence[Identity],
     extras: dict[str, ExtraType],
     item_ids: set[str],
+    limits: ResultsLimits | None = None,
 ) -> UnsealedBundle:
     where = f"{bundle.where}/{RESULTS}"
-    plaintext = unseal(bundle.files[RESULTS], list(identities), where)
-    frame = parse_results(plaintext, where, extras)
-    unknown = ~frame["item"].isin(item_ids)
-    if unknown.any():
-        first = int(unknown.to_numpy().argmax())
+    sealed = bundle.files[RESULTS]
+    if limits is not None:
+        # Verification matched this length to the signed manifest's `bytes`: the declared
+        # size bounds the plaintext before a byte of it is decrypted.
+        limits.check_sealed_size(len(sealed), where)
+    plaintext = unseal(sealed, list(identities), where)
+    frame = parse_results(plaintext, where, extras, limits)
+    # Distinct ids are few: compare those, and look for rows only when one is unknown.
+    strangers = set(frame["item"].unique()) - item_ids
+    if strangers:
+        unknown = frame["item"].isin(strangers).to_numpy()
+        first = int(unknown.argmax())
         raise ResultsError(
             f"item {frame['item'].iat[first]!r} is not in the dataset ({int(unknown.sum())} unknown row(s))",
             where=where,
@@ -60,19 +71,20 @@ def unseal_results(
     return UnsealedBundle(bundle=bundle, results=frame)
 
 
-# Parsing millions of result rows is Python-bound (one dict per row), so bundles are
-# unsealed in worker processes, one bundle per task. Workers are forked after verification:
-# they inherit the verified bytes and the identity from the parent's memory, so no secret
-# is ever pickled or sent through a pipe. Only frames (or error fields) come back.
-_JOB: tuple[Sequence[VerifiedBundle], Sequence[Identity], dict[str, ExtraType], set[str]] | None = None
+# Decryption holds the GIL (pyrage), so bundles are unsealed in worker processes, one
+# bundle per task. Workers are forked after verification: they inherit the verified bytes
+# and the identity from the parent's memory, so no secret is ever pickled or sent through
+# a pipe. Only frames (or error fields) come back.
+_JOB: tuple[Sequence[VerifiedBundle], Sequence[Identity], dict[str, ExtraType], set[str], ResultsLimits | None] | None = None
 MIN_PARALLEL_BUNDLES = 8
+Outcome = tuple[str, Any]  # ("ok", frame) or ("error", error fields)
 
 
-def _work(index: int) -> tuple[str, Any]:
+def _work(index: int) -> Outcome:
     assert _JOB is not None  # set by unseal_many before the fork
-    bundles, identities, extras, item_ids = _JOB
+    bundles, identities, extras, item_ids, limits = _JOB
     try:
-        return "ok", unseal_results(bundles[index], identities, extras, item_ids).results
+        return "ok", unseal_results(bundles[index], identities, extras, item_ids, limits).results
     except errors.BuilderError as exc:
         return "error", (type(exc).__name__, exc.message, exc.where, exc.line, exc.hint, exc.reason)
 
@@ -95,6 +107,7 @@ def unseal_many(
     identities: Sequence[Identity],
     extras: dict[str, ExtraType],
     item_ids: set[str],
+    limits: ResultsLimits | None = None,
 ) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | errors.BuilderError]]:
     """Unseal and parse every bundle, in order; a failure is yielded, not raised."""
     global _JOB
@@ -102,14 +115,53 @@ def unseal_many(
     if workers < 2 or len(bundles) < MIN_PARALLEL_BUNDLES or "fork" not in multiprocessing.get_all_start_methods():
         for bundle in bundles:
             try:
-                yield bundle, unseal_results(bundle, identities, extras, item_ids).results
+                yield bundle, unseal_results(bundle, identities, extras, item_ids, limits).results
             except errors.BuilderError as exc:
                 yield bundle, exc
         return
-    _JOB = (bundles, identities, extras, item_ids)
+    _JOB = (bundles, identities, extras, item_ids, limits)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for index, (status, value) in enumerate(pool.imap(_work, range(len(bundles)), chunksize=2)):
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = [pool.submit(_work, index) for index in range(len(bundles))]
+            for index, future in enumerate(futures):
+                try:
+                    status, value = future.result()
+                except BrokenProcessPool:
+                    # A worker died (the OOM killer's SIGKILL, a crash in native code). The
+                    # pool cannot say whose bundle it held, and every unfinished task fails
+                    # with it: each is retried alone, so only the bundle that kills its
+                    # worker again is rejected. (multiprocessing.Pool would wait forever.)
+                    status, value = _alone(context, index, bundles[index])
                 yield bundles[index], value if status == "ok" else _rebuild(value)
     finally:
         _JOB = None
+
+
+def _alone(context: Any, index: int, bundle: VerifiedBundle) -> Outcome:
+    """Run one task in a fresh forked process; its death becomes the bundle's rejection."""
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_send_work, args=(index, send), daemon=True)
+    process.start()
+    send.close()  # the child holds the only writer: its death ends recv() with EOFError
+    try:
+        outcome = receive.recv()
+    except (EOFError, OSError):
+        outcome = None
+    finally:
+        receive.close()
+        process.join()
+    if outcome is not None:
+        return outcome
+    code = process.exitcode or 0
+    how = f"signal {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals() else f"exit status {code}"
+    message = (
+        f"the worker process unsealing this bundle died ({how}; the out-of-memory killer sends SIGKILL),"
+        " also when retried alone; the bundle is left out and the rest build"
+    )
+    return "error", ("ResultsError", message, f"{bundle.where}/{RESULTS}", None, "check the file's size and row count", "worker-died")
+
+
+def _send_work(index: int, send: Any) -> None:
+    send.send(_work(index))
+    send.close()

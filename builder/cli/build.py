@@ -47,6 +47,6 @@ def summarise(report) -> None:  # type: ignore[no-untyped-def]
     for state in report.benchmarks:
         click.echo(f"{state.config.id}: {state.status}, {len(state.bundles)} submission(s), {len(state.boards)} board(s)")
     for rejection in report.rejections:
-        click.echo(f"rejected: {rejection.message}", err=True)
+        click.echo(f"rejected: {rejection.message}" + (f" — hint: {rejection.hint}" if rejection.hint else ""), err=True)
     stages = ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
     click.echo(f"Site written to {report.out} ({stages})")

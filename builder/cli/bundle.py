@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from builder.cli.common import root_option, translate_errors
+from builder.cli.common import progress, root_option, translate_errors
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -34,19 +34,23 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
       sealboard bundle create --benchmark soohak --lab acme --submission run-1 \\
           --results out/results.jsonl --describe run.yaml
     """
-    from builder.bundles.create import create_bundle, load_description
+    from builder.bundles.create import benchmark_config, create_bundle, load_description
     from builder.trust.registry import load_registry
 
+    config = benchmark_config(root, benchmark)
     registry = load_registry(root, datetime.now(timezone.utc))
+    progress(f"Checking {results_path} against {config.id} dataset {config.version}, then sealing…")
     target = create_bundle(
         root=root,
-        benchmark=benchmark,
+        benchmark=config.id,
+        config=config,
         lab=lab,
         submission=submission,
         results=results_path.read_bytes(),
         description=load_description(description_path),
         transcripts=transcripts_path.read_bytes() if transcripts_path else None,
         maintainer_recipients=tuple(registry.maintainer_recipients),
+        results_where=str(results_path),
     )
     click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
 
@@ -76,16 +80,23 @@ def sign_command(bundle_dir: Path, key_path: Path) -> None:
 @click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @translate_errors
 def verify_command(root: Path, bundle_dir: Path) -> None:
-    """Run the build's checks on a bundle: layout, signature, registered key, digests.
+    """Run the build's checks on a bundle: layout, signature, registered key, digests, and
+    its signed coverage summary against the benchmark's dataset (everything but decryption).
 
     \b
     Example:
       sealboard bundle verify bundles/soohak/acme/run-1
     """
-    from builder.bundles.create import check_bundle
+    from builder.bundles.create import check_bundle, require_instance
     from builder.trust.registry import load_registry
 
+    require_instance(root)
     now = datetime.now(timezone.utc)
+    progress(f"Checking {bundle_dir}: signature, registered key, digests, coverage…")
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
     m = verified.manifest
+    c = m.coverage
+    assert c is not None  # check_bundle refuses a manifest without a coverage summary
     click.echo(f"OK: {verified.where} — {m.model.name} by lab {m.lab}, signed by {verified.signer}, {len(m.files)} sealed file(s) match the manifest")
+    variants = f" × {len(c.variants)} variant(s)" if c.variants else ""
+    click.echo(f"Coverage: {c.items} items of dataset {c.dataset} × {', '.join(c.languages)}{variants} × {c.samples} sample(s) = {c.rows} rows, complete")

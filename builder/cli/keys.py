@@ -46,6 +46,9 @@ def _public_key(value: str) -> str:
     if "PRIVATE KEY" in text:
         # Never echo it; just point at the public half.
         raise click.BadParameter(f"{value} is a private key; pass the public key ({value}.pub)")
+    if not text.lstrip().startswith(("ssh-", "ecdsa-")):
+        # Not a public key file: say so without quoting it (it could be any file, a secret one too).
+        raise click.BadParameter(f"{value} does not hold an OpenSSH public key (a line like 'ssh-ed25519 AAAA…')")
     return text.strip()
 
 

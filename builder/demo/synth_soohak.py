@@ -161,6 +161,12 @@ def _items(seed: int) -> list[dict]:
         if m["ptype"] is not None:
             item["problem_type"] = m["ptype"]
         m["item"] = item
+    # The human baseline set (§3.4.6): 49 Mini + 30 Challenge items, from a stream of its own
+    # so that every other draw stays as it was.
+    pick = rng_for(seed, "soohak-human-set")
+    for split, count in (("mini", 49), ("challenge", 30)):
+        for k in pick.sample([k for k, m in enumerate(meta) if m["split"] == split], count):
+            meta[k]["item"]["subset"] = "human-79"
     return meta
 
 

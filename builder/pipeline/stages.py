@@ -9,13 +9,17 @@ from typing import Any
 
 import pandas as pd
 
+from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
+from builder.bundles.manifest import RESULTS
+from builder.bundles.results import ResultsLimits
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
 from builder.pipeline.isolation import isolate, rejection
+from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
@@ -65,7 +69,11 @@ def submissions_frame(bundles: list[VerifiedBundle] | tuple[VerifiedBundle, ...]
             }
         )
     columns = ["submission", "lab", "model_id", "model", "family", "open_weights", "params_b", "tts"]
-    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    frame = pd.DataFrame(rows)
+    frame["model"] = distinct_models(frame)  # same name twice on a board: qualified, once, here
+    return frame
 
 
 def items_frame(items: list[dict[str, Any]], primary_language: str) -> pd.DataFrame:
@@ -128,7 +136,14 @@ def unseal_state(
     item_ids = {it["id"] for it in items}
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
-    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids):
+    limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
+    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids, limits):
+        if not isinstance(outcome, Exception):
+            # Complete, and what the lab signed: a partial bundle never reaches a board.
+            try:
+                check_unsealed(bundle.manifest, outcome, dataset.manifest, spec, f"{bundle.where}/{RESULTS}")
+            except Exception as exc:
+                outcome = exc
         if isinstance(outcome, Exception):
             rejections.append(rejection(outcome, where=bundle.where, stage="unseal", benchmark=config.id, lab=bundle.manifest.lab))
         else:
@@ -147,7 +162,7 @@ def unseal_state(
 
 
 def _unseal_isolated(
-    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str]
+    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
 ) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | Exception]]:
     """unseal_many, with any exception that escapes it pinned on one bundle.
 
@@ -156,7 +171,7 @@ def _unseal_isolated(
     """
     done = 0
     try:
-        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids):
+        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids, limits):
             done += 1
             yield bundle, outcome
         return
@@ -164,7 +179,7 @@ def _unseal_isolated(
         pass
     for bundle in bundles[done:]:
         try:
-            yield from unseal_many([bundle], identities, extras, item_ids)
+            yield from unseal_many([bundle], identities, extras, item_ids, limits)
         except Exception as exc:
             yield bundle, exc
 

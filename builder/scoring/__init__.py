@@ -9,9 +9,9 @@ Modules, by responsibility:
 - ``config``: the YAML schema and its validation (``parse_scoring_config``, ``default_spec``)
 - ``spec``: the frozen ScoringSpec it produces
 - ``frames``: checks of the input frames, reduction to per-(condition, submission, item) sums
-- ``regrade``: exact regrading of integer/choice/fraction/decimal answers
+- ``regrade``: regrading of integer/choice/fraction/decimal/expression answers (exact, else math-verify equivalence)
 - ``measures``: item-level scores (avg@k, unbiased pass@k, refusal rate, tokens, cost)
-- ``uncertainty``: Poisson item bootstrap, intervals, rank ranges (the methodology text)
+- ``uncertainty``: item-clustered Wilson/MOVER intervals, rank ranges (the methodology text)
 - ``boards`` / ``pairs``: the board kinds; ``engine``: assembly, embargo suppression, ranks
 - ``tables``: BoardTable, BoardRow, Cell, MetricDef and their JSON/CSV forms
 - ``definitions``: the papers' metric definitions, quoted

@@ -22,7 +22,6 @@ from builder.scoring.uncertainty import Estimate, count, linear, ratio
 @dataclass
 class Context:
     prep: Prepared
-    weights: np.ndarray
     embargoed: bool
     registry: dict[tuple[str, str], Estimate] = field(default_factory=dict)  # (board id, column) -> estimate
 
@@ -53,11 +52,17 @@ def results_filter(ctx: Context, *filters: Filter) -> Filter:
 
 def fixed(value: float, n: int = 0) -> Estimate:
     """A one-row value with no interval (a constant reference such as 1-in-5 guessing)."""
-    return Estimate(np.array([float(value)]), None, np.array([n]), np.array([n]), np.array([None], dtype=object))
+    nan = np.array([np.nan])
+    return Estimate(np.array([float(value)]), nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.array([n]), np.array([n]), np.array([None], dtype=object))
 
 
-def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec) -> list[tuple[Reference, Estimate]]:
-    """Reference values for a column computed with measure sc.measure over `item_mask`."""
+def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec, raw: RawBoard | None = None) -> list[tuple[Reference, Estimate]]:
+    """Reference values for a column computed with measure sc.measure over `item_mask`.
+
+    A reference drawn from an item field is shown only where it rests on the same items as
+    the models: if some of the column's items lack the field, the column gets no reference
+    (and the board a note), rather than a value over a different item set.
+    """
     out: list[tuple[Reference, Estimate]] = []
     if not board.references or sc is None:
         return out
@@ -65,13 +70,26 @@ def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray,
         if sc.measure.name not in ref.measures:
             continue
         if ref.constant is not None:
-            out.append((ref, fixed(ref.constant)))
+            if ref.items is None:
+                out.append((ref, fixed(ref.constant)))
+            elif np.array_equal(ctx.prep.item_mask(ref.items), item_mask):
+                out.append((ref, fixed(ref.constant, int(item_mask.sum()))))
             continue
         bp = ctx.prep.item_bp[ref.complement_of or ""]
-        elig = (item_mask & (bp >= 0))[None, :]
+        covered = item_mask & (bp >= 0)
+        if covered.sum() < item_mask.sum():
+            if raw is not None:
+                note = (
+                    f"{ref.label} is shown only on columns whose items all carry {ref.complement_of}; "
+                    "elsewhere it would rest on other items than the models' rows."
+                )
+                if note not in raw.notes:
+                    raw.notes.append(note)
+            continue
+        elig = covered[None, :]
         a = (10000 - bp).astype(np.float64)[None, :]
         d = np.full_like(a, 10000.0)
-        out.append((ref, ratio(a, d, elig, ctx.weights, np.array([None], dtype=object))))
+        out.append((ref, ratio(a, d, elig, np.array([None], dtype=object))))
     return out
 
 
@@ -97,10 +115,10 @@ def table(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> 
         items = m.items.merged_over(board.items)
         sel = select(ctx.prep, items, results_filter(ctx, board.results, m.results), contaminated)
         sc = scores(ctx.prep, sel, m.measure)
-        raw.est[m.name] = est = estimate(sc, ctx.weights)
+        raw.est[m.name] = est = estimate(sc)
         raw.columns.append(measure_def(m.name, m.measure, m.title, m.description))
         ctx.registry[(board_id, m.name)] = est
-        _add_refs(raw, m.name, _reference_estimates(ctx, sc, ctx.prep.item_mask(items), board))
+        _add_refs(raw, m.name, _reference_estimates(ctx, sc, ctx.prep.item_mask(items), board, raw))
     if "unsolved" in board.summary and board.metrics:
         m = board.metrics[0]
         items = m.items.merged_over(board.items)
@@ -117,7 +135,7 @@ def table(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> 
 def _regrade_note(ctx: Context, raw: RawBoard) -> None:
     types = ", ".join(ctx.prep.spec.regrade_types) or "none"
     raw.notes.append(
-        f"Correctness of {types} answers is regraded by Sealboard from the extracted answer; other answer types keep the lab's judge verdict."
+        f"Correctness of {types} answers is regraded by Sealboard from the extracted answer (exact, else math-verify equivalence); other answer types keep the lab's judge verdict."
     )
 
 
@@ -138,28 +156,43 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
     mask = ctx.prep.item_mask(board.items)
     sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)
     sc = scores(ctx.prep, sel, board.measure)
-    overall = board.measure.name
-    raw.est[overall] = estimate(sc, ctx.weights)
-    raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
-    _add_refs(raw, overall, _reference_estimates(ctx, sc, mask, board))
-
     groups = ctx.prep.item_tokens[board.by]
     present = sorted({g for g in groups[mask] if g is not None})
     preferred = list(board.values) or [x.value for b in ctx.prep.spec.item_bins if b.name == board.by for x in b.bins]
     ordered = [v for v in preferred if v in present] + _natural([v for v in present if v not in preferred])
     hidden = mask & np.equal(groups, None)
-    shown, dropped = [], []
+    shown_values, dropped = [], []
     for value in ordered:
         gmask = mask & (groups == value)
-        size = int(gmask.sum())
-        if size < board.min_group_items:
-            dropped.append(f"{value} ({size})")
+        if int(gmask.sum()) < board.min_group_items:
+            dropped.append(f"{value} ({int(gmask.sum())})")
             hidden |= gmask
-            continue
+        else:
+            shown_values.append(value)
+    # Items in no column shown are a leak by subtraction (overall − columns) when there are
+    # fewer of them than the embargo's minimum cell; rather than withhold a whole group for
+    # them (two untyped items would cost SOOHAK's 92-item "beyond" column), leave them out
+    # of the overall column too.
+    k = ctx.prep.spec.min_cell_items
+    overall_mask = mask
+    if 0 < int(hidden.sum()) < k:
+        overall_mask = mask & ~hidden
+        raw.notes.append(
+            f"{int(hidden.sum())} item(s) have no {board.by} shown here and are left out of every column, "
+            f"the overall one included (fewer than {k}: a difference of columns would reveal them)."
+        )
+        hidden = np.zeros_like(hidden)
+    overall = board.measure.name
+    raw.est[overall] = estimate(sc, None if overall_mask is mask else overall_mask)
+    raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
+    _add_refs(raw, overall, _reference_estimates(ctx, sc, overall_mask, board, raw))
+    shown = []
+    for value in shown_values:
+        gmask = mask & (groups == value)
         name = f"{board.by}={value}"
-        raw.est[name] = estimate(sc, ctx.weights, gmask)
+        raw.est[name] = estimate(sc, gmask)
         raw.columns.append(measure_def(name, board.measure, _group_title(ctx, board.by, value), group=(board.by, value)))
-        _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board))
+        _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board, raw))
         shown.append(name)
     if dropped:
         raw.notes.append(f"Groups with fewer than {board.min_group_items} items are not shown: {', '.join(dropped)}.")
@@ -189,15 +222,15 @@ def contrast(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) 
     for value, name, title in board.conditions:
         f = Filter(((board.over, (value,)),)).merged_over(base)
         s = scores(ctx.prep, select(ctx.prep, board.items, f, contaminated), board.measure)
-        e = estimate(s, ctx.weights)
+        e = estimate(s)
         sc.append(s)
         est.append(e)
         raw.est[name] = e
         raw.columns.append(measure_def(name, board.measure, title))
-        _add_refs(raw, name, _reference_estimates(ctx, s, mask, board))
+        _add_refs(raw, name, _reference_estimates(ctx, s, mask, board, raw))
     if len(sc) == 2:
         name = board.delta or "delta"
-        raw.est[name] = delta(sc[0], sc[1], ctx.weights, est[0], est[1])
+        raw.est[name] = delta(sc[0], sc[1], est[0], est[1])
         first, second = board.conditions[0][2], board.conditions[1][2]
         raw.columns.append(
             MetricDef(
@@ -238,7 +271,7 @@ def composite(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool,
     return raw
 
 
-GRADING_QUANTITIES = ("n", "regraded", "disagree", "unparsed")
+GRADING_QUANTITIES = ("n", "regraded", "disagree", "unparsed", "equivalence")
 
 
 def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
@@ -258,18 +291,23 @@ def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -
         return np.where(elig, q[name], 0).sum(axis=1)
 
     raw.est["regraded_samples"] = count(total("regraded"), n_items, flag)
+    raw.est["equivalence_graded"] = count(total("equivalence"), n_items, flag)
     raw.est["judge_graded_samples"] = count(total("n") - total("regraded"), n_items, flag)
     raw.est["disagreements"] = count(total("disagree"), n_items, flag)
     rated = elig & (q["regraded"] > 0)
     rate_flag = flag.copy()
     rate_flag[np.equal(rate_flag, None) & (rated.sum(axis=1) == 0)] = "undefined"
-    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, ctx.weights, rate_flag)
+    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag)
     raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
-    for name in ("regraded_samples", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
+    for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
         unit = "fraction" if name == "disagreement_rate" else "count"
         better = False if name in ("disagreements", "disagreement_rate", "unparsed_answers") else None
         raw.columns.append(MetricDef(name, name.replace("_", " ").capitalize(), D.GRADING[name], unit, better))
-    note = "Exact types (" + (", ".join(ctx.prep.spec.regrade_types) or "none") + ") are regraded; the rest keep the lab's judge verdict."
+    note = (
+        "Verdicts by source: regraded samples (types " + (", ".join(ctx.prep.spec.regrade_types) or "none") + ") are Sealboard's — "
+        "exact comparison of plain numbers and letters, else math-verify equivalence (counted in Equivalence graded); "
+        "judge-graded samples keep the lab's judge verdict."
+    )
     if (ctx.prep.item_tokens["answer_type"] == "ill_posed").any():
         note += " " + D.REFUSAL_GRADING
     raw.notes.append(note)

@@ -14,7 +14,6 @@ Schema (top level)::
     primary_language: en            boards use it unless they say otherwise
     languages: [en, ko]
     min_cell_items: 5               embargo suppression threshold (cells over fewer items)
-    bootstrap: {replicates: 1000, seed: 1}
     regrade: {types: [integer, choice, fraction, decimal], when: {<result field>: value}}
     result_fields: {<name>: bool | int | number | string | [allowed, values]}
     result_defaults: {<result field>: value}    condition every board applies by default
@@ -164,10 +163,8 @@ class _Parser(BoardParser):
         if primary and primary not in languages:
             self.err("primary_language", f"{primary!r} is not in languages")
         min_cell = self._int(raw, "min_cell_items", "min_cell_items", 5, 1, 1000)
-        boot = self._map(raw, "bootstrap", "bootstrap")
-        self._unknown(boot, {"replicates", "seed"}, "bootstrap")
-        replicates = self._int(boot, "replicates", "bootstrap.replicates", 1000, 200, 100_000)
-        seed = self._int(boot, "seed", "bootstrap.seed", 0, 0, 2**63 - 1)
+        if "bootstrap" in raw:
+            self.err("bootstrap", "intervals are analytic (Wilson/MOVER, see the Methodology page) and take no replicates or seed; remove this key")
 
         self.result_fields = self._result_fields(self._map(raw, "result_fields", "result_fields"))
         self.item_fields = self._item_fields(self._map(raw, "item_fields", "item_fields"))
@@ -199,8 +196,6 @@ class _Parser(BoardParser):
             primary_language=primary,
             languages=tuple(languages),
             min_cell_items=min_cell,
-            replicates=replicates,
-            seed=seed,
             regrade_types=tuple(types),
             regrade_when=regrade_when,
             result_fields=self.result_fields,
@@ -302,7 +297,7 @@ class _Parser(BoardParser):
             if not isinstance(r, Mapping):
                 self.err(path, "must be a mapping")
                 continue
-            self._unknown(r, {"id", "label", "note", "measures", "constant", "complement_of"}, path)
+            self._unknown(r, {"id", "label", "note", "measures", "constant", "complement_of", "items"}, path)
             rid = self._str(r, "id", f"{path}.id", pattern=ID_RE)
             label = self._str(r, "label", f"{path}.label")
             note = r.get("note", "")
@@ -319,7 +314,12 @@ class _Parser(BoardParser):
             if comp is not None and (comp not in self.item_fields or self.item_fields[comp].kind != "fraction"):
                 self.err(f"{path}.complement_of", "must name an item field declared as fraction")
                 comp = None
-            out.append(Reference(rid, label, str(note), tuple(measures), None if constant is None else float(constant), comp))
+            items = None
+            if "items" in r:
+                if constant is None:
+                    self.err(f"{path}.items", "applies to a constant reference (one from an item field rests on the items that carry it)")
+                items = self._filter(r.get("items"), f"{path}.items", "items")
+            out.append(Reference(rid, label, str(note), tuple(measures), None if constant is None else float(constant), comp, items))
         return tuple(out)
 
     def _contamination(self, raw: Any) -> Contamination | None:

@@ -77,11 +77,12 @@ INTERCEPT = (
     "\"intercept (offset relative to the y=x diagonal)\" (KCSAT-ML §4.6)."
 )
 GRADING = {
-    "regraded_samples": "Samples of exact answer types (integer, choice, fraction, decimal) whose correctness Sealboard recomputed from the extracted answer and the gold answer.",
-    "judge_graded_samples": "Samples whose correctness is the lab's judge verdict (expression, ill-posed and other judge-graded types).",
+    "regraded_samples": "Samples of regraded answer types (the benchmark's regrade types) whose correctness Sealboard recomputed from the extracted answer and the gold answer: the verdict is Sealboard's.",
+    "equivalence_graded": "Regraded samples decided by math-verify's symbolic equivalence (LaTeX, expressions) rather than by exact comparison of plain numbers or letters.",
+    "judge_graded_samples": "Samples whose correctness is the lab's judge verdict (ill-posed and other judge-graded types): the verdict is the lab's.",
     "disagreements": "Regraded samples where the lab's verdict differs from Sealboard's.",
     "disagreement_rate": "Disagreements as a fraction of regraded samples.",
-    "unparsed_answers": "Regraded samples whose answer is missing or not of the item's answer type (counted incorrect).",
+    "unparsed_answers": "Regraded samples whose answer is missing, unreadable, or refused before grading (over-long, huge exponents; counted incorrect).",
 }
 
 

@@ -1,5 +1,4 @@
-"""score_benchmark: frames in, BoardTables out. Pure: no I/O, no clock, no randomness
-beyond the declared bootstrap seed.
+"""score_benchmark: frames in, BoardTables out. Pure: no I/O, no clock, no randomness.
 
 **Threat model.** During an embargo the answer key is a holdout, and every published
 score is an answer to a query on it. A lab holding a valid key can submit probe runs that
@@ -71,7 +70,7 @@ from builder.scoring.frames import prepare
 from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
-from builder.scoring.uncertainty import cells, poisson_weights, rank
+from builder.scoring.uncertainty import cells, rank
 
 
 def score_benchmark(
@@ -93,7 +92,7 @@ def score_benchmark(
     Raises builder.scoring.frames.ScoringInputError if the frames contradict the spec.
     """
     prep = prepare(spec, items, results, submissions)
-    ctx = B.Context(prep, poisson_weights(prep.item_ids, spec.replicates, spec.seed), embargoed)
+    ctx = B.Context(prep, embargoed)
     out: list[BoardTable] = []
     for board in spec.boards:
         if spec.contamination is not None and board.contamination:
@@ -112,6 +111,12 @@ def score_benchmark(
         }
         out = coarsen(out, created, grid)
     return out
+
+
+RANK_ITEMS_NOTE = (
+    "Models are ranked on different item sets here (each on the items published after its own "
+    "training cutoff); the rank items column gives the number of items each row's rank rests on."
+)
 
 
 def _build(ctx: B.Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> B.RawBoard:
@@ -195,6 +200,13 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
             extras[i][f"rank_{a}"] = _int(ra[i])
             extras[i][f"rank_{b}"] = _int(rb[i])
             extras[i]["rank_shift"] = None if np.isnan(ra[i]) or np.isnan(rb[i]) else int(ra[i] - rb[i])
+    description = raw.spec.description
+    if raw.contaminated and rank_by is not None and rank_by in raw.est:
+        # Each row ranks on the items after its own cutoff: say how many, beside the rank.
+        for i in range(r):
+            if table[rank_by][i].value is not None:
+                extras[i]["rank_items"] = table[rank_by][i].n
+        description = (description + " " if description else "") + RANK_ITEMS_NOTE
     for extra_key, column in raw.extra_needs.items():
         for i in range(r):
             if table[column][i].value is None:
@@ -226,7 +238,7 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
         for name in defs:
             if name in cols:
                 est = cols[name]
-                metrics[name] = cells(est, ctx.embargoed and est.reps is not None, k)[0]
+                metrics[name] = cells(est, ctx.embargoed and est.infl is not None, k)[0]
         references.append(ReferenceRow(ref.id, ref.label, metrics, ref.note))
 
     summary: dict[str, Any] = dict(raw.summary)
@@ -243,7 +255,7 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -
         benchmark=spec.benchmark,
         board=raw.board_id,
         title=raw.spec.title + (" (all items)" if raw.board_id != raw.spec.id else ""),
-        description=raw.spec.description,
+        description=description,
         metrics=tuple(raw.columns),
         rows=tuple(rows),
         notes=tuple(notes),

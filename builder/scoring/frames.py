@@ -23,7 +23,7 @@ import pandas as pd
 
 from builder.errors import BuilderError
 from builder.scoring.config_base import token
-from builder.scoring.regrade import canonical, regrade
+from builder.scoring.regrade import HOW, gold_key, regrade
 from builder.scoring.spec import Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
@@ -54,7 +54,7 @@ class Prepared:
     cond: np.ndarray
     sub: np.ndarray
     item: np.ndarray
-    sums: dict[str, np.ndarray]  # n, correct, refused, regraded, disagree, unparsed, tok, tok_known, cost, cost_known
+    sums: dict[str, np.ndarray]  # n, correct, refused, regraded, disagree, unparsed, equivalence, tok, tok_known, cost, cost_known
     sub_order: np.ndarray  # (S,) float: median of pairing.order_by_result (NaN if none)
     _dense_cache: dict[bytes, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # selections, scores, estimates (builder.scoring.measures)
@@ -216,8 +216,10 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     bad_gold = []
     for t, name in enumerate(types):
         for i in np.flatnonzero(answer_types == name):
-            key = canonical(name, golds[i])
+            key = gold_key(name, golds[i])
             if key is None:
+                if name == "expression":
+                    continue  # an expression gold math-verify cannot read: the lab's judge decides
                 bad_gold.append(item_ids[i])
             item_type[i], item_gold[i] = t, key
     if bad_gold:
@@ -267,7 +269,9 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     combined = np.zeros(n_rows, dtype=np.int64)
     for codes, toks in zip(field_codes, field_uniques):
         combined = combined * len(toks) + codes
-    cond_keys, row_cond = np.unique(combined, return_inverse=True)
+    # factorize hashes (linear); sort=True numbers the few distinct keys in order, like np.unique
+    row_cond, cond_keys = pd.factorize(combined, sort=True)
+    row_cond = np.asarray(row_cond, dtype=np.int64)
     rows_of = []
     for key in cond_keys:
         parts = []
@@ -297,7 +301,8 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
         cond_regrade &= conds[name].isin(values).to_numpy() if name in conds else False
     row_regrade = cond_regrade[row_cond] & (item_type[row_item] >= 0)
     lab = results[correct_col].to_numpy(dtype=bool)
-    regraded, parsed = regrade(results["answer"], row_item, row_regrade, item_type, item_gold, types)
+    gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
+    regraded, parsed, how = regrade(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text)
     correct = np.where(row_regrade, regraded, lab)
     refused = results["refused"].to_numpy(dtype=bool)
 
@@ -316,6 +321,7 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
         "regraded": row_regrade.astype(np.float64),
         "disagree": (row_regrade & (regraded != lab)).astype(np.float64),
         "unparsed": (row_regrade & ~parsed).astype(np.float64),
+        "equivalence": (how == HOW["equivalence"]).astype(np.float64),
         "tok": tok,
         "tok_known": tok_known,
         "cost": cost,

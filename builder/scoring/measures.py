@@ -17,7 +17,7 @@ import numpy as np
 
 from builder.scoring.frames import Prepared
 from builder.scoring.spec import Filter, Measure
-from builder.scoring.uncertainty import Estimate, lcm_of, ratio
+from builder.scoring.uncertainty import Estimate, lcm_of, linear, ratio
 
 QUANTITIES = ("n", "correct", "refused", "tok", "tok_known", "cost", "cost_known")
 
@@ -158,32 +158,33 @@ def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
     return out
 
 
-def estimate(sc: Scores, weights: np.ndarray, items: np.ndarray | None = None) -> Estimate:
+RATES = ("avg", "pass", "refusal_rate")  # item scores in [0, 1]: Wilson intervals
+
+
+def estimate(sc: Scores, items: np.ndarray | None = None) -> Estimate:
     """The cell Σa/Σd for every submission, over the eligible items (∩ `items`)."""
-    key = ("estimate", id(sc), id(weights), None if items is None else items.tobytes())
-    sc.memo.setdefault(("alive", id(weights)), weights)  # keep the id valid while cached
+    key = ("estimate", id(sc), None if items is None else items.tobytes())
     if key not in sc.memo:
         elig = sc.elig if items is None else sc.elig & items[None, :]
-        sc.memo[key] = ratio(sc.a, sc.d, elig, weights, flags(sc, elig))
+        sc.memo[key] = ratio(sc.a, sc.d, elig, flags(sc, elig), bounded=sc.measure.kind in RATES)
     return sc.memo[key]
 
 
 def delta(
     first: Scores,
     second: Scores,
-    weights: np.ndarray,
     first_est: Estimate,
     second_est: Estimate,
     items: np.ndarray | None = None,
     rows: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Estimate:
-    """Paired difference second − first, item by item (same items, same resamples).
+    """Paired difference second − first on the items both have (MOVER over the two rates
+    on those items, correlated through the shared items).
 
     `rows` picks, for each output row, the submission of `first` and of `second` (TTS
     pairs compare two submissions); by default row s compares submission s with itself
     (two conditions of one run). The estimates give the flags and are indexed likewise.
     """
-    assert first.L is not None and second.L is not None
     if rows is None:
         idx = np.arange(first.a.shape[0])
         rows = (idx, idx)
@@ -191,10 +192,11 @@ def delta(
     elig = first.elig[i1] & second.elig[i2] & ~first.short[i1] & ~second.short[i2]
     if items is not None:
         elig &= items[None, :]
-    a = second.a[i2] * first.L - first.a[i1] * second.L
-    d = np.full_like(a, first.L * second.L)
     f1, f2 = first_est.flag, second_est.flag
     flag = np.where(np.equal(f1, None), f2, f1).astype(object)
-    est = ratio(a, d, elig, weights, flag)
+    bounded = first.measure.kind in RATES and second.measure.kind in RATES
+    e1 = ratio(first.a[i1], first.d[i1], elig, flag, bounded=bounded)
+    e2 = ratio(second.a[i2], second.d[i2], elig, flag, bounded=bounded)
+    est = linear([(-1.0, e1), (1.0, e2)], n=elig.sum(axis=1))
     est.min_n = np.minimum(first_est.min_n, second_est.min_n)
     return est

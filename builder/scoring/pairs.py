@@ -22,7 +22,7 @@ from builder.scoring.config import token
 from builder.scoring.measures import delta, estimate, flags, scores, select
 from builder.scoring.spec import BoardSpec, Measure
 from builder.scoring.tables import MetricDef
-from builder.scoring.uncertainty import Estimate, lcm_of, linear, ratio, weighted_sums
+from builder.scoring.uncertainty import Estimate, lcm_of, linear, ratio, wald
 
 TOKENS = Measure("output_tokens", "output_tokens", 1)
 PAIRING_NOTE = (
@@ -40,7 +40,7 @@ def families(ctx: Context, board: BoardSpec) -> tuple[list[tuple[str, int, list[
     # Order on all of the board's items (never the contamination-filtered set), so that a
     # board and its -all twin pair the same runs.
     sel = select(prep, board.items, results_filter(ctx, board.results), False)
-    tokens = estimate(scores(prep, sel, TOKENS), ctx.weights).value
+    tokens = estimate(scores(prep, sel, TOKENS)).value
     order = np.lexsort((np.arange(prep.n_subs), np.nan_to_num(tokens, nan=np.inf), np.nan_to_num(prep.sub_order, nan=np.inf)))
     rank_of = np.empty(len(order), dtype=np.int64)
     rank_of[order] = np.arange(len(order))
@@ -82,12 +82,12 @@ def pairs(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> 
     raw = RawBoard(board, board_id, [], {}, i_on, extras, contaminated=contaminated)
     sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)
     sc = scores(ctx.prep, sel, board.measure)
-    est = estimate(sc, ctx.weights)
-    tok = estimate(scores(ctx.prep, sel, TOKENS), ctx.weights)
+    est = estimate(sc)
+    tok = estimate(scores(ctx.prep, sel, TOKENS))
     m = board.measure.name
     e_off, e_on = est.take(i_off), est.take(i_on)
     raw.est[f"{m}_off"], raw.est[f"{m}_on"] = e_off, e_on
-    raw.est["gain"] = delta(sc, sc, ctx.weights, e_off, e_on, rows=(i_off, i_on))
+    raw.est["gain"] = delta(sc, sc, e_off, e_on, rows=(i_off, i_on))
     raw.est["output_tokens_off"], raw.est["output_tokens_on"] = tok.take(i_off), tok.take(i_on)
     text = D.ACCURACY if board.measure.kind == "avg" else D.PASS_AT_K
     raw.columns = [
@@ -119,7 +119,7 @@ def _scf(ctx: Context, board: BoardSpec, sel: Any, bin_value: str) -> Estimate:
     sc = scores(prep, sel, Measure("accuracy", "avg", prep.spec.samples))
     elig = sel.elig & in_bin[None, :]
     live = elig & ~sc.short & (untied > 0)
-    return ratio(above, untied, live, ctx.weights, flags(sc, elig), n=live.sum(axis=1))
+    return ratio(above, untied, live, flags(sc, elig), n=live.sum(axis=1))
 
 
 def drg(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
@@ -179,28 +179,45 @@ def calibration(ctx: Context, board: BoardSpec, board_id: str, contaminated: boo
     X = E * bp[None, :]
     Y = E * y
     cols = np.flatnonzero(live.any(axis=0))
-    W = ctx.weights[:, cols]
-    parts = [E, X, X * bp[None, :], Y, X * y]
-    point = [p[:, cols].sum(axis=1) for p in parts]
-    reps = [weighted_sums(W, p[:, cols]) for p in parts]  # exact: integer sums
-
-    def fit(s0: np.ndarray, sx: np.ndarray, sxx: np.ndarray, sy: np.ndarray, sxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = s0 * sxx - sx * sx
-            slope = np.where(var > 0, (s0 * sxy - sx * sy) / np.where(var > 0, var, 1.0) * (10000.0 / L), np.nan)
-            intercept = np.where(s0 > 0, sy / (s0 * L) - slope * sx / (s0 * 10000.0), np.nan)
-        return slope, intercept
-
-    slope, intercept = fit(*point)
-    rslope, rint = fit(*reps)
+    parts = [p[:, cols] for p in (E, X, X * bp[None, :], Y, X * y)]
+    s0, sx, sxx, sy, sxy = (p.sum(axis=1) for p in parts)
+    # OLS of y on x over items, as functions of five item sums; the influence of item i is
+    # the gradient of each fit · item i's centred contribution (delta method, items as clusters).
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = s0 * sxx - sx * sx
+        ok = var > 0
+        dv = np.where(ok, var, 1.0)
+        num = s0 * sxy - sx * sy
+        b = np.where(ok, num / dv, np.nan)  # slope in (error × L) per (bp)
+        grad_b = [
+            (sxy * var - num * sxx) / dv**2,  # ∂b/∂s0
+            (-sy * var + num * 2 * sx) / dv**2,  # ∂b/∂sx
+            -num * s0 / dv**2,  # ∂b/∂sxx
+            -sx / dv,  # ∂b/∂sy
+            s0 / dv,  # ∂b/∂sxy
+        ]
+        ds0 = np.where(s0 > 0, s0, 1.0)
+        a = np.where(s0 > 0, (sy - b * sx) / ds0, np.nan)  # intercept in (error × L)
+        # ∂a/∂s_k = (δ_k,sy − sx·∂b/∂s_k − b·δ_k,sx)/s0 − a·δ_k,s0/s0
+        grad_a = [(-sx * g) / ds0 for g in grad_b]
+        grad_a[0] = grad_a[0] - a / ds0
+        grad_a[1] = grad_a[1] - b / ds0
+        grad_a[3] = grad_a[3] + 1.0 / ds0
+    slope, intercept = b * (10000.0 / L), a / L
     count = live.sum(axis=1)
+    factor = np.sqrt(count / np.maximum(count - 1, 1))[:, None]
+
+    def influence(grad: list[np.ndarray], scale: float) -> np.ndarray:
+        g = [np.nan_to_num(x)[:, None] for x in grad]
+        n_items = np.maximum(count, 1)[:, None]
+        # centred: each item's contribution minus the mean contribution of the row's items
+        z = sum(gk * (p - (p.sum(axis=1, keepdims=True) / n_items) * (parts[0] > 0)) for gk, p in zip(g, parts))
+        return z * factor * scale
+
     flag = flag.copy()
     flag[np.equal(flag, None) & np.isnan(slope)] = "undefined"
-    bad = ~np.equal(flag, None)
-    for name, v, r in (("slope", slope, rslope), ("intercept", intercept, rint)):
-        v = np.where(bad, np.nan, v)
-        r = np.where(bad[None, :], np.nan, r)
-        raw.est[name] = Estimate(v, r, count, count.copy(), flag.copy())
+    raw.est["slope"] = wald(slope, influence(grad_b, 10000.0 / L), cols, count, flag)
+    raw.est["intercept"] = wald(intercept, influence(grad_a, 1.0 / L), cols, count, flag)
     raw.columns = [
         MetricDef("slope", "Slope", D.SLOPE, "slope", None),
         MetricDef("intercept", "Intercept", D.INTERCEPT, "intercept", None),

@@ -1,107 +1,260 @@
-"""Regrading: recompute correctness of exact answer types from the extracted answer.
+"""Regrading: recompute correctness from the extracted answer, as the papers' judges would.
 
-For ``integer``, ``choice``, ``fraction`` and ``decimal`` items Sealboard does not trust
-the lab's grading: it normalises the lab's extracted ``answer`` and the item's ``gold``
-the same way and compares them. Judge-graded types (``expression``, ``ill_posed`` …)
-keep the lab's verdict, and the boards say so. Refusal items are graded by the lab's
-judge by design (SOOHAK §3.4.4): "We mark responses as incorrect if they present a
-specific mathematical answer as though the item were well-posed, or if they refuse
-without engaging the mathematical validity of the prompt."
+For ``integer``, ``fraction``, ``decimal``, ``expression`` and ``choice`` items Sealboard
+does not take the lab's verdict: it compares the lab's extracted ``answer`` with the
+item's ``gold`` itself. Other types (``ill_posed`` …) keep the lab's judge verdict, and the
+boards say so. Refusal items are graded by the lab's judge by design (SOOHAK §3.4.4): "We
+mark responses as incorrect if they present a specific mathematical answer as though the
+item were well-posed, or if they refuse without engaging the mathematical validity of the
+prompt."
 
-Normalisation (both sides):
+Two paths, the first decisive whenever it applies:
 
-- all white space removed (including no-break and thin spaces); a leading ``+`` dropped;
-  the Unicode minus ``−`` read as ``-``;
-- integer: ``[-]digits``; leading zeros and ``-0`` canonicalised (``007`` = ``7``);
-- fraction: ``a/b``, ``\\frac{a}{b}``, an integer or a finite decimal, reduced exactly
-  (``6/4`` = ``3/2`` = ``1.5``; ``0.333`` ≠ ``1/3``); a zero denominator is unparsed;
-- decimal: compared exactly as :class:`decimal.Decimal` (``1.50`` = ``1.5`` = ``15e-1``;
-  ``0.333`` ≠ ``0.3333``); NaN and infinities are unparsed;
-- choice: one letter, case-insensitive, optionally in ``( )``/``[ ]`` or followed by ``.``/``)``.
+1. **Exact** (plain numbers and letters, no library): the answer is unwrapped (``$…$``,
+   ``\\boxed{…}``, ``\\text{…}``, ``**…**``, white space, a leading ``+``, the Unicode
+   minus) and, if exactly one number remains once surrounding words are set aside (units,
+   "The answer is", Korean text such as ``답은 12입니다``), it is read as an exact rational:
+   an integer (thousands separators ``1,234,567`` allowed), a decimal (``12.0`` = ``12``,
+   ``1.50`` = ``3/2``; ``0.333`` ≠ ``1/3``), ``a/b`` or ``\\frac{a}{b}``. Numeric types
+   compare these rationals exactly. A choice answer is its one stand-alone letter
+   (``(B)``, ``B.``, ``Answer: (B)``, ``정답은 (B)입니다``; two different letters are
+   unparsed).
+2. **Equivalence** (`math-verify <https://github.com/huggingface/Math-Verify>`_, sympy
+   underneath), for answers the exact path cannot read: LaTeX expressions, powers, roots,
+   ``\\pi``: ``\\sqrt{12}`` = ``2\\sqrt{3}``, ``10^2`` = ``100``, ``1+x^2`` = ``x^2+1``.
+   Numbers are compared as math-verify does (to 6 decimals after rounding).
 
-An answer that is null or does not parse as the item's type is incorrect ("unparsed").
-A gold answer that does not parse is an error in the dataset (ScoringInputError).
-Messages never quote answers or gold: they are embargoed.
+Before the equivalence path an answer is screened, because a symbolic library can be made
+to work without bound: longer than 300 characters (``answer-too-long``), a numeric
+exponent of 4+ digits (``1e9999``, ``10^{9999}``: ``huge-exponent``), a numeric power
+tower (``10^{10^{10}}``: ``power-tower``) or a factorial of 4+ digits (``huge-factorial``)
+is refused without parsing, and math-verify runs under its own 5-second alarm (``timeout``;
+its grammar is loaded once beforehand so that the first answer is not charged for it).
+A refused, null or unreadable answer is incorrect ("unparsed"). Verdicts are cached by
+(type, gold, answer), so millions of rows cost one comparison per distinct pair.
+
+A gold answer that does not parse as a numeric or choice type is an error in the dataset
+(ScoringInputError); an ``expression`` gold that math-verify cannot read leaves that item
+to the lab's judge. Messages never quote answers or gold: they are embargoed.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
+NUMERIC_TYPES = ("integer", "fraction", "decimal")
 MAX_NUMBER_CHARS = 200  # longer "numbers" are not answers (and int() would be slow)
+MAX_EQUIVALENCE_CHARS = 300  # longest answer handed to math-verify
+TIMEOUT_S = 5  # math-verify's alarm (whole seconds): a backstop, the screen comes first
+
+# math-verify logs the inputs it fails on; answers are embargoed, so it stays silent.
+logging.getLogger("math_verify").setLevel(logging.CRITICAL + 1)
+logging.getLogger("latex2sympy2_extended").setLevel(logging.CRITICAL + 1)
 
 _WS = re.compile(r"\s+", re.UNICODE)
-_INT = re.compile(r"-?[0-9]+\Z")
-_FRAC = re.compile(r"(-?[0-9]+)/(-?[0-9]+)\Z")
-_TEX_FRAC = re.compile(r"(-?)\\[dt]?frac\{(-?[0-9]+)\}\{(-?[0-9]+)\}\Z")
-_DEC = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]{1,4})?\Z")
-_CHOICE = re.compile(r"[(\[]?([A-Za-z])[)\].]?\Z")
+_WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
+_NUM = r"[-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]{1,3})?|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]{1,3})?"
+_RATIONAL = re.compile(rf"(?:(?P<tex>-?)\\[dt]?frac\{{(?P<tn>-?[0-9]+)\}}\{{(?P<td>-?[0-9]+)\}}|(?P<n>{_NUM})(?:/(?P<d>[-+]?[0-9]+))?)")
+_NUMBERISH = re.compile(r"[0-9]")
+_MATHY = re.compile(r"[\\^_{}=<>√π!]|(?<![A-Za-z])[a-zA-Z](?![A-Za-z])\s*[-+*/^(]|[-+*/^(]\s*[a-zA-Z](?![A-Za-z])")
+_LETTER = re.compile(r"(?<![A-Za-z])([A-Za-z])(?![A-Za-z])")
+_HUGE_EXP = re.compile(r"(?:[0-9.]\s*[eE]|\^|\*\*)\s*\{?\s*\(?\s*[-+]?[0-9]{4,}")
+_TOWER = re.compile(r"[0-9]\s*(?:\^|\*\*)\s*\{?\s*\(?\s*[0-9.]+\s*(?:\^|\*\*)")
+_FACTORIAL = re.compile(r"[0-9]{4,}\s*!")
 
 
-def _clean(text: str) -> str:
-    s = _WS.sub("", text).replace("\u2212", "-")
-    if s.startswith("+"):
-        s = s[1:]
-    return s
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    parsed: bool
+    how: str  # "exact" | "equivalence" | "refused" | "unparsed"
+    reason: str | None = None  # why an answer was refused or unparsed
+
+
+def _unwrap(text: str) -> str:
+    s = text.replace("\u2212", "-").replace("−", "-")
+    for _ in range(4):  # \boxed{\text{B}}
+        t = _WRAP.sub(r"\1", s)
+        if t == s:
+            break
+        s = t
+    s = s.replace("$", "").replace("\\(", "").replace("\\)", "").replace("\\[", "").replace("\\]", "").replace("**", "")
+    s = s.replace("\\!", "").replace("\\,", "").replace("\\ ", "").replace("{,}", ",")
+    return s.strip()
+
+
+def _rational(m: re.Match) -> Fraction | None:
+    if m.group("tn") is not None:
+        num, den = int(m.group("tn")), int(m.group("td"))
+        if den == 0:
+            return None
+        f = Fraction(num, den)
+        return -f if m.group("tex") else f
+    text = m.group("n").replace(",", "")
+    if m.group("d") is not None:
+        den = int(m.group("d"))
+        if den == 0 or not re.fullmatch(r"[-+]?[0-9]+", text):
+            return None
+        return Fraction(int(text), den)
+    try:
+        d = Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only finite numbers
+        return None
+    return Fraction(d) if d.is_finite() else None
+
+
+def _unwrapped(text: object) -> str | None:
+    """`text` without its wrappers, or None if it is no string or too long to be an answer."""
+    if not isinstance(text, str):
+        return None
+    s = _unwrap(text)
+    return s if s and len(s) <= MAX_NUMBER_CHARS else None
+
+
+def exact_number(text: object) -> Fraction | None:
+    """The one number `text` states (exact path), or None."""
+    s = _unwrapped(text)
+    if s is None:
+        return None
+    compact = _WS.sub("", s)
+    m = _RATIONAL.fullmatch(compact)
+    if m:
+        return _rational(m)
+    # Words around one number ("12 points", "답은 12입니다", "x = 7"): only when nothing
+    # else in the answer looks like mathematics.
+    if _MATHY.search(re.sub(r"(?<![A-Za-z])[a-zA-Z]\s*=", "", s)):
+        return None
+    found = list(_RATIONAL.finditer(s))
+    if len(found) != 1:
+        return None
+    rest = s[: found[0].start()] + s[found[0].end():]
+    if _NUMBERISH.search(rest):
+        return None
+    return _rational(found[0])
+
+
+def exact_choice(text: object) -> str | None:
+    """The one stand-alone letter `text` names, upper-cased, or None."""
+    s = _unwrapped(text)
+    if s is None:
+        return None
+    letters = {m.group(1).upper() for m in _LETTER.finditer(s)}
+    return letters.pop() if len(letters) == 1 else None
 
 
 def canonical(answer_type: str, text: object) -> str | None:
-    """The comparison key of `text` under `answer_type`, or None if it does not parse."""
-    if not isinstance(text, str):
-        return None
-    s = _clean(text)
-    if not s or (answer_type != "choice" and len(s) > MAX_NUMBER_CHARS):
-        return None
-    if answer_type == "integer":
-        return str(int(s)) if _INT.match(s) else None
+    """The exact-path comparison key of `text` under `answer_type`, or None."""
     if answer_type == "choice":
-        m = _CHOICE.match(s)
-        return m.group(1).upper() if m else None
-    if answer_type == "fraction":
-        value = _fraction(s)
-        return None if value is None else f"{value.numerator}/{value.denominator}"
-    if answer_type == "decimal":
-        if not _DEC.match(s):
-            return None
-        try:
-            d = Decimal(s)
-        except InvalidOperation:  # pragma: no cover - the pattern admits only finite numbers
-            return None
-        if not d.is_finite():
-            return None
-        if d == 0:
-            return "0"
-        # Exact value: the reduced fraction of the decimal (1.50 and 15e-1 agree).
-        f = Fraction(d)
-        return f"{f.numerator}/{f.denominator}"
-    raise ValueError(f"{answer_type!r} is not an exact answer type")
+        return exact_choice(text)
+    if answer_type in NUMERIC_TYPES or answer_type == "expression":
+        f = exact_number(text)
+        return None if f is None else str(f)
+    raise ValueError(f"{answer_type!r} is not a regraded answer type")
 
 
-def _fraction(s: str) -> Fraction | None:
-    m = _FRAC.match(s)
-    if m:
-        num, den = int(m.group(1)), int(m.group(2))
-        return None if den == 0 else Fraction(num, den)
-    m = _TEX_FRAC.match(s)
-    if m:
-        num, den = int(m.group(2)), int(m.group(3))
-        if den == 0:
-            return None
-        return -Fraction(num, den) if m.group(1) else Fraction(num, den)
-    if _INT.match(s):
-        return Fraction(int(s))
-    if _DEC.match(s):
-        try:
-            d = Decimal(s)
-        except InvalidOperation:  # pragma: no cover
-            return None
-        return Fraction(d) if d.is_finite() else None
+def screen(text: str) -> str | None:
+    """Why `text` must not reach the equivalence path, or None."""
+    if len(text) > MAX_EQUIVALENCE_CHARS:
+        return "answer-too-long"
+    if _TOWER.search(text):
+        return "power-tower"
+    if _HUGE_EXP.search(text):
+        return "huge-exponent"
+    if _FACTORIAL.search(text):
+        return "huge-factorial"
     return None
+
+
+def _looks_like_latex(text: str) -> bool:
+    if "$" in text or "\\boxed" in text or re.search(r"[\uac00-\ud7a3]", text):
+        return False  # math-verify finds the answer itself
+    words = re.sub(r"\\[A-Za-z]+", "", text)
+    return not re.search(r"[A-Za-z]{3,}", words)
+
+
+@lru_cache(maxsize=1)
+def _warm() -> None:
+    """Load math-verify and compile its LaTeX grammar (seconds) outside any alarm."""
+    from math_verify import LatexExtractionConfig, parse
+
+    parse("$x^2+1$", extraction_config=[LatexExtractionConfig()], parsing_timeout=None)
+
+
+def _parse(text: str, latex: bool) -> list:
+    from math_verify import LatexExtractionConfig, parse
+
+    _warm()
+    timeout = TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
+    if latex:
+        return parse(f"${text}$", extraction_config=[LatexExtractionConfig()], parsing_timeout=timeout)
+    return parse(text, parsing_timeout=timeout)
+
+
+@lru_cache(maxsize=1 << 16)
+def _gold_parsed(gold: str) -> tuple:
+    return tuple(_parse(gold, latex=True))
+
+
+@lru_cache(maxsize=1 << 18)
+def equivalent(answer_type: str, gold: str, answer: str) -> Verdict:
+    """The equivalence path (math-verify) for one (gold, answer) pair, screened first."""
+    from math_verify import verify
+
+    reason = screen(answer)
+    if reason is not None:
+        return Verdict(False, False, "refused", reason)
+    main = threading.current_thread() is threading.main_thread()
+    try:
+        g = list(_gold_parsed(gold))
+        a = _parse(answer, latex=_looks_like_latex(answer)) if g else []
+        if not g or not a:
+            return Verdict(False, False, "unparsed", "not-understood")
+        ok = verify(g, a, timeout_seconds=TIMEOUT_S if main else None)
+    except Exception:  # math-verify raises on its own alarm and on malformed input
+        return Verdict(False, False, "refused", "timeout")
+    return Verdict(bool(ok), True, "equivalence")
+
+
+def grade(answer_type: str, gold: str, answer: object) -> Verdict:
+    """The verdict on one answer (both paths): what regrade() computes for every row."""
+    if not isinstance(answer, str) or not answer.strip():
+        return Verdict(False, False, "unparsed", "no-answer")
+    key = canonical(answer_type, answer)
+    gold_key = canonical(answer_type, gold)
+    if key is not None and gold_key is not None:
+        return Verdict(key == gold_key, True, "exact")
+    if answer_type == "choice":
+        return Verdict(False, False, "unparsed", "no-single-letter")
+    return equivalent(answer_type, gold, answer)
+
+
+def gold_key(answer_type: str, gold: object) -> str | None:
+    """An item's gold as the regrade compares it; None when it cannot be graded."""
+    if not isinstance(gold, str):
+        return None
+    if answer_type == "expression":
+        key = canonical(answer_type, gold)
+        if key is not None:
+            return key
+        if screen(gold) is not None:
+            return None
+        try:
+            return gold if _gold_parsed(gold) else None
+        except Exception:
+            return None
+    return canonical(answer_type, gold)
+
+
+HOW = {"exact": 1, "equivalence": 2, "refused": 3, "unparsed": 4}
 
 
 def regrade(
@@ -111,39 +264,68 @@ def regrade(
     item_type: np.ndarray,
     item_gold: list[str | None],
     type_names: tuple[str, ...],
-) -> tuple[np.ndarray, np.ndarray]:
+    item_gold_text: list[str | None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised regrading of result rows.
 
     `row_item` maps each row to an item index; only rows where `row_mask` holds are
-    regraded. `item_type[i]` indexes `type_names` (-1: judge-graded) and `item_gold[i]` is
-    the item's canonical gold (:func:`canonical`). Each distinct answer string is
-    normalised once per type, so the Python work grows with distinct answers, not rows.
+    regraded. `item_type[i]` indexes `type_names` (-1: judge-graded), `item_gold[i]` is the
+    item's gold key (:func:`gold_key`) and `item_gold_text[i]` its gold as written (for the
+    equivalence path). Each distinct answer goes through the exact path once per type and
+    each distinct (answer, item) the exact path cannot read through the equivalence path
+    once, so the Python work grows with distinct answers, not rows.
 
-    Returns (correct, parsed), booleans per row (False outside the regraded rows).
+    Returns (correct, parsed, how) per row; `how` is 0 outside the regraded rows, else
+    :data:`HOW` of the path that decided.
     """
     codes, uniques = pd.factorize(pd.Series(answers, copy=False), use_na_sentinel=True)
-    codes = np.asarray(codes)
-    n = len(codes)
+    codes = np.asarray(codes, dtype=np.int64)
+    n, n_items, n_types = len(codes), len(item_type), max(len(type_names), 1)
+    golds_text = item_gold_text if item_gold_text is not None else item_gold
     correct = np.zeros(n, dtype=bool)
     parsed = np.zeros(n, dtype=bool)
+    how = np.zeros(n, dtype=np.int8)
     row_type = np.where(row_mask, item_type[row_item], -1)
-    for t, name in enumerate(type_names):
-        of_type = np.flatnonzero(item_type == t)
-        if not len(of_type):
-            continue
-        key_of: dict[str, int] = {}
-        item_key = np.full(len(item_type), -1, dtype=np.int64)
-        for i in of_type:
-            item_key[i] = key_of.setdefault(item_gold[i], len(key_of))  # type: ignore[arg-type]
-        rows = np.flatnonzero((row_type == t) & (codes >= 0))
-        if not len(rows):
-            continue
-        keys = np.full(len(uniques), -1, dtype=np.int64)  # -1 unparsed, -2 parsed but matches no gold
-        for u in np.unique(codes[rows]):
-            k = canonical(name, uniques[u])
-            if k is not None:
-                keys[u] = key_of.get(k, -2)
-        ak = keys[codes[rows]]
-        parsed[rows] = ak != -1
-        correct[rows] = (ak >= 0) & (ak == item_key[row_item[rows]])
-    return correct, parsed
+    live = row_type >= 0
+    how[live & (codes < 0)] = HOW["unparsed"]
+    rows = np.flatnonzero(live & (codes >= 0))
+    if not len(rows):
+        return correct, parsed, how
+    # One key space for every type: (type, exact key) -> int, golds first.
+    key_of: dict[tuple[str, str | None], int] = {}
+    item_key = np.full(n_items, -1, dtype=np.int64)
+    item_plain = np.zeros(n_items, dtype=bool)  # the gold is read by the exact path
+    for i in np.flatnonzero(item_type >= 0).tolist():
+        name = type_names[item_type[i]]
+        item_key[i] = key_of.setdefault((name, item_gold[i]), len(key_of))
+        item_plain[i] = name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None)
+    # The exact path once per distinct (answer, type).
+    pair_codes, pairs = pd.factorize(codes[rows] * n_types + row_type[rows])
+    pair_key = np.empty(len(pairs), dtype=np.int64)  # -1 not read exactly, -2 read but no gold
+    for j, p in enumerate(pairs.tolist()):
+        u, t = divmod(p, n_types)
+        k = canonical(type_names[t], uniques[u])
+        pair_key[j] = -1 if k is None else key_of.get((type_names[t], k), -2)
+    ak = pair_key[pair_codes]
+    it = row_item[rows]
+    exact = (ak != -1) & item_plain[it]
+    done = rows[exact]
+    correct[done] = (ak[exact] >= 0) & (ak[exact] == item_key[it[exact]])
+    parsed[done] = True
+    how[done] = HOW["exact"]
+    slow = rows[~exact]
+    if not len(slow):
+        return correct, parsed, how
+    is_choice = np.array([name == "choice" for name in type_names])[row_type[slow]]
+    how[slow[is_choice]] = HOW["unparsed"]
+    slow = slow[~is_choice]
+    # The equivalence path once per distinct (answer, item).
+    pair_codes, pairs = pd.factorize(codes[slow] * n_items + row_item[slow])
+    verdicts = []
+    for p in pairs.tolist():
+        u, i = divmod(p, n_items)
+        verdicts.append(equivalent(type_names[item_type[i]], str(golds_text[i]), str(uniques[u])))
+    correct[slow] = np.array([v.correct for v in verdicts], dtype=bool)[pair_codes]
+    parsed[slow] = np.array([v.parsed for v in verdicts], dtype=bool)[pair_codes]
+    how[slow] = np.array([HOW[v.how] for v in verdicts], dtype=np.int8)[pair_codes]
+    return correct, parsed, how

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 # Answer types whose correctness Sealboard recomputes itself (builder.scoring.regrade).
-EXACT_TYPES = ("integer", "choice", "fraction", "decimal")
+EXACT_TYPES = ("integer", "choice", "fraction", "decimal", "expression")  # regradable (builder.scoring.regrade)
 
 # Standard columns of the frames (ARCHITECTURE.md, "Frames handed to scoring").
 ITEM_COLUMNS = ("item", "split", "answer_type", "gold")
@@ -124,6 +124,7 @@ class Reference:
     measures: tuple[str, ...]
     constant: float | None = None
     complement_of: str | None = None
+    items: "Filter | None" = None  # the only item set a constant applies to (e.g. the 79 items human teams sat)
 
 
 @dataclass(frozen=True)
@@ -203,8 +204,6 @@ class ScoringSpec:
     primary_language: str
     languages: tuple[str, ...]
     min_cell_items: int
-    replicates: int
-    seed: int
     regrade_types: tuple[str, ...]
     regrade_when: Filter
     result_fields: Mapping[str, FieldType]

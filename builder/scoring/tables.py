@@ -7,7 +7,7 @@ definitions, in column order), ``rows`` (one per submission, best first), plus
 ``summary`` (board-level facts such as the number of items no submission solved).
 
 A row's ``metrics`` maps each metric name to ``{value, ci_low, ci_high, n}``. Rates are
-fractions in [0, 1]; ``n`` is the number of items the cell rests on (the bootstrap unit).
+fractions in [0, 1]; ``n`` is the number of items the cell rests on (the unit of uncertainty).
 A cell withheld under embargo has ``value``/``ci_*`` and ``n`` null and
 ``suppressed: true``; a cell that cannot be computed has ``value`` null and a ``flag``
 saying why (see FLAGS).

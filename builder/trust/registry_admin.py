@@ -38,8 +38,8 @@ from builder.trust.sshsig import NS_REGISTRY, sign
 Mutator = Callable[[dict[str, Any]], Any]
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write atomically so an interrupted command never leaves half a registry file."""
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write atomically so an interrupted command never leaves half a file (registry, dataset)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -76,7 +76,7 @@ def init_registry(root: Path | str, maintainers: Iterable[Mapping[str, Any]], th
     data = {"format": FORMAT, "version": 1, "expires": _utc(expires), "threshold": threshold,
             "maintainers": people, "labs": [], "revoked": []}
     path = directory / version_filename(1)
-    _write(path, _validated(data, f"{REGISTRY_DIR}/{path.name}"))
+    write_atomic(path, _validated(data, f"{REGISTRY_DIR}/{path.name}"))
     return path
 
 
@@ -110,7 +110,7 @@ def propose_next(root: Path | str, mutate_fn: Mutator) -> Path:
     mutate_fn(data)
     data["version"] = version
     path = directory / version_filename(version)
-    _write(path, _validated(data, f"{REGISTRY_DIR}/{path.name}"))
+    write_atomic(path, _validated(data, f"{REGISTRY_DIR}/{path.name}"))
     return path
 
 
@@ -304,7 +304,7 @@ def sign_registry(root: Path | str, private_key: PrivateKey | str | Path, versio
     existing = sig_path.read_bytes() if sig_path.exists() else b""
     if existing and not existing.endswith(b"\n"):
         existing += b"\n"
-    _write(sig_path, existing + sign(key, data, NS_REGISTRY).encode("ascii"))
+    write_atomic(sig_path, existing + sign(key, data, NS_REGISTRY).encode("ascii"))
     return sig_path
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from builder.bundles.budget import Entry as BudgetEntry
 from builder.bundles.budget import check_fresh, over_budget
+from builder.bundles.coverage import check_against_dataset
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, parse_manifest
 from builder.bundles.verify import verify_bundle
@@ -243,16 +244,20 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
             report.add(where, "withdrawn", f"this submission was withdrawn by maintainers{f' ({stone.reason})' if stone.reason else ''}; its name is retired", "submit a new run under a new submission name")
         elif _precheck(head_bundles.get(where, []), where, report):
             todo.append((where, head_bundles.get(where, [])))
-    for where, raw in _read_bundles(repo, todo):
-        bench, owner = raw.benchmark, raw.owner
-        try:
-            bundle = verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
-            check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")
-        except BuilderError as exc:
-            report.add_error(exc, where)
-        else:
-            report.verified.append(where)
-            new_by_bench[bench].append(BudgetEntry(where, owner, bundle.manifest.created))
+    with tempfile.TemporaryDirectory(prefix="sealboard-validate-datasets-") as tmp_datasets:
+        for where, raw in _read_bundles(repo, todo):
+            bench, owner = raw.benchmark, raw.owner
+            try:
+                bundle = verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
+                check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")
+                # Content before merge: the signed coverage summary against the target's dataset.
+                repo.materialise(target, f"bundles/{bench}/{DATASET_DIR}/{configs[bench].version}", Path(tmp_datasets))
+                check_against_dataset(bundle.manifest, Path(tmp_datasets), configs[bench].scoring, registry, now, f"{where}/{MANIFEST}")
+            except BuilderError as exc:
+                report.add_error(exc, where)
+            else:
+                report.verified.append(where)
+                new_by_bench[bench].append(BudgetEntry(where, owner, bundle.manifest.created))
     for bench, new in new_by_bench.items():
         _check_budget(repo, target_tree, configs[bench], registry, tombstones, new, report, now)
     check_duplicates(repo, target, head_c, bundle_dirs - bad_dirs, report)  # builder.bundles.duplicates, as the build

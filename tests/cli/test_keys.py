@@ -165,3 +165,14 @@ def test_set_recipient_is_threshold_signed(root: Path, people: dict[str, Path]) 
 def test_every_command_has_an_example(command: str) -> None:
     result = run(command, "--help")
     assert result.exit_code == 0 and "Example" in result.output and "sealboard keys" in result.output
+
+
+def test_a_file_that_is_not_a_public_key_is_never_quoted(tmp_path: Path) -> None:
+    from builder.trust.seal import generate_identity, identity_file_text
+
+    secret_file = tmp_path / "identity.txt"
+    secret_file.write_text(identity_file_text(generate_identity()))
+    for path in (secret_file, Path("/etc/hostname")):
+        result = run("init", "--root", tmp_path / "r", "--threshold", 1, "--maintainer", "a", "A", path)
+        assert result.exit_code == 2 and "does not hold an OpenSSH public key" in result.output
+        assert "SECRET-KEY" not in result.output and "created" not in result.output

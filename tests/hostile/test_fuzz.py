@@ -3,7 +3,7 @@
 - ``parse_manifest`` and ``parse_results`` on arbitrary bytes, on byte-mutated valid
   inputs and on valid inputs with one value swapped for arbitrary JSON raise nothing but
   ``builder.errors.BuilderError`` subclasses.
-- ``parse_results``' fast path (one orjson call) and its strict path (line by line,
+- ``parse_results``' fast path (pyarrow's JSON reader) and its strict path (line by line,
   stdlib) agree: a valid file re-serialised with spaces parses to the identical frame, and
   on any generated input (valid or not) the outcome — frame, or reason and line — is the
   same with the fast path switched off.
@@ -248,9 +248,9 @@ def compact(rows: list[dict]) -> bytes:
 
 
 def outcome(data: bytes, *, strict_only: bool) -> tuple:
-    original = builder.bundles.results._fast_rows
+    original = builder.bundles.results._fast_table
     if strict_only:
-        builder.bundles.results._fast_rows = lambda _data: None
+        builder.bundles.results._fast_table = lambda _data, _schema: None
     try:
         frame = parse_results(data, "results.jsonl", EXTRAS_FS)
     except BuilderError as exc:
@@ -260,7 +260,7 @@ def outcome(data: bytes, *, strict_only: bool) -> tuple:
             assume(False)
         raise
     finally:
-        builder.bundles.results._fast_rows = original
+        builder.bundles.results._fast_table = original
     return ("frame", frame)
 
 
@@ -286,6 +286,8 @@ def test_valid_file_reserialised_with_spaces_parses_identically(rows: list[dict]
 @FUZZ
 @given(any_rows)
 @example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False, "other": 1}])
+@example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False, "budget": -(2**63)}])
+@example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False, "output_tokens": 2**53 + 1}])
 @example([{"item": "m000", "lang": "en", "sample": 1.0, "answer": None, "correct": True, "refused": False}])
 @example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": 1, "refused": False}])
 @example([{"item": "m000", "lang": "en", "sample": 0, "answer": None, "correct": True, "refused": False}] * 2)
@@ -300,6 +302,8 @@ def test_fast_and_strict_paths_agree_on_any_rows(rows: list[dict]) -> None:
 
 @FUZZ
 @given(mutated(RESULTS))
+@example(RESULTS + b"\n")
+@example(b"\xef\xbb\xbf" + RESULTS)
 def test_fast_and_strict_paths_agree_on_mutated_files(data: bytes) -> None:
     same(outcome(data, strict_only=False), outcome(data, strict_only=True))
 

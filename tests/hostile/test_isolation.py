@@ -126,10 +126,10 @@ def test_any_exception_in_unseal_rejects_only_its_bundle(inst, monkeypatch) -> N
 
     real = unseal.parse_results
 
-    def parse(plaintext, where, extras):
+    def parse(plaintext, where, extras, *limits):
         if "beta" in where:
             raise IndexError("row 3")
-        return real(plaintext, where, extras)
+        return real(plaintext, where, extras, *limits)
 
     monkeypatch.setattr(unseal, "parse_results", parse)
     report = run(inst)

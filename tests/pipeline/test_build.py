@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from builder.cli import main
 from builder.errors import BuilderError, LeakError
 from builder.pipeline.build import build
-from tests.factory import NOW, make_instance, results_for
+from tests.factory import NOW, forge_submission, make_instance, results_for
 
 
 def _all_output_bytes(site: Path) -> bytes:
@@ -193,7 +193,7 @@ def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch
         inst.add_submission("acme" if i % 2 else "beta", f"p-{i}", results_for(inst.items, correct))
     bad = results_for(inst.items)
     bad[3]["item"] = "no-such-item"
-    inst.add_submission("acme", "p-bad", bad)
+    forge_submission(inst, "acme", "p-bad", bad)  # create would refuse the unknown item
 
     outcomes = {}
     for workers in ("1", "2"):

@@ -11,7 +11,7 @@ from builder.scoring.config import load_preset
 PRESETS = ["soohak", "livemathematicianbench", "kcsat-ml"]
 
 BOARDS = {
-    "soohak": ["mini", "challenge", "refusal", "refusal-calibration", "composite", "msc", "problem-type", "languages", "grading"],
+    "soohak": ["mini", "challenge", "human-set", "refusal", "refusal-calibration", "composite", "msc", "problem-type", "languages", "grading"],
     "livemathematicianbench": [
         "overall", "overall-all", "editions", "editions-all", "categories", "categories-all",
         "substitution", "substitution-all", "sketch", "sketch-all", "grading",
@@ -50,8 +50,9 @@ def test_every_problem_is_listed_in_one_error():
     raw["colour"] = "blue"
     raw["boards"][0]["metrics"] = ["pass@5", "avg@x"]
     raw["boards"][0]["items"] = {"split": "minii"}
-    raw["boards"][4]["metrics"][0]["mean_of"] = ["nope/pass@3"]
-    raw["boards"][5]["by"] = "colour"
+    board = {b["id"]: b for b in raw["boards"]}
+    board["composite"]["metrics"][0]["mean_of"] = ["nope/pass@3"]
+    board["msc"]["by"] = "colour"
     with pytest.raises(ConfigError) as exc:
         parse_scoring_config(raw, "leaderboards/soohak.yaml")
     err = exc.value

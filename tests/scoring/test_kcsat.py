@@ -96,6 +96,12 @@ def test_tier_board_and_cohort_reference():
     assert value(boards["full"], a, "accuracy") == pytest.approx(4 / 6)
     # points board includes the 2-point item outside the core
     assert [m.name for m in boards["points"].metrics] == ["accuracy", "points=2", "points=4"]
+    # The cohort rests on the 5 core items; `full` and `points` columns also hold the
+    # non-core item, so the cohort is not shown there (it would compare other items).
+    assert boards["full"].reference_rows == ()
+    points_ref = {name for ref in boards["points"].reference_rows for name in ref.metrics}
+    assert points_ref == {"points=4"} or not points_ref
+    assert any("shown only on columns whose items all carry cohort_error_rate" in n for n in boards["full"].notes)
 
 
 def test_output_tokens_and_cost_per_correct():

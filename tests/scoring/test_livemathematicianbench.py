@@ -41,6 +41,10 @@ def test_only_items_published_strictly_after_the_cutoff_count():
     # the -all twin counts every item: (1 + 0 + 1)/3
     assert value(full, month, "accuracy") == pytest.approx(2 / 3) and cell(full, month, "accuracy").n == 3
     assert any("strictly after" in n for n in post.notes)
+    # rows rank on different item sets: each row says how many, and the board says why
+    assert (row(post, month).extra["rank_items"], row(post, day).extra["rank_items"]) == (2, 1)
+    assert "ranked on different item sets" in post.description
+    assert "rank_items" not in row(full, month).extra
 
 
 def test_unknown_cutoff_means_no_item_is_known_to_be_after_it():

@@ -1,14 +1,13 @@
-"""Regrading of exact answer types (builder.scoring.regrade), case by case.
-
-Normalisation: white space, a leading '+', integers as integers, fractions reduced to
-a/b, decimals compared exactly as Decimal, choice letters case-insensitive.
+"""Regrading (builder.scoring.regrade): exact path case by case, then a table of real-world
+answer spellings against verdicts decided by hand (as a grader following the papers'
+"equivalent to the reference answer" rule would), then refusals of pathological input.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from builder.scoring.regrade import canonical
+from builder.scoring.regrade import MAX_EQUIVALENCE_CHARS, canonical, grade
 
 from .frames import Instance, row, value
 
@@ -28,13 +27,14 @@ def same(answer_type: str, a: str, b: str) -> bool:
         ("-17", "−17"),  # Unicode minus sign
         ("1000000", "1 000 000"),
         ("12345678901234567890", "12345678901234567890"),
+        ("42", "42.0"),  # the same number: a judge accepts it
     ],
 )
 def test_integer_equal(a, b):
     assert same("integer", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("42", "43"), ("42", "42.0"), ("42", "4 2x"), ("-1", "1")])
+@pytest.mark.parametrize("a, b", [("42", "43"), ("42", "4 2x"), ("-1", "1"), ("42", "42.5")])
 def test_integer_different_or_unparsed(a, b):
     assert not same("integer", a, b)
 
@@ -61,28 +61,118 @@ def test_fraction_different_or_unparsed(a, b):
     assert not same("fraction", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("1.5", "1.50"), ("1.5", "+1.5"), ("15", "15.000"), ("1.5", "15e-1"), ("0.0", "-0"), ("0.25", ".25")])
+@pytest.mark.parametrize("a, b", [("1.5", "1.50"), ("1.5", "+1.5"), ("15", "15.000"), ("1.5", "15e-1"), ("0.0", "-0"), ("0.25", ".25"), ("1.5", "3/2")])
 def test_decimal_exact_equal(a, b):
     assert same("decimal", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("0.333", "0.3333"), ("1.5", "1.49999999999999999999"), ("1.5", "NaN"), ("1", "Infinity"), ("1.5", "3/2")])
+@pytest.mark.parametrize("a, b", [("0.333", "0.3333"), ("1.5", "1.49999999999999999999"), ("1.5", "NaN"), ("1", "Infinity")])
 def test_decimal_exact_different_or_unparsed(a, b):
     assert not same("decimal", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("B", "b"), ("B", " (b) "), ("B", "B."), ("B", "[B]"), ("C", "c)")])
+@pytest.mark.parametrize("a, b", [("B", "b"), ("B", " (b) "), ("B", "B."), ("B", "[B]"), ("C", "c)"), ("B", "option B")])
 def test_choice_case_insensitive(a, b):
     assert same("choice", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("B", "C"), ("B", "BC"), ("B", "option B")])
+@pytest.mark.parametrize("a, b", [("B", "C"), ("B", "BC"), ("B", "B or C")])
 def test_choice_different_or_unparsed(a, b):
     assert not same("choice", a, b)
 
 
 def test_null_answer_is_unparsed():
     assert canonical("integer", None) is None
+    assert grade("integer", "12", None).reason == "no-answer"
+
+
+# (answer type, gold, answer as a model wrote it, correct?) — decided by hand.
+SPELLINGS = [
+    ("integer", "12", "12", True),
+    ("integer", "12", "12.0", True),
+    ("integer", "12", "$12$", True),
+    ("integer", "12", "\\boxed{12}", True),
+    ("integer", "12", "$\\boxed{12}$", True),
+    ("integer", "12", "12 points", True),
+    ("integer", "12", "12점", True),
+    ("integer", "12", "답은 12입니다", True),
+    ("integer", "12", "정답: 12", True),
+    ("integer", "12", "The answer is 12.", True),
+    ("integer", "7", "x = 7", True),
+    ("integer", "1000", "1,000", True),
+    ("integer", "1234567", "1,234,567", True),
+    ("integer", "1234567", "1{,}234{,}567", True),
+    ("integer", "-5", "−5", True),
+    ("integer", "-5", "$-5$", True),
+    ("integer", "100", "10^2", True),
+    ("integer", "100", "$10^{2}$", True),
+    ("integer", "12", "13", False),
+    ("integer", "12", "\\boxed{13}", False),
+    ("integer", "12", "12.5", False),
+    ("integer", "12", "twelve", False),
+    ("integer", "12", "12 or 13", False),
+    ("fraction", "1/2", "0.5", True),
+    ("fraction", "1/2", "\\frac{1}{2}", True),
+    ("fraction", "1/2", "$\\dfrac{1}{2}$", True),
+    ("fraction", "1/2", "\\boxed{\\frac12}", True),
+    ("fraction", "1/2", "2/4", True),
+    ("fraction", "-3/4", "-\\frac{3}{4}", True),
+    ("fraction", "3/4", "\\frac{-3}{-4}", True),
+    ("fraction", "1/3", "0.333", False),
+    ("decimal", "0.25", "1/4", True),
+    ("decimal", "3.14", "3.140", True),
+    ("decimal", "2.5", "$2.5$", True),
+    ("decimal", "1.5", "\\boxed{1.5}", True),
+    ("decimal", "0.001", "1e-3", True),
+    ("decimal", "2.5", "2.6", False),
+    ("expression", "x^2+1", "1+x^2", True),
+    ("expression", "\\sqrt{2}", "2^{1/2}", True),
+    ("expression", "\\frac{\\pi}{4}", "\\pi/4", True),
+    ("expression", "2\\sqrt{3}", "\\sqrt{12}", True),
+    ("expression", "(x+1)^2", "x^2+2x+1", True),
+    ("expression", "\\sqrt{2}", "$\\boxed{\\sqrt{2}}$", True),
+    ("expression", "\\sqrt{2}", "1.414", False),
+    ("expression", "x^2+1", "x^2-1", False),
+    ("choice", "B", "B", True),
+    ("choice", "B", "(B)", True),
+    ("choice", "B", "b", True),
+    ("choice", "B", "B)", True),
+    ("choice", "B", "\\boxed{B}", True),
+    ("choice", "B", "$\\boxed{\\text{B}}$", True),
+    ("choice", "B", "Answer: (B)", True),
+    ("choice", "B", "정답은 (B)입니다", True),
+    ("choice", "B", "**B**", True),
+    ("choice", "B", "(C)", False),
+    ("choice", "B", "B or C", False),
+]
+
+
+@pytest.mark.parametrize("answer_type, gold, answer, correct", SPELLINGS)
+def test_real_world_spellings(answer_type, gold, answer, correct):
+    assert grade(answer_type, gold, answer).correct is correct
+
+
+def test_the_spelling_table_is_large_and_uses_both_paths():
+    assert len(SPELLINGS) >= 40
+    how = {grade(t, g, a).how for t, g, a, _ in SPELLINGS}
+    assert {"exact", "equivalence"} <= how
+
+
+@pytest.mark.parametrize(
+    "answer, reason",
+    [
+        ("1e9999", "huge-exponent"),
+        ("10^{9999}", "huge-exponent"),
+        ("$10^{10^{10}}$", "power-tower"),
+        ("9^9^9", "power-tower"),
+        ("\\boxed{99999!}", "huge-factorial"),
+        ("1" * 1_000_000, "answer-too-long"),
+        ("x" * (MAX_EQUIVALENCE_CHARS + 1), "answer-too-long"),
+    ],
+)
+def test_pathological_answers_are_refused_with_a_reason(answer, reason):
+    v = grade("expression", "12", answer)
+    assert (v.correct, v.parsed, v.how, v.reason) == (False, False, "refused", reason)
 
 
 def test_regrading_overrides_the_lab_and_is_reported():
@@ -101,20 +191,23 @@ def test_regrading_overrides_the_lab_and_is_reported():
     sample("m1", 0, "6/4", True)  # correct, agrees
     sample("m1", 1, "0.5", False)  # wrong, agrees
     sample("m1", 2, "1.5", True)  # correct (exact rational), agrees
-    sample("m2", 0, "1+x^2", True)  # judge-graded: the lab's verdict stands
-    sample("m2", 1, "x^2+1", False)
-    sample("m2", 2, "nonsense", True)
+    sample("m2", 0, "1+x^2", True)  # equivalent (math-verify), agrees
+    sample("m2", 1, "x^2+1", False)  # equivalent; lab said wrong → disagreement
+    sample("m2", 2, "nonsense", True)  # unparsed, wrong; lab said right → disagreement
+    inst.item("r0", "refusal", "ill_posed", gold="ill-posed")
+    sample("r0", 0, "no answer exists", True)  # judge-graded: the lab's verdict stands
     boards = inst.score()
-    # m0: 1/3 correct, m1: 2/3, m2 (lab): 2/3  → avg@3 = (1/3 + 2/3 + 2/3) / 3 = 5/9
+    # m0: 1/3 correct, m1: 2/3, m2: 2/3  → avg@3 = (1/3 + 2/3 + 2/3) / 3 = 5/9
     assert value(boards["mini"], a, "avg@3") == pytest.approx(5 / 9)
     grading = boards["grading"]
     r = row(grading, a)
-    assert r.metrics["regraded_samples"].value == 6
-    assert r.metrics["judge_graded_samples"].value == 3
-    assert r.metrics["disagreements"].value == 2
-    assert r.metrics["unparsed_answers"].value == 1
-    # disagreement rate pools samples: 2 / 6
-    assert r.metrics["disagreement_rate"].value == pytest.approx(2 / 6)
+    assert r.metrics["regraded_samples"].value == 9
+    assert r.metrics["equivalence_graded"].value == 2
+    assert r.metrics["judge_graded_samples"].value == 1
+    assert r.metrics["disagreements"].value == 4
+    assert r.metrics["unparsed_answers"].value == 2
+    # disagreement rate pools samples: 4 / 9
+    assert r.metrics["disagreement_rate"].value == pytest.approx(4 / 9)
 
 
 def test_gold_that_does_not_parse_is_a_dataset_error_that_does_not_echo_it():

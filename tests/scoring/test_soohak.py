@@ -189,9 +189,32 @@ def test_msc_subfields_need_twenty_items():
     names = [m.name for m in msc.metrics]
     assert names == ["avg@3", "msc=11"]  # MSC 05 has 3 < 20 items (Table 7 threshold)
     assert value(msc, a, "msc=11") == pytest.approx(5 / 20)
-    # the overall column still counts every Mini + Challenge item: (5 + 3) / 23
-    assert value(msc, a, "avg@3") == pytest.approx(8 / 23)
+    # the 3 items in no column are fewer than min_cell_items (5): overall − msc=11 would
+    # reveal them, so the overall column leaves them out too: 5 / 20, n = 20
+    assert value(msc, a, "avg@3") == pytest.approx(5 / 20)
+    assert row(msc, a).metrics["avg@3"].n == 20
     assert any("05 (3)" in note for note in msc.notes)
+    assert any("3 item(s) have no msc shown here and are left out of every column" in note for note in msc.notes)
+
+
+def test_two_untyped_items_do_not_cost_a_problem_type_column_under_embargo():
+    # SOOHAK's demo: two Mini items lack a problem type. Before, overall − shown types
+    # revealed them, so the smallest type ("beyond") was withheld on every row.
+    inst = Instance("soohak")
+    sizes = {"olympiad": 6, "undergrad": 7, "graduate": 8, "beyond": 5}
+    for t, n in sizes.items():
+        for i in range(n):
+            inst.item(f"{t}{i}", "mini", problem_type=t)
+    inst.item("untyped0", "mini")
+    inst.item("untyped1", "mini")
+    a = inst.sub("acme/a")
+    for it in inst.items:
+        inst.answer(a, it["item"], "111" if it["item"].startswith(("beyond", "untyped")) else "000")
+    board = inst.score(embargoed=True)["problem-type"]
+    cells = row(board, a).metrics
+    assert not cells["problem_type=beyond"].suppressed and cells["problem_type=beyond"].value == 1.0
+    # overall rests on the 26 typed items: 5 solved
+    assert (cells["avg@3"].value, cells["avg@3"].n) == (pytest.approx(5 / 26), 26)
 
 
 def test_problem_types_in_declared_order():
@@ -212,3 +235,26 @@ def test_min_group_items_comes_from_config():
     spec = spec_with("soohak")
     msc = next(b for b in spec.boards if b.id == "msc")
     assert msc.min_group_items == 20
+
+
+def test_human_teams_are_reference_rows_on_the_79_item_set_only():
+    # §3.4.6: five teams on 79 items (49 Mini + 30 Challenge), pass@1; Team B solved 30.
+    inst = Instance("soohak")
+    for i in range(49):
+        inst.item(f"m{i:02d}", "mini", subset="human-79")
+    for i in range(30):
+        inst.item(f"c{i:02d}", "challenge", subset="human-79")
+    inst.item("m99", "mini")  # not in the human set
+    a = inst.sub("acme/a")
+    for i, it in enumerate(inst.items):
+        inst.answer(a, it["item"], "100" if i < 40 else "000")  # 40 items with 1 of 3 right
+    boards = inst.score()
+    human = boards["human-set"]
+    # unbiased pass@1 from 3 samples = c/3 per item: the first 40 of the 79 set items have
+    # 1/3, the rest 0 → (40/3)/79 = 40/237
+    assert value(human, a, "pass@1") == pytest.approx(40 / 237) and cell(human, a, "pass@1").n == 79
+    refs = {r.id: r.metrics["pass@1"] for r in human.reference_rows}
+    assert refs["human-team-b"].value == pytest.approx(30 / 79) and refs["human-team-b"].n == 79
+    assert refs["human-combined"].value == pytest.approx(40 / 79)
+    assert len(refs) == 6
+    assert all(not b.reference_rows for name, b in boards.items() if name != "human-set")

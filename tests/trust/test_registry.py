@@ -547,3 +547,28 @@ def test_maintainer_recipients(tmp_path: Path, m: dict[str, Person]) -> None:
     with pytest.raises(ParseError) as info:
         add_maintainer(root, "carol", "Carol", m["carol"].key, age_recipient="age1nope")
     assert info.value.reason == "bad-recipient"
+
+
+def test_item_access_grants_parse_strictly_and_round_trip(labs: Path, m: dict[str, Person]) -> None:
+    from builder.trust.registry_admin import grant_items, withdraw_items
+    from builder.trust.registry_format import parse_version
+
+    grant_items(labs, "acme", "soohak", NOW)
+    path = labs / REG / "v0003.yaml"
+    doc = parse_version(path.read_bytes(), "v3")
+    assert [(g.benchmark, g.granted) for g in doc.labs[0].item_access] == [("soohak", NOW)]
+    with pytest.raises(TrustError) as info:
+        grant_items(labs, "acme", "soohak", NOW)
+    assert info.value.reason == "duplicate"
+    text = path.read_text()
+    for bad, reason_ in (
+        (text.replace("granted:", "since:"), "missing-field"),
+        (text.replace("benchmark: soohak", "benchmark: Soohak!"), "bad-identifier"),
+        (text.replace("granted: '2026-06-01T12:00:00Z'",
+                      "granted: '2026-06-01T12:00:00Z'\n  - {benchmark: soohak, granted: '2026-07-01T00:00:00Z'}", 1), "duplicate"),
+    ):
+        with pytest.raises(BuilderError) as error:
+            parse_version(bad.encode(), "v3")
+        assert error.value.reason == reason_, error.value
+    withdraw_items(labs, "acme", "soohak")
+    assert parse_version(path.read_bytes(), "v3").labs[0].item_access == ()

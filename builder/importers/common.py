@@ -1,0 +1,163 @@
+"""What every importer shares: item-id mapping, the import report, writing the outputs."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from builder.errors import ParseError, ResultsError
+
+MAX_LOG_BYTES = 1 << 30  # a log larger than 1 GiB is not read into memory
+
+
+def read_capped(path: Path) -> bytes:
+    size = path.stat().st_size
+    if size > MAX_LOG_BYTES:
+        raise ParseError(f"is {size} bytes; logs larger than {MAX_LOG_BYTES} bytes are not imported", where=str(path), reason="oversize")
+    return path.read_bytes()
+
+
+@dataclass
+class ImportReport:
+    """Rows produced, and everything in the logs that did not become a results field."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    # "where the field lives" -> field name -> how many records carried it
+    not_imported: dict[str, Counter] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    description: dict[str, Any] = field(default_factory=dict)
+
+    def skipped(self, place: str, names: Any) -> None:
+        counter = self.not_imported.setdefault(place, Counter())
+        counter.update(names)
+
+    def summary_lines(self) -> list[str]:
+        lines = []
+        for place, counter in self.not_imported.items():
+            if counter:
+                listed = ", ".join(f"{name} ({n})" for name, n in sorted(counter.items()))
+                lines.append(f"not imported — {place}: {listed}")
+        return lines + self.notes
+
+
+class IdMap:
+    """Maps a log's sample ids to the benchmark's item ids (``--map FILE.csv``).
+
+    The CSV has two columns, the id in the log and the benchmark's item id; a first row
+    ``source,item`` (any header naming both) is skipped. Without a map, ids pass through.
+    """
+
+    def __init__(self, mapping: dict[str, str] | None = None, where: str = "") -> None:
+        self.mapping = mapping
+        self.where = where
+        self.unmapped: list[str] = []
+
+    @classmethod
+    def load(cls, path: Path | None) -> "IdMap":
+        if path is None:
+            return cls()
+        where = str(path)
+        try:
+            text = read_capped(path).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ParseError("is not UTF-8 text", where=where, reason="bad-encoding", hint="save the map as UTF-8 CSV") from None
+        mapping: dict[str, str] = {}
+        for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) != 2:
+                raise ParseError(f"has {len(row)} column(s); a map row is: id in the log, item id", where=where, line=number, reason="bad-map")
+            source, item = row[0].strip(), row[1].strip()
+            if number == 1 and source.lower() in ("source", "id", "log_id", "sample_id") and item.lower() in ("item", "item_id", "target"):
+                continue
+            if not source or not item:
+                raise ParseError("has an empty id", where=where, line=number, reason="bad-map")
+            if source in mapping and mapping[source] != item:
+                raise ParseError(f"maps {source!r} twice", where=where, line=number, reason="bad-map")
+            mapping[source] = item
+        if not mapping:
+            raise ParseError("maps no ids", where=where, reason="bad-map")
+        return cls(mapping, where)
+
+    def __call__(self, source: Any) -> str:
+        key = str(source)
+        if self.mapping is None:
+            return key
+        item = self.mapping.get(key)
+        if item is None:
+            self.unmapped.append(key)
+            return key
+        return item
+
+    def check(self) -> None:
+        if self.unmapped:
+            first = sorted(set(self.unmapped))
+            raise ParseError(
+                f"{len(first)} id(s) in the logs are not in the map: {', '.join(first[:5])}{' …' if len(first) > 5 else ''}",
+                where=self.where,
+                reason="unmapped-id",
+                hint="add a row for each (id in the log, item id)",
+            )
+
+
+def check_unique(rows: list[dict[str, Any]], where: str) -> None:
+    """Each (item, lang, sample, variant fields) once: the results parser would refuse it later."""
+    seen: set[tuple[Any, ...]] = set()
+    for row in rows:
+        key = tuple(sorted((k, v) for k, v in row.items() if k in ("item", "lang", "sample", "variant", "sketch")))
+        if key in seen:
+            raise ResultsError(
+                f"item {row['item']!r} ({row['lang']}) sample {row['sample']} comes twice from the logs",
+                where=where,
+                reason="duplicate-sample",
+                hint="pass each run's log once; two logs of the same samples need different --sample-offset",
+            )
+        seen.add(key)
+
+
+def write_outputs(report: ImportReport, results: Path, describe: Path, *, force: bool) -> None:
+    for path in (results, describe):
+        if path.exists() and not force:
+            raise ParseError("already exists", where=str(path), reason="exists", hint="choose another path or pass --force")
+    rows = sorted(report.rows, key=lambda r: (r["lang"], r["item"], r.get("variant") or "", r.get("sketch") or False, r["sample"]))
+    results.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    header = (
+        "# run.yaml skeleton written by `sealboard import` from the log's model and configuration.\n"
+        "# Check every value, fill in what the log could not know (display name, family, open\n"
+        "# weights, parameter counts, dates), then pass it to `sealboard bundle create --describe`.\n"
+    )
+    describe.write_text(header + yaml.safe_dump(report.description, sort_keys=False, allow_unicode=True))
+
+
+def skeleton(*, model_id: str, temperature: Any, max_tokens: Any, reasoning_effort: Any, harness: str, version: str, notes: str) -> dict[str, Any]:
+    """A run description with everything the log tells, placeholders (null) for the rest."""
+    return {
+        "model": {
+            "id": model_id,
+            "name": model_id.rsplit("/", 1)[-1],
+            "family": model_id.rsplit("/", 1)[-1],
+            "open_weights": False,
+            "params_b": None,
+            "active_params_b": None,
+            "training_cutoff": None,
+            "release_date": None,
+        },
+        "config": {
+            "reasoning_effort": reasoning_effort,
+            "thinking": None,
+            "temperature": temperature,
+            "max_output_tokens": max_tokens,
+            "tts": False,
+            "notes": notes,
+        },
+        "harness": {"name": harness, "version": version},
+        "judge": None,
+        "publish_on_release": {"results": True, "transcripts": False},
+    }

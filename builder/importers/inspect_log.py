@@ -1,0 +1,249 @@
+"""Import inspect_ai evaluation logs (``.eval`` archives or ``.json``).
+
+Format (inspect_ai ``EvalLog``): ``eval`` (task, model, model_generate_config, packages),
+``plan.config`` (the generate config: temperature, max_tokens, reasoning_effort…) and
+``samples``, each with ``id``, ``epoch`` (from 1), ``output`` (``choices[0].stop_reason``,
+``usage``), ``scores`` (scorer name → ``{value, answer, explanation, metadata}``),
+``metadata``, ``model_usage``, ``total_time`` and ``error``. A ``.eval`` file is a zip
+holding ``header.json`` (the log without samples) and ``samples/<id>_epoch_<n>.json``.
+
+One results row per sample: ``item`` = the sample id (or ``--id-field`` from its metadata,
+then ``--map``), ``lang`` = ``--lang-field`` from its metadata or ``--lang``, ``sample`` =
+numbered from 0 per item and language in (log, epoch) order, ``answer`` = the scorer's
+extracted answer, ``correct`` = its value (``C`` or 1 is correct), ``refused`` = the model
+stopped on its content filter, ``output_tokens``/``cost_usd`` from the model usage,
+``latency_s`` = the sample's total time.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from builder.errors import ParseError
+from builder.importers.common import MAX_LOG_BYTES, IdMap, ImportReport, read_capped, skeleton
+
+HARNESS = "inspect_ai"
+# Sample keys this importer reads, and those that only hold the transcript or bookkeeping.
+USED = {"id", "epoch", "output", "scores", "metadata", "model_usage", "total_time", "error"}
+TRANSCRIPT = {
+    "input", "target", "messages", "events", "store", "role_usage", "started_at", "completed_at", "working_time", "uuid",
+    "error_retries", "attachments", "events_data", "turn_count", "limit", "invalidation", "choices", "sandbox", "files", "setup",
+}  # fmt: skip
+CORRECT = {"C": True, "I": False, "P": False, "N": False}
+
+
+def _json(data: bytes, where: str) -> Any:
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise ParseError(f"is not a JSON inspect log ({exc.msg if hasattr(exc, 'msg') else exc})", where=where, line=line, reason="bad-log") from None
+
+
+ZIP_ZSTANDARD = 93  # the compression inspect_ai writes .eval members with (APPNOTE 4.4.5)
+
+
+def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    """One member's bytes; zstd members are decompressed here (zipfile before Python 3.14
+    cannot), with the size capped by the directory entry and the CRC checked."""
+    info = archive.getinfo(name)
+    if info.compress_type != ZIP_ZSTANDARD:
+        return archive.read(info)
+    try:
+        import zstandard
+    except ImportError:
+        raise ParseError(
+            "is a zstd-compressed .eval log and the zstandard package is not installed",
+            where=str(path),
+            reason="missing-dependency",
+            hint="pip install 'sealboard[importers]', or convert the log with 'inspect log convert --to json'",
+        ) from None
+    with path.open("rb") as fh:
+        fh.seek(info.header_offset)
+        local = fh.read(30)
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            raise ParseError(f"member {name} has no local header", where=str(path), reason="bad-log")
+        name_len, extra_len = struct.unpack("<HH", local[26:30])
+        fh.seek(info.header_offset + 30 + name_len + extra_len)
+        raw = fh.read(info.compress_size)
+    try:
+        data = zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
+    except zstandard.ZstdError:
+        raise ParseError(f"member {name} is not valid zstd data", where=str(path), reason="bad-log") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise ParseError(f"member {name} fails its CRC check", where=str(path), reason="bad-log")
+    return data
+
+
+def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """The log's header and its samples, from either file format."""
+    where = str(path)
+    if zipfile.is_zipfile(path):
+        try:
+            archive = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError):
+            raise ParseError("is not a readable zip (.eval) archive", where=where, reason="bad-log") from None
+        names = archive.namelist()
+        total = sum(info.file_size for info in archive.infolist())
+        if total > MAX_LOG_BYTES:
+            raise ParseError(f"unpacks to {total} bytes; logs larger than {MAX_LOG_BYTES} bytes are not imported", where=where, reason="oversize")
+        if "header.json" not in names:
+            raise ParseError("is a zip without header.json, not an inspect .eval log", where=where, reason="bad-log")
+        header = _json(_member(archive, "header.json", path), f"{where}!header.json")
+        sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
+
+        def samples() -> Iterator[dict[str, Any]]:
+            for name in sample_names:
+                yield _json(_member(archive, name, path), f"{where}!{name}")
+
+        return header, samples()
+    log = _json(read_capped(path), where)
+    if not isinstance(log, dict) or "eval" not in log:
+        raise ParseError("is not an inspect log (no 'eval' section)", where=where, reason="bad-log", hint="pass the .eval or .json file inspect wrote under its log directory")
+    return log, iter(log.get("samples") or [])
+
+
+def _scorer(scores: dict[str, Any], chosen: str | None, where: str) -> str:
+    if chosen is not None:
+        if chosen not in scores:
+            raise ParseError(f"has no scorer {chosen!r} (scorers: {', '.join(scores) or 'none'})", where=where, reason="bad-log")
+        return chosen
+    if len(scores) != 1:
+        raise ParseError(
+            f"has {len(scores)} scorers ({', '.join(scores) or 'none'})",
+            where=where,
+            reason="ambiguous-scorer",
+            hint="pass --scorer NAME to say which one grades the answer",
+        )
+    return next(iter(scores))
+
+
+def _correct(value: Any, where: str, report: ImportReport) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in CORRECT:
+        if value == "P":
+            report.notes.append("partial credit ('P') imported as incorrect")
+        return CORRECT[value]
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return value == 1
+    raise ParseError(
+        f"score value {value!r} is not correct/incorrect (C, I, P, N, 0, 1 or true/false)",
+        where=where,
+        reason="bad-score",
+        hint="use a scorer that grades each sample correct or incorrect, or pass --scorer",
+    )
+
+
+def _usage(sample: dict[str, Any]) -> tuple[float | None, float | None]:
+    """Output tokens and cost over every model call of the sample (agents make several)."""
+    usage = sample.get("model_usage") or {}
+    tokens = cost = None
+    if isinstance(usage, dict) and usage:
+        tokens = sum(u.get("output_tokens") or 0 for u in usage.values() if isinstance(u, dict))
+        costs = [u.get("total_cost") for u in usage.values() if isinstance(u, dict) and u.get("total_cost") is not None]
+        cost = sum(costs) if costs else None
+    elif isinstance((sample.get("output") or {}).get("usage"), dict):
+        tokens = sample["output"]["usage"].get("output_tokens")
+    return tokens, cost
+
+
+def import_logs(
+    paths: list[Path],
+    *,
+    lang: str | None = None,
+    lang_field: str = "lang",
+    id_field: str | None = None,
+    id_map: IdMap | None = None,
+    scorer: str | None = None,
+    fields: dict[str, str] | None = None,
+) -> ImportReport:
+    """Rows and a run description from one or more inspect logs of the same model."""
+    id_map = id_map or IdMap()
+    fields = fields or {}
+    report = ImportReport()
+    keyed: dict[tuple[Any, ...], list[tuple[int, int, dict[str, Any]]]] = {}
+    models: set[str] = set()
+    header0: dict[str, Any] | None = None
+    for index, path in enumerate(paths):
+        where = str(path)
+        header, samples = read_log(path)
+        header0 = header0 or header
+        ev = header.get("eval") or {}
+        models.add(str(ev.get("model")))
+        if header.get("status") not in (None, "success"):
+            report.notes.append(f"{where}: log status is {header.get('status')!r}; samples it lacks are missing from the results")
+        for sample in samples:
+            sid = f"{where}: sample {sample.get('id')!r} epoch {sample.get('epoch')}"
+            report.skipped("sample keys (unknown to this importer)", set(sample) - USED - TRANSCRIPT)
+            metadata = sample.get("metadata") or {}
+            source = metadata.get(id_field) if id_field else sample.get("id")
+            if source is None:
+                raise ParseError(f"{sid} has no {'metadata field ' + repr(id_field) if id_field else 'id'}", where=where, reason="bad-log")
+            row_lang = metadata.get(lang_field) if lang_field in metadata else lang
+            if row_lang is None:
+                raise ParseError(f"{sid} has no metadata field {lang_field!r} and no --lang was given", where=where, reason="missing-language", hint="pass --lang en (or the benchmark's language)")
+            scores = sample.get("scores") or {}
+            if sample.get("error") is not None and not scores:
+                answer, correct = None, False
+                report.notes.append(f"{sid} ended in an error; imported as incorrect with no answer")
+            else:
+                name = _scorer(scores, scorer, sid)
+                report.skipped("other scorers", [s for s in scores if s != name])
+                score = scores[name] or {}
+                answer = score.get("answer")
+                correct = _correct(score.get("value"), sid, report)
+            output = sample.get("output") or {}
+            choices = output.get("choices") or [{}]
+            tokens, cost = _usage(sample)
+            row: dict[str, Any] = {
+                "item": id_map(source),
+                "lang": row_lang,
+                "answer": None if answer is None else str(answer),
+                "correct": correct,
+                "refused": choices[0].get("stop_reason") == "content_filter",
+            }
+            if tokens is not None:
+                row["output_tokens"] = tokens
+            if isinstance(sample.get("total_time"), (int, float)):
+                row["latency_s"] = float(sample["total_time"])
+            if cost is not None:
+                row["cost_usd"] = float(cost)
+            for target, key in fields.items():
+                if key in metadata:
+                    row[target] = metadata[key]
+            used_meta = {lang_field, id_field, *fields.values()}
+            report.skipped("sample metadata fields", [k for k in metadata if k not in used_meta])
+            variant = tuple((k, row.get(k)) for k in sorted(fields))
+            keyed.setdefault((row["item"], row["lang"], variant), []).append((index, int(sample.get("epoch") or 1), row))
+    id_map.check()
+    if len(models) > 1:
+        raise ParseError(f"the logs are from different models ({', '.join(sorted(models))})", where=str(paths[0]), reason="mixed-models", hint="import one model's logs at a time")
+    for runs in keyed.values():
+        for number, (_, _, row) in enumerate(sorted(runs, key=lambda r: (r[0], r[1]))):
+            row["sample"] = number
+            report.rows.append(row)
+    report.description = _describe(header0 or {})
+    return report
+
+
+def _describe(header: dict[str, Any]) -> dict[str, Any]:
+    ev = header.get("eval") or {}
+    config = {**(ev.get("model_generate_config") or {}), **((header.get("plan") or {}).get("config") or {})}
+    packages = ev.get("packages") or {}
+    scorers = ", ".join(s.get("name", "?") for s in ev.get("scorers") or [] if isinstance(s, dict))
+    return skeleton(
+        model_id=str(ev.get("model") or "unknown"),
+        temperature=config.get("temperature"),
+        max_tokens=config.get("max_tokens"),
+        reasoning_effort=config.get("reasoning_effort"),
+        harness=HARNESS,
+        version=str(packages.get("inspect_ai") or ev.get("inspect_version") or "unknown"),
+        notes=f"inspect task {ev.get('task')!s}, scorer {scorers or 'unknown'}, epochs {(ev.get('config') or {}).get('epochs')}",
+    )
