@@ -27,9 +27,10 @@ def _register() -> None:
     from builder.cli.importers import import_group
     from builder.cli.init import init_command
     from builder.cli.keys import keys
+    from builder.cli.release import release
     from builder.cli.validate import validate_command
 
-    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, keys, validate_command):
+    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, keys, release, validate_command):
         main.add_command(command)
 
 

@@ -20,8 +20,15 @@ from builder.cli.common import progress, root_option, translate_errors
     help="The embargo identity file (or set SEALBOARD_IDENTITY to its text). Without it the site is built with every score sealed.",
 )
 @click.option("--strict", is_flag=True, help="Fail if any bundle is rejected (PR validation).")
+@click.option(
+    "--as-of",
+    "as_of",
+    help="Rehearse the site as it will be at this UTC time (e.g. 2027-01-15T09:00:00Z): authorised only; every page "
+    "says so and carries noindex, and 'sealboard release verify --site' refuses to pass it for deployment. "
+    "[default --out: ROOT/rehearsal]",
+)
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool) -> None:
+def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: str | None) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -29,11 +36,16 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       sealboard build --root . --identity /secure/identity.txt
       SEALBOARD_IDENTITY="$(cat identity.txt)" sealboard build
       sealboard build --out public-site      # no identity: the sealed public site
+      sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
     """
     from builder.pipeline.build import build, load_identities
+    from builder.trust.registry_format import parse_time
 
+    rehearsal = parse_time(as_of, "--as-of", "--as-of") if as_of else None
+    if rehearsal is not None and out is None:
+        out = root / "rehearsal"  # never the deployed site/ directory
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
-    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress)
+    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal)
     summarise(report)
 
 
@@ -46,6 +58,8 @@ def summarise(report) -> None:  # type: ignore[no-untyped-def]
                    + (f"; {describe_pending(pending)} (not in force until signed)" if pending else ""))
     for state in report.benchmarks:
         click.echo(f"{state.config.id}: {state.status}, {len(state.bundles)} submission(s), {len(state.boards)} board(s)")
+        if state.release is not None:
+            click.echo(f"  release: {state.release.summary()}")
     for rejection in report.rejections:
         click.echo(f"rejected: {rejection.message}" + (f" — hint: {rejection.hint}" if rejection.hint else ""), err=True)
     stages = ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))

@@ -21,6 +21,7 @@ from builder.bundles.create import Description, create_bundle, sign_bundle
 from builder.config import load_config
 from builder.bundles.dataset import new_salt
 from builder.bundles.dataset_create import sign_dataset, write_dataset
+from builder.demo.releases import write_releases
 from builder.errors import BuilderError
 from builder.bundles.manifest import MANIFEST, SIGNATURE
 from builder.trust.registry import load_registry
@@ -160,10 +161,12 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     for mid, _ in MAINTAINERS[:THRESHOLD]:
         sign_registry(out, keys_dir / mid)
 
-    embargo = generate_identity()
-    _write(keys_dir / "identity.txt", identity_file_text(embargo), 0o600)
-
     synths = [module.generate(seed) for module in (synth_soohak, synth_lmb, synth_kcsat)]
+
+    # One embargo key per benchmark version: a full release publishes its identity, which
+    # must open that version and nothing else. The demo identity file holds all of them.
+    embargoes = {synth.benchmark: generate_identity() for synth in synths}
+    _write(keys_dir / "identity.txt", "".join(identity_file_text(e) for e in embargoes.values()), 0o600)
 
     # Registry v2 registers every lab's key, signed by the threshold of v1's maintainers.
     lab_keys = {}
@@ -188,6 +191,7 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     made: dict[str, Any] = {"benchmarks": {}, "root": out}
     for synth in synths:
         progress(f"Writing {synth.benchmark}: dataset bundle and {len(synth.submissions)} signed, sealed submissions")
+        embargo = embargoes[synth.benchmark]
         _write(out / "leaderboards" / f"{synth.benchmark}.yaml", _config_text(synth.benchmark, synth.version, embargo.recipient))
         config = load_config(out / "leaderboards" / f"{synth.benchmark}.yaml", out)
 
@@ -218,4 +222,8 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
             )
             sign_bundle(bundle_dir, load_private_key(keys_dir / sub.lab))
         made["benchmarks"][synth.benchmark] = {"items": len(synth.items), "submissions": len(synth.submissions)}
+
+    # The three release states (builder.demo.releases): rolling, full, scheduled.
+    progress("Writing release statements signed by the maintainers' threshold")
+    made["releases"] = write_releases(out, now, {mid: keys_dir / mid for mid, _ in MAINTAINERS}, embargoes)
     return made

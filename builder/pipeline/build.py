@@ -26,6 +26,8 @@ from builder.pipeline.leakscan import screen_lab_text
 from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import score_states, unseal_state, verify_datasets
+from builder.release.identity import published_identities
+from builder.release.status import release_states
 from builder.render.site_guard import refuse_unsafe_site
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
@@ -83,13 +85,17 @@ def build(
     strict: bool = False,
     progress: Progress = _quiet,
     render: bool = True,
+    as_of: datetime | None = None,
 ) -> BuildReport:
     root = root.resolve()
     out = (out or root / "site").resolve()
     now = now or datetime.now(timezone.utc)
     identities = identities or []
-    report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=None, registry=None)
+    report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=as_of, registry=None)
     timer = _Timer(report, progress)
+    if as_of is not None and not identities:
+        raise ConfigError("a rehearsal (--as-of) is an authorised build only", where="--as-of", reason="rehearsal-unauthorised",
+                          hint="pass the embargo identity with --identity or SEALBOARD_IDENTITY")
 
     # Config and trust: the benchmark configs and the whole registry chain. A site config
     # that could read outside the site (hooks, snippets, unlisted plugins, links) stops the
@@ -99,6 +105,11 @@ def build(
         refuse_unsafe_site(root, [c.id for c in configs])
         report.registry = registry = load_registry(root, now)
         report.synthetic = (root / "keys" / "demo").is_dir()
+        # Release statements, judged at the build's clock (a rehearsal's: as_of), and the
+        # embargo identities published in the repository by full releases.
+        report.releases = release_states(root, configs, registry, as_of or now)
+        published, problems = published_identities(root, configs, report.releases)
+        report.rejections += [Rejection(p.where or "keys/released", p.reason, str(p), p.hint) for p in problems]
     recipients = {r for ident in identities for r in ident.recipients}
     if identities and not any(c.embargo_recipient in recipients for c in configs):
         raise ConfigError(
@@ -165,7 +176,7 @@ def build(
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
     with timer.stage("unseal", "Unsealing results" if identities else "No identity: building the public (sealed) site"):
         for config in configs:
-            state = unseal_state(config, verified[config.id], datasets.get(config.id), identities, report.rejections)
+            state = unseal_state(config, verified[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
             report.benchmarks.append(state)
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can

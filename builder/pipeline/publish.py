@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
+import ahocorasick_rs
+
 from builder.errors import BuilderError, LeakError
-from builder.pipeline.leakscan import Needles, build_needles, scan_tree
+from builder.pipeline.leakscan import SHINGLE, Needles, build_needles, normalise, scan_tree
 from builder.pipeline.records import STAGED, BuildReport
 
 SITE_MARKER = Path("data") / "index.json"
@@ -32,13 +35,33 @@ def leak_scan(site: Path, needles: Needles) -> tuple[int, int]:
     return files, scanned
 
 
+def without_public(needles: Needles, public_texts: Iterable[str]) -> Needles:
+    """Drop windows that occur in text a partial release made public (templated items share
+    word windows; a released item's text is not a leak of an embargoed one). Canaries and
+    every other window keep guarding each item outside the scope."""
+    public: set[bytes] = set()
+    for text in public_texts:
+        words = normalise(text).split()
+        windows = [words[i : i + SHINGLE] for i in range(len(words) - SHINGLE + 1)] if len(words) >= SHINGLE else [words]
+        public.update(b" " + b" ".join(w) + b" " for w in windows)
+    kept = [(p, label) for p, label in zip(needles.patterns, needles.labels) if p not in public]
+    if len(kept) == len(needles.patterns):
+        return needles
+    if not kept:
+        return Needles()
+    patterns = tuple(p for p, _ in kept)
+    return Needles(patterns, tuple(label for _, label in kept), ahocorasick_rs.BytesAhoCorasick(list(patterns)))
+
+
 def needles_for(report: BuildReport) -> Needles:
     entries = []
+    public: list[str] = []
     for state in report.benchmarks:
         if state.status == "released":
             continue
         entries += [(f"{state.config.id} item {item}", canary, qs) for item, canary, qs in state.embargoed_text]
-    return build_needles(entries)
+        public += [text for item in state.released_items for text in item["question"].values()]
+    return without_public(build_needles(entries), public)
 
 
 def _replace_dir(new: Path, out: Path) -> None:

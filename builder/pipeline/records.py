@@ -32,7 +32,7 @@ class BenchmarkState:
     """What the build knows about one benchmark after verification and unsealing."""
 
     config: BenchmarkConfig
-    status: str  # "sealed" (no identity), "embargoed" (authorised), "released"
+    status: str  # "sealed" (no identity), "embargoed" (authorised), "partly released", "released"
     bundles: tuple[VerifiedBundle, ...]
     dataset_where: str | None
     dataset_commitments: dict[str, str]
@@ -42,6 +42,11 @@ class BenchmarkState:
     boards: tuple[Any, ...] = ()
     # (item id, canary, question texts) per item: what the leak scan must not find.
     embargoed_text: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # builder.release.status.ReleaseState: statements' verdicts (set for every benchmark).
+    release: Any = None
+    # The dataset items a release in force publishes (full item dicts, salt included so
+    # anyone can re-check commitments); empty while embargoed. Never written for others.
+    released_items: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass
@@ -56,4 +61,6 @@ class BuildReport:
     rejections: list[Rejection] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     synthetic: bool = False
+    # benchmark id -> builder.release.status.ReleaseState, judged at as_of or now.
+    releases: dict[str, Any] = field(default_factory=dict)
     item_access: list[Any] = field(default_factory=list)  # builder.bundles.access.AccessEntry: who may read the items

@@ -21,6 +21,7 @@ from builder.errors import BuilderError
 from builder.pipeline.isolation import isolate, rejection
 from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
+from builder.release.apply import apply_release
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
 
@@ -99,6 +100,7 @@ def unseal_state(
     datasets: dict[str, VerifiedDataset] | None,
     identities: list[Identity],
     rejections: list[Rejection],
+    release: Any = None,
 ) -> BenchmarkState:
     dataset = (datasets or {}).get(config.version)
     authorised = any(config.embargo_recipient in ident.recipients for ident in identities)
@@ -109,6 +111,7 @@ def unseal_state(
         dataset_where=dataset.where if dataset else None,
         dataset_commitments=dict(dataset.manifest.commitments) if dataset else {},
         submissions=submissions_frame(bundles),
+        release=release,
     )
     if not authorised:
         return state
@@ -151,14 +154,15 @@ def unseal_state(
             kept.append(bundle)
     results = pd.concat(frames, ignore_index=True) if frames else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
-    return replace(
+    # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
+    return apply_release(replace(
         state,
         bundles=tuple(kept),
         submissions=submissions_frame(kept),
         items=items_frame(items, spec.primary_language),
         results=results,
         embargoed_text=embargoed_text,
-    )
+    ), items, release)
 
 
 def _unseal_isolated(
@@ -212,7 +216,7 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         state.items,
         state.results,
         state.submissions,
-        embargoed=state.status == "embargoed",
+        embargoed=state.status != "released",  # a partial release keeps suppression
         grid=state.config.embargo_grid,
     )
     state = replace(state, boards=tuple(boards))

@@ -151,6 +151,8 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
                 "submissions_data": f"data/{bench}/submissions.json",
                 "commitments": f"data/{bench}/commitments.json",
                 "items": len(state.dataset_commitments),
+                "release": state.release.to_dict() if state.release is not None else None,
+                "released_items": len(state.released_items),
                 "boards": [
                     {"board": b["board"], "title": b["title"], "json": f"data/{bench}/{b['board']}.json", "csv": f"data/{bench}/{b['board']}.csv"}
                     for b in boards.get(bench, [])
@@ -163,6 +165,8 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
         "commit": git_commit(report.root),
         "authorised": report.authorised,
         "as_of": format_timestamp(report.as_of) if report.as_of else None,
+        # A rehearsal's output is refused by the deploy path (sealboard release verify --site).
+        "rehearsal": report.as_of is not None,
         "synthetic": report.synthetic,
         "registry_version": report.registry.version if report.registry else None,
         # A proposal still collecting signatures: shown, never in force.

@@ -48,6 +48,7 @@ class SealboardPlugin(BasePlugin):
         config.extra["sealboard_banner"] = self.meta.get("banner")
         config.use_directory_urls = False
         config.theme["font"] = False
+        config.extra["sealboard_noindex"] = bool(self.meta.get("noindex"))
         config.extra_css.append("assets/sealboard.css")
         config.extra_javascript.append("assets/tablesort.min.js")
         config.extra_javascript.append("assets/sealboard.js")

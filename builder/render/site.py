@@ -16,6 +16,7 @@ from typing import Any
 
 from builder.errors import BuilderError
 from builder.pipeline.records import STAGED, BuildReport
+from builder.release.pages import benchmark_release, release_nav, site_release_pages
 from builder.render import pages
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 
@@ -65,6 +66,7 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
         bench = state.config.id
         section: list[Any] = [{"Overview": f"{bench}/index.md"}]
         section += [{b["title"]: f"{bench}/{b['board']}.md"} for b in boards.get(bench, [])]
+        section += release_nav(state)
         section.append({"Submissions": f"{bench}/submissions.md"})
         nav.append({state.config.title: section})
     nav.append(
@@ -79,6 +81,8 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
                 {"Adding a benchmark": "adding-a-benchmark.md"},
                 {"Bundle format": "bundle-format.md"},
                 {"Rejected submissions": "rejected.md"},
+                {"Changelog": "changelog.md"},
+                {"Verify this release": "verify-release.md"},
             ]
         }
     )
@@ -145,6 +149,14 @@ def render_site(report: BuildReport) -> StagedSite:
         for board in boards[bench["id"]]:
             page = pages.board_page(bench, board, by_sub, labs, specs.get(board["board"]), board_dicts)
             write(f"pages/{bench['id']}/{board['board']}.md", page)
+        # A release in force adds the dataset, the results matrix and the item pages.
+        release_data, release_pages = benchmark_release(state)
+        for rel, data in release_data.items():
+            write(f"data/{rel}", data)
+        for rel, text in release_pages.items():
+            write(f"pages/{rel}", text)
+    for rel, text in site_release_pages(report).items():
+        write(f"pages/{rel}", text)
     _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version)
     write("pages/rejected.md", pages.rejected_page(rejected))
     access = access_data(report)
@@ -152,7 +164,12 @@ def render_site(report: BuildReport) -> StagedSite:
     write("pages/access.md", pages.access_page(access))
     write("pages/methodology.md", pages.methodology_page(report, boards))
     write("pages/data.md", pages.data_page(report, boards))
-    meta = {"nav": _nav(report, boards), "banner": banner_text(report), "home_summary": pages.home_summary(index, boards, last_change)}
+    meta = {
+        "nav": _nav(report, boards),
+        "banner": banner_text(report),
+        "noindex": report.as_of is not None,  # a rehearsal must never be indexed
+        "home_summary": pages.home_summary(index, boards, last_change),
+    }
     write("meta.json", dumps(meta))
 
     shutil.rmtree(staged, ignore_errors=True)

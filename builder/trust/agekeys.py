@@ -148,6 +148,14 @@ class Identity:
     def __hash__(self) -> int:
         return hash(self.recipients)
 
+    def select(self, recipient: str) -> "Identity":
+        """The identity holding only the key of `recipient` (KeyError if absent): publishing
+        one benchmark's embargo key at release must not publish the others' keys."""
+        keys = tuple(k for k in self._keys if k.recipient == recipient)
+        if not keys:
+            raise KeyError(recipient)
+        return Identity(keys)
+
     def reveal_secret(self) -> str:
         """The identity file's text (``AGE-SECRET-KEY-1…`` lines). This IS the secret.
 

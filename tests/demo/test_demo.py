@@ -44,7 +44,7 @@ def test_demo_layout_and_throwaway_keys(demo):
         assert (demo / path).is_file(), path
     identity = demo / "keys/demo/identity.txt"
     assert stat.S_IMODE(identity.stat().st_mode) == 0o600
-    assert identity.read_text().count("AGE-SECRET-KEY-1") == 1
+    assert identity.read_text().count("AGE-SECRET-KEY-1") == 3  # one embargo key per benchmark version
     labs = {p.name for p in (demo / "bundles/soohak").iterdir()} - {"_dataset"}
     for lab in labs:  # one private key per lab, named by its lab id
         assert (demo / "keys/demo" / lab).read_bytes().startswith(b"-----BEGIN OPENSSH PRIVATE KEY-----")
@@ -93,10 +93,13 @@ def test_every_demo_page_says_the_data_is_synthetic(authorised):
 def test_unauthorised_demo_build_leaks_nothing(demo, tmp_path):
     site = tmp_path / "public"
     report = build(demo, site, identities=[], now=NOW)
-    assert {s.status for s in report.benchmarks} == {"sealed"}
+    # KCSAT-ML is released in full and its identity published: it builds with no secret.
+    assert {s.config.id: s.status for s in report.benchmarks} == {"soohak": "sealed", "livemathematicianbench": "sealed", "kcsat-ml": "released"}
     raw, decoded = _output_text(site)
     ids = load_identities(demo / "keys/demo/identity.txt", None)
     for sealed in sorted(demo.glob("bundles/*/_dataset/*/items.jsonl.age")):
+        if "kcsat-ml" in sealed.parts:
+            continue
         for line in unseal(sealed.read_bytes(), ids, "items").splitlines():
             item = orjson.loads(line)
             assert item["canary"].encode() not in raw, item["id"]
@@ -105,4 +108,63 @@ def test_unauthorised_demo_build_leaks_nothing(demo, tmp_path):
                 assert text.encode() not in raw, item["id"]
     assert b"AGE-SECRET-KEY" not in raw
     index = orjson.loads((site / "data/index.json").read_bytes())
-    assert index["authorised"] is False and all(b["boards"] == [] for b in index["benchmarks"])
+    assert index["authorised"] is False
+    assert all(b["boards"] == [] for b in index["benchmarks"] if b["id"] != "kcsat-ml")
+
+
+# --- the demo's three release states (builder/demo/releases.py) -------------------------
+
+
+def _dataset_items(demo, bench):
+    ids = load_identities(demo / "keys/demo/identity.txt", None)
+    sealed = next((demo / "bundles" / bench / "_dataset").glob("*/items.jsonl.age")).read_bytes()
+    return [orjson.loads(line) for line in unseal(sealed, ids, "items").splitlines()]
+
+
+def test_release_status_shows_all_three_states(demo):
+    from click.testing import CliRunner
+
+    from builder.cli import main
+    from builder.demo.releases import soohak_release_time
+
+    r = CliRunner().invoke(main, ["release", "status", "--root", str(demo)])
+    lines = r.output.splitlines()
+    assert "kcsat-ml 1.0: released" in lines
+    assert "livemathematicianbench 2026.04: partly released: editions up to 2025-12" in lines
+    when = soohak_release_time(NOW)
+    soohak = next(line for line in lines if line.startswith("soohak 1.0:"))
+    assert soohak.startswith(f"soohak 1.0: scheduled: not before {when:%Y-%m-%d %H:%M} UTC, in "), soohak
+    assert " 29 d " in soohak or " 30 d " in soohak
+    r = CliRunner().invoke(main, ["release", "status", "soohak", "--root", str(demo), "--as-of", f"{when:%Y-%m-%dT%H:%M:%SZ}"])
+    assert r.output.startswith("soohak 1.0: released")
+
+
+def test_published_kcsat_identity_opens_nothing_else(demo):
+    from builder.errors import BuilderError
+    from builder.release.identity import identity_path
+    from builder.trust.seal import load_identity
+
+    published = load_identity(identity_path(demo, "kcsat-ml", "1.0").read_text())
+    for bench in ("soohak", "livemathematicianbench"):
+        for sealed in demo.glob(f"bundles/{bench}/**/*.age"):
+            with pytest.raises(BuilderError):
+                unseal(sealed.read_bytes(), [published], bench)
+    sealed = next((demo / "bundles" / "kcsat-ml" / "_dataset").glob("*/items.jsonl.age")).read_bytes()
+    assert unseal(sealed, [published], "kcsat")
+
+
+def test_authorised_demo_publishes_exactly_the_released_scope(demo, authorised):
+    from builder.demo.releases import LMB_RELEASED_THROUGH
+    from tests.release.test_release_build import independent_scan
+
+    site, report = authorised
+    assert {s.config.id: s.status for s in report.benchmarks} == {"soohak": "embargoed", "livemathematicianbench": "partly released", "kcsat-ml": "released"}
+    lmb = _dataset_items(demo, "livemathematicianbench")
+    released = {it["id"] for it in lmb if it["edition"] <= LMB_RELEASED_THROUGH}
+    published = [orjson.loads(line) for line in (site / "data/livemathematicianbench/items.jsonl").read_bytes().splitlines()]
+    assert {it["id"] for it in published} == released and 0 < len(released) < len(lmb)
+    # independent scan: no LMB item outside the scope and no SOOHAK item anywhere
+    assert independent_scan(site, [it for it in lmb if it["id"] not in released], every=5) == set()
+    assert independent_scan(site, _dataset_items(demo, "soohak"), every=25) == set()
+    assert len(list((site / "kcsat-ml" / "items").glob("*/index.html"))) == len(_dataset_items(demo, "kcsat-ml"))
+    assert orjson.loads((site / "data/index.json").read_bytes())["rehearsal"] is False

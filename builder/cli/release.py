@@ -1,0 +1,175 @@
+"""``sealboard release flip|sign|status|verify|publish-identity``."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+import orjson
+
+from builder.cli.common import root_option, translate_errors
+from builder.errors import ReleaseError
+
+
+def _time(value: str | None) -> datetime:
+    if value is None:
+        return datetime.now(timezone.utc)
+    from builder.trust.registry_format import parse_time
+
+    return parse_time(value, "--not-before/--as-of", "time")
+
+
+@click.group("release")
+def release() -> None:
+    """Schedule, sign, check and complete the release of an embargoed benchmark.
+
+    \b
+    A release statement (leaderboards/BENCHMARK.release/NAME.yaml) takes effect when a
+    threshold of maintainers signed it and the build's clock is at or past not_before;
+    the scheduled authorised build then publishes it.
+
+    \b
+    Example (two of three maintainers):
+      sealboard release flip soohak --not-before 2027-01-15T09:00:00Z
+      sealboard release sign soohak --key ~/.ssh/id_ed25519
+      ssh-keygen -Y sign -n sealboard-release -f ~/.ssh/id_ed25519 \
+        < leaderboards/soohak.release/NAME.yaml >> leaderboards/soohak.release/NAME.yaml.sig
+      sealboard release status
+      sealboard build --as-of 2027-01-15T09:00:00Z --identity identity.txt   # rehearse it
+    """
+
+
+@release.command("flip")
+@root_option
+@click.argument("benchmark")
+@click.option("--not-before", "not_before", required=True, help="UTC time the release takes effect, e.g. 2027-01-15T09:00:00Z.")
+@click.option("--scope", default="all", show_default=True, help="all | splits:NAME[,NAME…] | editions-through:YYYY-MM.")
+@click.option("--publish", "publish", default="items,results,transcripts", show_default=True,
+              help="What becomes public: items (text, gold answers), results (per-item, opted-in submissions), transcripts (opted-in).")
+@click.option("--name", help="Statement file name (default: from the time and scope).")
+@translate_errors
+def flip_command(root: Path, benchmark: str, not_before: str, scope: str, publish: str, name: str | None) -> None:
+    """Write a release statement for BENCHMARK's current version.
+
+    It flips the switch at --not-before; it publishes nothing by itself and counts only
+    once a threshold of maintainers signed it.
+
+    \b
+    Examples:
+      sealboard release flip kcsat-ml --not-before 2027-01-15T09:00:00Z
+      sealboard release flip livemathematicianbench --not-before 2026-12-01T00:00:00Z --scope editions-through:2026-01
+      sealboard release flip soohak --not-before 2027-03-01T00:00:00Z --scope splits:mini --publish items,results
+    """
+    from builder.release.admin import flip, parse_publish, parse_scope
+
+    path = flip(root.resolve(), benchmark, _time(not_before), parse_scope(scope), parse_publish(publish), datetime.now(timezone.utc), name)
+    click.echo(f"Wrote {path}; now have a threshold of maintainers sign it: sealboard release sign {benchmark} --key KEY")
+
+
+@release.command("sign")
+@root_option
+@click.argument("benchmark")
+@click.option("--key", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The maintainer's OpenSSH private key.")
+@click.option("--statement", "name", help="Which statement (its file name without .yaml), when there are several.")
+@translate_errors
+def sign_command(root: Path, benchmark: str, key: Path, name: str | None) -> None:
+    """Add a maintainer's signature (SSHSIG, namespace sealboard-release) to a statement.
+
+    \b
+    Examples:
+      sealboard release sign soohak --key ~/.ssh/id_ed25519
+      sealboard release sign livemathematicianbench --key ~/.ssh/id_ed25519 --statement 20261201-0000-through-2026-01
+    Equivalent with stock OpenSSH (appends one armored block):
+      ssh-keygen -Y sign -n sealboard-release -f ~/.ssh/id_ed25519 < NAME.yaml >> NAME.yaml.sig
+    """
+    from builder.release.admin import sign_statement
+
+    click.echo(f"Signed: {sign_statement(root.resolve(), benchmark, key, name)}")
+
+
+@release.command("status")
+@root_option
+@click.argument("benchmark", required=False)
+@click.option("--as-of", "as_of", help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@translate_errors
+def status_command(root: Path, benchmark: str | None, as_of: str | None, as_json: bool) -> None:
+    """Every benchmark's release state: embargoed / scheduled / partly released / released,
+    signatures against the threshold, and the time left.
+
+    \b
+    Examples:
+      sealboard release status
+      sealboard release status soohak --as-of 2027-01-15T09:00:00Z
+    """
+    from builder.config import load_configs
+    from builder.release.status import release_states
+    from builder.trust.registry import load_registry
+
+    root = root.resolve()
+    clock = _time(as_of)
+    configs = [c for c in load_configs(root) if benchmark in (None, c.id)]
+    if not configs:
+        raise ReleaseError(f"no benchmark {benchmark!r}", where="leaderboards/", reason="unknown-benchmark")
+    states = release_states(root, configs, load_registry(root, datetime.now(timezone.utc)), clock)
+    if as_json:
+        click.echo(orjson.dumps({k: v.to_dict() for k, v in states.items()}, option=orjson.OPT_INDENT_2).decode())
+        return
+    for bid, state in states.items():
+        click.echo(f"{bid} {state.version}: {state.summary()}")
+        for v in state.verdicts:
+            signed = f" [{len(v.signers)} of {v.needed} signatures]" if v.needed else ""
+            click.echo(f"  {v.state}{signed}: {v.message}")
+
+
+@release.command("verify")
+@root_option
+@click.option("--site", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Check a built site instead of the repository.")
+@translate_errors
+def verify_command(root: Path, site: Path | None) -> None:
+    """Re-check a release with no secret: published items against the commitments made
+    during the embargo; a rehearsal (--as-of) output is refused (the deploy path runs this).
+
+    \b
+    Examples:
+      sealboard release verify --site site      # a built site (before deploying it)
+      sealboard release verify --root .         # statements, and published identities
+    """
+    from builder.release.check import verify_repo, verify_site
+
+    lines = verify_site(site.resolve()) if site else verify_repo(root.resolve(), datetime.now(timezone.utc))
+    for line in lines:
+        click.echo(line)
+    click.echo("OK")
+
+
+@release.command("publish-identity")
+@root_option
+@click.argument("benchmark")
+@click.option("--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The embargo identity file (or SEALBOARD_IDENTITY).")
+@translate_errors
+def publish_identity_command(root: Path, benchmark: str, identity: Path | None) -> None:
+    """After a FULL release is in force, publish BENCHMARK's embargo identity in
+    keys/released/ so anyone can rebuild the released site with no secret. Refused before.
+
+    \b
+    Example (a maintainer, or the scheduled workflow, then commits the file):
+      sealboard release publish-identity kcsat-ml --identity /secure/identity.txt
+      git add keys/released && git commit -m "Publish the kcsat-ml embargo identity"
+    """
+    from builder.config import load_configs
+    from builder.pipeline.build import load_identities
+    from builder.release.identity import publish_identity
+    from builder.release.status import release_states
+    from builder.trust.registry import load_registry
+
+    root = root.resolve()
+    now = datetime.now(timezone.utc)
+    configs = [c for c in load_configs(root) if c.id == benchmark]
+    if not configs:
+        raise ReleaseError(f"no benchmark {benchmark!r}", where="leaderboards/", reason="unknown-benchmark")
+    states = release_states(root, configs, load_registry(root, now), now)
+    path = publish_identity(root, configs[0], states[benchmark], load_identities(identity, os.environ.get("SEALBOARD_IDENTITY")))
+    click.echo(f"Wrote {path.relative_to(root)}; commit it so builds without a secret reproduce the release")

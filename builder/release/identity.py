@@ -1,0 +1,92 @@
+"""Publishing the embargo identity after a full release, and reading it back.
+
+After a statement releasing a whole version is in force, a maintainer (or the scheduled
+workflow, which holds the identity) runs ``sealboard release publish-identity BENCHMARK``.
+It writes ``keys/released/<benchmark>-<version>.txt``: only that version's embargo key,
+even when the identity file given holds several. From then on a build with no secret at
+all unseals that version from the repository and reproduces the released boards.
+
+The build honours a published identity only for a benchmark whose whole version is
+released at its clock: a file committed early is reported and ignored (the embargo is
+then broken anyway — rotate the embargo key — but the site never treats it as a release).
+
+Nothing else opens with it: transcripts a lab does not opt to publish are sealed to the
+maintainers' recipients only (builder.bundles.create), and each benchmark version has its
+own embargo key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builder.config import BenchmarkConfig
+from builder.errors import BuilderError, ReleaseError, SecretError
+from builder.release.status import RELEASED, ReleaseState
+from builder.trust.seal import Identity, load_identity
+
+RELEASED_KEYS_DIR = Path("keys") / "released"
+MAX_IDENTITY_BYTES = 4096
+
+
+def identity_path(root: Path, benchmark: str, version: str) -> Path:
+    return root / RELEASED_KEYS_DIR / f"{benchmark}-{version}.txt"
+
+
+def publish_identity(root: Path, config: BenchmarkConfig, state: ReleaseState, identities: list[Identity]) -> Path:
+    """Write the published identity of `config`'s version; refuses unless fully released."""
+    if state.state != RELEASED:
+        raise ReleaseError(
+            f"{config.id} {config.version} is not released in full ({state.summary()}); the identity stays secret",
+            where=config.path,
+            reason="not-released",
+            hint="a statement with scope `all` must be signed by the threshold and its not_before passed",
+        )
+    key = next((ident for ident in identities if config.embargo_recipient in ident.recipients), None)
+    if key is None:
+        raise SecretError(
+            f"the identity given does not hold the embargo key of {config.id} ({config.embargo_recipient})",
+            where="--identity / SEALBOARD_IDENTITY",
+            reason="wrong-identity",
+        )
+    path = identity_path(root, config.id, config.version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = (
+        f"# The embargo identity of {config.id} version {config.version}, published at its full release.\n"
+        f"# Anyone may decrypt this version's sealed files with it (age -d -i THIS_FILE FILE.age).\n"
+    )
+    path.write_text(header + key.select(config.embargo_recipient).reveal_secret())
+    return path
+
+
+def published_identities(
+    root: Path, configs: list[BenchmarkConfig], states: dict[str, ReleaseState]
+) -> tuple[list[Identity], list[BuilderError]]:
+    """Identities published in the repository for fully released versions, and problems."""
+    found: list[Identity] = []
+    problems: list[BuilderError] = []
+    for config in configs:
+        path = identity_path(root, config.id, config.version)
+        rel = str(path.relative_to(root))
+        if not (path.exists() or path.is_symlink()):
+            continue
+        state = states.get(config.id)
+        if state is None or state.state != RELEASED:
+            problems.append(ReleaseError(
+                f"a published identity exists but {config.id} {config.version} is not released in full; it is ignored",
+                where=rel, reason="identity-before-release",
+                hint="remove it and rotate the embargo key: the embargo is broken for anyone who read it"))
+            continue
+        try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_IDENTITY_BYTES:
+                raise ReleaseError("is not a small regular file", where=rel, reason="bad-file")
+            ident = load_identity(path.read_bytes(), rel)
+        except BuilderError as exc:
+            problems.append(exc)
+            continue
+        if ident.recipients != (config.embargo_recipient,):
+            problems.append(ReleaseError(
+                f"holds keys other than exactly the embargo key of {config.id} ({config.embargo_recipient}); it is ignored",
+                where=rel, reason="wrong-identity", hint="publish it with 'sealboard release publish-identity'"))
+            continue
+        found.append(ident)
+    return found, problems

@@ -1,0 +1,140 @@
+"""The data a release in force publishes, under ``data/<benchmark>/``.
+
+- ``items.jsonl``: every released item as committed (salt included, so anyone can
+  recompute its commitment), keys sorted;
+- ``items.csv``: the same, one column per language for question and gold answer;
+- ``matrix.csv``: the item × submission results matrix, one row per sample, for the
+  submissions whose manifests opted in (``publish_on_release.results``) and released
+  items only. ``correct`` is the lab's grading; ``answer`` lets anyone regrade.
+
+Also the per-item summary the item pages and the item browser render from
+(``item_summaries``), so no number on those pages is missing from a data file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from builder.bundles.dataset import ITEM_METADATA
+from builder.pipeline.records import BenchmarkState
+from builder.render.data import to_csv
+
+MATRIX_FIRST = ["submission", "item", "lang", "sample", "answer", "correct", "refused"]
+MATRIX_EXTRA = ["output_tokens", "latency_s", "cost_usd", "variant", "sketch", "budget"]
+
+
+def is_released(state: BenchmarkState) -> bool:
+    return state.status in ("released", "partly released") and bool(state.released_items)
+
+
+def languages(items: tuple[dict[str, Any], ...]) -> list[str]:
+    return sorted({lang for it in items for lang in it["question"]})
+
+
+def opted_in(state: BenchmarkState) -> dict[str, Any]:
+    """Submission key -> bundle, for submissions that opted in to publishing per-item results."""
+    return {b.manifest.key: b for b in state.bundles if b.manifest.publish_results}
+
+
+def matrix_frame(state: BenchmarkState) -> pd.DataFrame:
+    ids = {it["id"] for it in state.released_items}
+    if state.results is None or not state.release.publishes("results"):
+        return pd.DataFrame(columns=MATRIX_FIRST)
+    frame = state.results
+    frame = frame[frame["submission"].isin(set(opted_in(state))) & frame["item"].isin(ids)]
+    frame = frame.rename(columns={"lab_correct": "correct"})
+    columns = MATRIX_FIRST + [c for c in MATRIX_EXTRA if c in frame.columns]
+    return frame[columns].sort_values(["submission", "item", "lang", "sample"], kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class ItemSummary:
+    item: dict[str, Any]
+    samples: int
+    correct: int
+    per_submission: tuple[dict[str, Any], ...]  # submission, model, lab, correct, samples, answers
+
+    @property
+    def solve_rate(self) -> float | None:
+        return self.correct / self.samples if self.samples else None
+
+    @property
+    def solved_by_none(self) -> bool:
+        return self.samples > 0 and self.correct == 0
+
+
+def item_summaries(state: BenchmarkState, matrix: pd.DataFrame) -> list[ItemSummary]:
+    subs = opted_in(state)
+    # One pass over the columns (a pandas groupby with a Python aggregate per (item,
+    # submission) group costs seconds on KCSAT-ML's 68k groups).
+    cells: dict[tuple[str, str], list[Any]] = {}
+    for item, sub, answer, ok in zip(matrix["item"], matrix["submission"], matrix["answer"], matrix["correct"]):
+        cell = cells.get((item, sub))
+        if cell is None:
+            cell = cells[(item, sub)] = [0, 0, set()]
+        cell[0] += bool(ok)
+        cell[1] += 1
+        if answer is not None and answer == answer:  # NaN is not an answer
+            cell[2].add(str(answer))
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for (item, sub), (correct, samples, answers) in cells.items():
+        m = subs[sub].manifest
+        groups.setdefault(item, []).append(
+            {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples, "answers": sorted(answers)}
+        )
+    out = []
+    for it in sorted(state.released_items, key=lambda i: i["id"]):
+        rows = sorted(groups.get(it["id"], []), key=lambda r: (-r["correct"] / max(r["samples"], 1), r["model"], r["submission"]))
+        out.append(ItemSummary(it, sum(r["samples"] for r in rows), sum(r["correct"] for r in rows), tuple(rows)))
+    return out
+
+
+def item_row(s: ItemSummary) -> dict[str, Any]:
+    """One item's browser row (also items' summary JSON)."""
+    it = s.item
+    cohort = it.get("cohort_error_rate")
+    return {
+        "id": it["id"],
+        "split": it["split"],
+        "subfield": it.get("msc") or it.get("category"),
+        "type": it.get("problem_type") or it["answer_type"],
+        "answer_type": it["answer_type"],
+        "languages": sorted(it["question"]),
+        "edition": it.get("edition"),
+        "difficulty": it.get("points"),
+        "solve_rate": s.solve_rate,
+        "samples": s.samples,
+        "cohort_solve_rate": None if cohort is None else 1 - cohort,
+        "solved_by_none": s.solved_by_none,
+    }
+
+
+def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: pd.DataFrame) -> dict[str, bytes]:
+    """Data files (path under data/ -> bytes) a release in force publishes."""
+    bench = state.config.id
+    items = sorted(state.released_items, key=lambda i: i["id"])
+    langs = languages(state.released_items)
+    meta = [k for k in ITEM_METADATA if any(k in it for it in items)]
+    columns = ["id", "split", "answer_type", *meta, *(f"question_{lang}" for lang in langs), *(f"answer_{lang}" for lang in langs), "salt", "canary"]
+    rows = [
+        {
+            **{k: it.get(k) for k in ("id", "split", "answer_type", "salt", "canary", *meta)},
+            **{f"question_{lang}": it["question"].get(lang) for lang in langs},
+            **{f"answer_{lang}": it["answer"].get(lang) for lang in langs},
+        }
+        for it in items
+    ]
+    files = {
+        f"{bench}/items.jsonl": b"".join(orjson.dumps(it, option=orjson.OPT_SORT_KEYS) + b"\n" for it in items),
+        f"{bench}/items.csv": to_csv(columns, rows),
+        f"{bench}/item_summary.json": orjson.dumps(
+            {"benchmark": bench, "items": [item_row(s) for s in summaries]}, option=orjson.OPT_INDENT_2
+        ) + b"\n",
+    }
+    if state.release.publishes("results"):
+        files[f"{bench}/matrix.csv"] = to_csv(list(matrix.columns), matrix.astype(object).where(matrix.notna(), None).to_dict("records"))
+    return files

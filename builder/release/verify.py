@@ -1,0 +1,197 @@
+"""Does a release statement take effect? Signatures, digest, registry version, clock.
+
+A statement takes effect only when all of these hold (checked in this order, the first
+failure is the reason):
+
+1. it parses (``sealboard-release/1``) and names this benchmark and its current version;
+2. ``dataset_manifest_sha256`` is the SHA-256 of the dataset bundle's ``manifest.json``
+   for that version, and a split scope names splits the dataset has;
+3. ``registry_version`` is a version of the verified registry chain — the latest one while
+   the clock is before ``not_before`` (so a maintainer removed before the time counts
+   zero and the statement must be signed again); a statement in force may name an older
+   version, so later key rotations do not un-release a benchmark;
+4. a threshold of that version's maintainers signed the exact bytes under
+   ``sealboard-release``: each maintainer counts once, a key revoked in *any* version up
+   to the latest counts zero, and a block that does not verify counts zero;
+5. the clock (the build's time, or ``--as-of``) is at or past ``not_before``.
+
+Tallying reuses ``builder.trust.registry.tally`` (the registry's own rule for counting
+distinct maintainer keys), applied to the named version with the latest revocations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from builder.errors import BuilderError, SignatureError
+from builder.release.statement import Statement, StatementFile, parse_statement
+from builder.trust.registry import tally
+from builder.trust.registry_format import RegistryVersion, Revocation
+from builder.trust.sshkeys import PublicKey
+from builder.trust.sshsig import NS_RELEASE, split_armored, verify
+
+# Verdict states, from worst to best.
+INVALID = "invalid"  # cannot take effect as written (parse, benchmark, digest, registry version)
+UNSIGNED = "unsigned"  # valid, but short of the threshold
+SCHEDULED = "scheduled"  # signed, not_before still ahead
+EFFECTIVE = "effective"  # signed and due: in force
+
+
+@dataclass(frozen=True)
+class DatasetFacts:
+    """What a statement is checked against: the dataset bundle of the benchmark's version."""
+
+    version: str
+    manifest_sha256: str | None  # None when the dataset bundle is missing
+    splits: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    path: str
+    state: str
+    reason: str | None  # stable code when not effective (tests assert it)
+    message: str
+    statement: Statement | None = None
+    signers: tuple[str, ...] = ()  # maintainer ids counted
+    needed: int = 0
+
+    @property
+    def signed(self) -> bool:
+        return self.state in (SCHEDULED, EFFECTIVE)
+
+
+def dataset_digest(manifest_bytes: bytes) -> str:
+    return hashlib.sha256(manifest_bytes).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Count:
+    counted: tuple[str, ...]  # maintainer ids, once each
+    needed: int
+    failures: tuple[tuple[str, str], ...]  # (reason, message) of blocks that count zero
+
+
+def count_signatures(data: bytes, sig: bytes | None, doc: RegistryVersion, revoked: tuple[Revocation, ...], where: str) -> _Count:
+    """Count a statement's signatures against registry version `doc` (never raises)."""
+    sig_where = where + ".sig"
+    failures: list[tuple[str, str]] = []
+    keys: list[PublicKey] = []
+    if sig:
+        try:
+            blocks = split_armored(sig, sig_where)
+        except SignatureError as exc:
+            blocks = []
+            failures.append((exc.reason, exc.message))
+        for i, block in enumerate(blocks, start=1):
+            try:
+                keys.append(verify(block, data, NS_RELEASE, sig_where))
+            except SignatureError as exc:
+                failures.append((exc.reason, f"signature {i}: {exc.message}"))
+    # Keys revoked in any later version count zero: judge against the named version with
+    # the latest revocations added, through the registry's own tally.
+    extra = tuple(r for r in revoked if r.fingerprint not in doc.revoked_fingerprints)
+    revoked_fps = {r.fingerprint for r in revoked} | doc.revoked_fingerprints
+    judged = replace(doc, revoked=doc.revoked + extra)
+    t = tally(None, judged, keys)
+    counted = tuple(dict.fromkeys(m.id for m in t.old_signers))
+    for key in t.strangers:
+        if key.fingerprint in revoked_fps:
+            failures.append(("revoked-signer", f"signature by revoked key {key.fingerprint} counts zero"))
+        else:
+            failures.append(("signer-not-maintainer", f"signature by {key.fingerprint}, not a maintainer of registry v{doc.version:04d}, counts zero"))
+    ids = [m for m in (_maintainer_of(k, judged) for k in keys) if m]
+    dupes = sorted({m for m in ids if ids.count(m) > 1})
+    if dupes:
+        failures.append(("duplicate-signer", f"maintainer(s) {', '.join(dupes)} signed more than once; counted once"))
+    return _Count(counted, judged.threshold, tuple(failures))
+
+
+def _maintainer_of(key: PublicKey, doc: RegistryVersion) -> str | None:
+    m = doc.active_maintainers.get(key.fingerprint)
+    return m.id if m else None
+
+
+# Which failure explains a shortfall best: a forged or misdirected block first, then keys
+# that may not count, then repeats.
+_SHORTFALL_ORDER = ("wrong-namespace", "bad-signature", "revoked-signer", "signer-not-maintainer", "duplicate-signer")
+
+
+def judge(
+    file: StatementFile,
+    *,
+    benchmark: str,
+    version: str,
+    dataset: DatasetFacts | None,
+    chain: dict[int, RegistryVersion],
+    revoked: tuple[Revocation, ...],
+    clock: datetime,
+) -> Verdict:
+    """The verdict on one statement file at `clock` (never raises: a bad statement is a verdict)."""
+    where = file.path
+    if file.error is not None:
+        return Verdict(where, INVALID, file.error.reason, str(file.error))
+    assert file.data is not None
+    try:
+        st = parse_statement(file.data, where, file.name)
+    except BuilderError as exc:
+        return Verdict(where, INVALID, exc.reason, str(exc))
+
+    def invalid(reason: str, message: str) -> Verdict:
+        return Verdict(where, INVALID, reason, f"{where}: {message}", st)
+
+    if st.benchmark != benchmark:
+        return invalid("wrong-benchmark", f"names benchmark {st.benchmark!r} but sits under {benchmark!r}")
+    if st.version != version:
+        return invalid("other-version", f"is for version {st.version}, the benchmark is at version {version}")
+    if dataset is None or dataset.manifest_sha256 is None:
+        return invalid("missing-dataset", f"no dataset bundle for version {version} to check the digest against")
+    if st.dataset_manifest_sha256 != dataset.manifest_sha256:
+        return invalid("digest-mismatch", f"digest does not match dataset {version}")
+    unknown = [s for s in st.scope.splits if s not in dataset.splits]
+    if unknown:
+        return invalid("bad-scope", f"scope names split {unknown[0]!r}, which dataset {version} does not have")
+    latest = max(chain)
+    doc = chain.get(st.registry_version)
+    if doc is None:
+        return invalid("unknown-registry-version", f"names registry version {st.registry_version}; the registry has 1–{latest}")
+    if clock < st.not_before and st.registry_version != latest:
+        return invalid(
+            "stale-registry-version",
+            f"is signed under registry v{st.registry_version:04d} but v{latest:04d} is in force before not_before; "
+            "write it again with 'sealboard release flip' and sign it",
+        )
+    count = count_signatures(file.data, file.sig, doc, revoked, where)
+    if len(count.counted) < count.needed:
+        reason = "below-threshold"
+        details = [msg for _, msg in count.failures]
+        for candidate in _SHORTFALL_ORDER:
+            if any(r == candidate for r, _ in count.failures):
+                reason = candidate
+                break
+        else:
+            if count.failures:
+                reason = count.failures[0][0]
+        by = f" ({', '.join(count.counted)})" if count.counted else ""
+        extra = f"; {'; '.join(details)}" if details else ""
+        return Verdict(where, UNSIGNED, reason, f"{where}: {len(count.counted)} of {count.needed} signatures{by}{extra}", st, count.counted, count.needed)
+    if clock < st.not_before:
+        return Verdict(where, SCHEDULED, "not-yet", f"{where}: not before {when(st.not_before, clock)}", st, count.counted, count.needed)
+    return Verdict(where, EFFECTIVE, None, f"{where}: in force since {st.not_before:%Y-%m-%d %H:%M} UTC ({st.scope.describe()})", st, count.counted, count.needed)
+
+
+def when(at: datetime, clock: datetime) -> str:
+    """'2027-01-15 09:00 UTC, in 3 d 4 h' (the countdown `release status` shows)."""
+    left = int((at - clock).total_seconds())
+    days, rest = divmod(max(left, 0), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        span = f"{days} d {hours} h"
+    elif hours:
+        span = f"{hours} h {minutes} min"
+    else:
+        span = f"{max(minutes, 1)} min"
+    return f"{at:%Y-%m-%d %H:%M} UTC, in {span}"

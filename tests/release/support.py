@@ -1,0 +1,43 @@
+"""A small instance with a release statement, for the release tests (throwaway keys)."""
+
+from __future__ import annotations
+
+import random
+import string
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from builder.release.admin import flip, sign_statement
+from builder.release.statement import Publish, Scope
+from tests.factory import NOW, Instance, make_instance, results_for, soohak_items
+
+T = datetime(2027, 1, 15, 9, 0, tzinfo=timezone.utc)  # the release time used throughout
+BEFORE = T - timedelta(days=3, hours=4)
+AFTER = T + timedelta(hours=1)
+
+
+def distinct_items() -> list[dict]:
+    """The factory's items with question texts that share no word window across items (the
+    factory's template texts do, which a leak scan rightly treats as the same text)."""
+    items = soohak_items()
+    for it in items:
+        rng = random.Random(it["id"])
+        words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 9))) for _ in range(14)]
+        for lang in it["question"]:
+            it["question"][lang] = f"{' '.join(words)} {lang} {it['canary']}"
+    return items
+
+
+def released_instance(root: Path, *, scope: Scope | None = None, signers: tuple[str, ...] = ("m1", "m2"), name: str = "r1") -> Instance:
+    inst = make_instance(root, items=distinct_items())
+    correct = {it["id"]: [True, i % 2 == 0, False] for i, it in enumerate(inst.items)}
+    inst.add_submission("acme", "run-1", results_for(inst.items, correct))
+    inst.add_submission("beta", "run-1", results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items[::3]}))
+    flip(inst.root, "soohak", T, scope or Scope(), Publish(), NOW, name=name)
+    for m in signers:
+        sign_statement(inst.root, "soohak", inst.maintainer_keys[m], name)
+    return inst
+
+
+def statement_path(inst: Instance, name: str = "r1") -> Path:
+    return inst.root / "leaderboards" / "soohak.release" / f"{name}.yaml"

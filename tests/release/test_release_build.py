@@ -1,0 +1,284 @@
+"""Releases through the whole build: nothing before the time, exactly the scope at it,
+rehearsals marked and refused for deployment, a no-identity rebuild after a full release."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from builder.cli import main
+from builder.config import load_configs
+from builder.errors import BuilderError, ReleaseError
+from builder.pipeline.build import build
+from builder.release.apply import apply_release
+from builder.release.check import verify_site
+from builder.release.identity import identity_path, publish_identity
+from builder.release.statement import Scope
+from builder.release.status import release_states
+from builder.trust.registry import load_registry
+from builder.trust.seal import generate_identity, load_identity, unseal
+from tests.release.support import AFTER, BEFORE, T, released_instance
+
+
+def output_bytes(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+CANARY_RE = re.compile(r"CANARY-[A-Za-z0-9-]+")
+
+
+def independent_scan(site: Path, items: list[dict], every: int = 1) -> set[str]:
+    """Ids of items whose canary, or question text (first 60 characters; every `every`-th
+    item), appears anywhere in the output — raw, HTML-unescaped or JSON-unescaped —
+    independent of the builder's leak scan."""
+    import gzip
+    import html
+
+    blobs = []
+    for path, data in output_bytes(site).items():
+        if path.endswith(".gz"):
+            data = gzip.decompress(data)
+        text = data.decode("utf-8", "replace")
+        blobs += [text, html.unescape(text)]
+        if "\\u" in text:  # JSON escapes of non-ASCII text
+            blobs.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text))
+    everything = "\n".join(blobs)
+    seen_canaries = set(CANARY_RE.findall(everything))  # one pass, exact tokens
+    found = {it["id"] for it in items if CANARY_RE.search(it["canary"]).group(0) in seen_canaries}
+    for it in items[::every]:
+        if any(q[:60] in everything for q in it["question"].values()):
+            found.add(it["id"])
+    return found
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    return released_instance(tmp_path_factory.mktemp("full") / "inst")
+
+
+@pytest.fixture(scope="module")
+def partial(tmp_path_factory):
+    return released_instance(tmp_path_factory.mktemp("part") / "inst", scope=Scope(splits=("mini",)))
+
+
+def test_before_not_before_nothing_is_released(full, tmp_path):
+    for identities, name in (([full.identity], "authorised"), ([], "public")):
+        report = build(full.root, tmp_path / name, identities=identities, now=BEFORE)
+        state = report.benchmarks[0]
+        assert state.status == ("embargoed" if identities else "sealed")
+        assert state.release.state == "scheduled"
+        site = tmp_path / name
+        assert not (site / "data" / "soohak" / "items.jsonl").exists()
+        assert not (site / "data" / "soohak" / "matrix.csv").exists()
+        assert not (site / "soohak" / "items").exists()
+        assert independent_scan(site, full.items) == set()
+
+
+def test_at_not_before_the_scope_appears_and_nothing_else(partial, tmp_path):
+    report = build(partial.root, tmp_path / "site", identities=[partial.identity], now=T)
+    state = report.benchmarks[0]
+    assert state.status == "partly released"
+    mini = {it["id"] for it in partial.items if it["split"] == "mini"}
+    site = tmp_path / "site"
+    published = [orjson.loads(line) for line in (site / "data/soohak/items.jsonl").read_bytes().splitlines()]
+    assert {it["id"] for it in published} == mini
+    assert independent_scan(site, partial.items) == mini  # released items visible, no other
+    matrix = list(csv.DictReader(io.StringIO((site / "data/soohak/matrix.csv").read_text())))
+    assert {r["item"] for r in matrix} == mini
+    # the builder's own leak scan still guards everything outside the scope
+    assert {e[0] for e in state.embargoed_text} == {it["id"] for it in partial.items} - mini
+    # a partial release keeps embargo suppression of small cells
+    assert verify_site(site)[0].startswith("soohak: partly released: 6 item(s) match")
+
+
+def test_unauthorised_build_of_partial_release_publishes_nothing(partial, tmp_path):
+    build(partial.root, tmp_path / "site", identities=[], now=AFTER)
+    assert independent_scan(tmp_path / "site", partial.items) == set()
+    assert not (tmp_path / "site" / "data" / "soohak" / "items.jsonl").exists()
+
+
+def test_full_release_then_no_identity_rebuild_is_byte_identical(full, tmp_path):
+    root = tmp_path / "inst"
+    shutil.copytree(full.root, root)
+    build(root, tmp_path / "authorised", identities=[full.identity], now=AFTER)
+    configs = load_configs(root)
+    states = release_states(root, configs, load_registry(root, AFTER), AFTER)
+    # an identity file holding other keys too: only this version's key is published
+    other = generate_identity()
+    both = load_identity(full.identity.reveal_secret() + other.reveal_secret())
+    path = publish_identity(root, configs[0], states["soohak"], [both])
+    assert load_identity(path.read_text()).recipients == (full.identity.recipient,)
+    report = build(root, tmp_path / "public", identities=[], now=AFTER)
+    assert not report.authorised and report.benchmarks[0].status == "released"
+    a, b = output_bytes(tmp_path / "authorised" / "data"), output_bytes(tmp_path / "public" / "data")
+    assert a.keys() == b.keys()
+    differ = sorted(k for k in a if a[k] != b[k])
+    assert differ == ["index.json"]  # build facts only (authorised: false, time)
+    boards = [k for k in a if k.startswith("soohak/") and k.endswith(".json")]
+    assert len(boards) > 5
+
+
+def test_publish_identity_refused_before_release(full, tmp_path):
+    root = tmp_path / "inst"
+    shutil.copytree(full.root, root)
+    configs = load_configs(root)
+    states = release_states(root, configs, load_registry(root, BEFORE), BEFORE)
+    with pytest.raises(ReleaseError) as exc:
+        publish_identity(root, configs[0], states["soohak"], [full.identity])
+    assert exc.value.reason == "not-released"
+
+
+def test_identity_committed_early_is_ignored_and_reported(full, tmp_path):
+    root = tmp_path / "inst"
+    shutil.copytree(full.root, root)
+    path = identity_path(root, "soohak", "test-1")
+    path.parent.mkdir(parents=True)
+    path.write_text(full.identity.reveal_secret())
+    report = build(root, tmp_path / "site", identities=[], now=BEFORE)
+    assert report.benchmarks[0].status == "sealed"
+    assert [r.reason for r in report.rejections] == ["identity-before-release"]
+
+
+def test_published_identity_opens_nothing_else(full, tmp_path):
+    from builder.bundles.create import Description, create_bundle
+    from builder.config import load_config
+    from tests.factory import MODEL, NOW, RUN, results_for
+
+    root = tmp_path / "inst"
+    shutil.copytree(full.root, root)
+    maintainer = generate_identity()
+    path = create_bundle(
+        root=root, benchmark="soohak", lab="acme", submission="private-transcripts",
+        results=b"".join(orjson.dumps(r) + b"\n" for r in results_for(full.items)),
+        description=Description(model=dict(MODEL), config=dict(RUN), harness={"name": "h", "version": "1"}, judge="j",
+                                publish_results=True, publish_transcripts=False),
+        created=NOW, config=load_config(root / "leaderboards" / "soohak.yaml", root),
+        transcripts=b'{"item": "m000", "text": "a private transcript"}\n', maintainer_recipients=(maintainer.recipient,),
+    )
+    sealed = (path / "transcripts.jsonl.gz.age").read_bytes()
+    assert unseal(sealed, [maintainer], "t")  # the maintainers can read it
+    with pytest.raises(BuilderError):
+        unseal(sealed, [full.identity], "t")  # the published embargo identity cannot
+
+
+def test_rehearsal_pages_carry_banner_and_noindex(full, tmp_path):
+    build(full.root, tmp_path / "normal", identities=[full.identity], now=BEFORE)
+    build(full.root, tmp_path / "rehearsal", identities=[full.identity], now=BEFORE, as_of=T)
+    pages = [p for p in (tmp_path / "rehearsal").rglob("*.html")]
+    assert len(pages) > 20
+    for page in pages:
+        text = page.read_text()
+        assert '<meta name="robots" content="noindex">' in text, page
+        assert "Rehearsal: this site shows what would be public at 2027-01-15 09:00 UTC" in text, page
+    for page in (tmp_path / "normal").rglob("*.html"):
+        text = page.read_text()
+        assert '<meta name="robots" content="noindex">' not in text and "Rehearsal: this site shows" not in text, page
+    # the rehearsal shows the release; the deploy check refuses it
+    assert (tmp_path / "rehearsal" / "data" / "soohak" / "items.jsonl").is_file()
+    with pytest.raises(ReleaseError) as exc:
+        verify_site(tmp_path / "rehearsal")
+    assert exc.value.reason == "rehearsal"
+    r = CliRunner().invoke(main, ["release", "verify", "--site", str(tmp_path / "rehearsal")])
+    assert r.exit_code == 1 and "a rehearsal is never deployed" in r.output
+    assert verify_site(tmp_path / "normal") == ["soohak: embargoed (nothing released to check)"]
+
+
+def test_rehearsal_is_authorised_only(full, tmp_path):
+    with pytest.raises(BuilderError) as exc:
+        build(full.root, tmp_path / "x", identities=[], now=BEFORE, as_of=T)
+    assert exc.value.reason == "rehearsal-unauthorised"
+
+
+def test_commitment_mismatch_blocks_the_release_and_names_the_item(full, tmp_path):
+    report = build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER, render=False)
+    state = report.benchmarks[0]
+    items = [dict(it) for it in state.released_items]
+    items[3] = dict(items[3], answer={"en": "999", "ko": "999"})
+    # apply to the state as it was before the release was applied
+    before = replace(state, status="embargoed", released_items=(), embargoed_text=())
+    blocked = apply_release(before, items, state.release)
+    assert blocked.status == "embargoed" and blocked.released_items == ()
+    assert blocked.release.blocked.startswith(f"commitment-mismatch: item {items[3]['id']!r} does not match")
+    assert blocked.release.summary().startswith("embargoed: release blocked: commitment-mismatch")
+
+
+def test_verify_site_names_a_tampered_item(full, tmp_path):
+    build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER)
+    path = tmp_path / "site" / "data" / "soohak" / "items.jsonl"
+    lines = path.read_bytes().splitlines()
+    item = orjson.loads(lines[2])
+    item["answer"]["en"] = "0"
+    lines[2] = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ReleaseError) as exc:
+        verify_site(tmp_path / "site")
+    assert exc.value.reason == "commitment-mismatch" and repr(item["id"]) in exc.value.message
+
+
+def test_board_recomputed_from_the_published_matrix(full, tmp_path):
+    """SOOHAK-Mini avg@3 and pass@3 per submission, by hand from matrix.csv (§3.4.5)."""
+    build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER)
+    data = tmp_path / "site" / "data" / "soohak"
+    items = {o["id"]: o for o in map(orjson.loads, (data / "items.jsonl").read_bytes().splitlines())}
+    rows = list(csv.DictReader(io.StringIO((data / "matrix.csv").read_text())))
+    board = orjson.loads((data / "mini.json").read_bytes())
+    assert board["rows"]
+    for row in board["rows"]:
+        per_item: dict[str, list[bool]] = {}
+        for r in rows:
+            if r["submission"] == row["submission"] and items[r["item"]]["split"] == "mini":
+                # regrade as Sealboard does for integer answers: the answer equals the gold
+                per_item.setdefault(r["item"], []).append(r["answer"] == items[r["item"]]["answer"]["en"])
+        avg = sum(sum(v) / len(v) for v in per_item.values()) / len(per_item)
+        pass_k = sum(any(v) for v in per_item.values()) / len(per_item)
+        assert row["metrics"]["avg@3"]["value"] == pytest.approx(avg)
+        assert row["metrics"]["pass@3"]["value"] == pytest.approx(pass_k)
+        assert row["metrics"]["avg@3"]["n"] == len(per_item) == 6
+
+
+@pytest.mark.skipif(not all(shutil.which(t) for t in ("jq", "xxd", "sha256sum", "bash")), reason="needs jq, xxd, sha256sum")
+def test_verify_page_shell_steps_work(full, tmp_path):
+    """The 'Verify this release' page's sha256sum/jq loop, run as written, on a built site."""
+    import subprocess
+
+    root = tmp_path / "inst"
+    shutil.copytree(full.root, root)
+    build(root, root / "site", identities=[full.identity], now=AFTER)
+    page = (root / ".sealboard" / "staged" / "pages" / "verify-release.md").read_text()
+    script = page.split("## 1.", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0].replace("B=kcsat-ml", "B=soohak")
+
+    def run() -> str:
+        return subprocess.run(["bash", "-c", script], cwd=root / "site", capture_output=True, text=True, check=True).stdout
+
+    assert run() == ""
+    path = root / "site" / "data" / "soohak" / "items.jsonl"
+    lines = path.read_bytes().splitlines()
+    item = orjson.loads(lines[0])
+    item["question"]["en"] += " (edited)"
+    path.write_bytes(b"\n".join([orjson.dumps(item, option=orjson.OPT_SORT_KEYS), *lines[1:]]) + b"\n")
+    assert run() == f"MISMATCH {item['id']}\n"
+
+
+def test_release_of_aggregates_only_publishes_no_item(tmp_path):
+    from builder.release.admin import flip, sign_statement
+    from builder.release.statement import Publish
+    from tests.factory import NOW, make_instance
+    from tests.release.support import distinct_items
+
+    inst = make_instance(tmp_path / "inst", items=distinct_items())
+    flip(inst.root, "soohak", T, Scope(), Publish(items=False, results=False, transcripts=False), NOW, name="r1")
+    for m in ("m1", "m2"):
+        sign_statement(inst.root, "soohak", inst.maintainer_keys[m], "r1")
+    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=AFTER)
+    assert report.benchmarks[0].status == "released"
+    assert not (tmp_path / "site" / "data" / "soohak" / "items.jsonl").exists()
+    assert independent_scan(tmp_path / "site", inst.items) == set()
+    assert verify_site(tmp_path / "site") == ["soohak: released (aggregates only: no items published)"]
