@@ -7,6 +7,7 @@ in a data file.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import subprocess
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from builder.bundles.manifest import format_timestamp
+from builder.bundles.manifest import MANIFEST, format_timestamp
 from builder.pipeline.records import BenchmarkState, BuildReport
 
 INDEX_FORMAT = "sealboard-index/1"
@@ -58,8 +59,10 @@ def git_commit(root: Path) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def submissions_data(state: BenchmarkState) -> dict[str, Any]:
-    """Public facts about every verified submission (shown even on a sealed site)."""
+def submissions_data(state: BenchmarkState, registry_version: int | None = None) -> dict[str, Any]:
+    """Public facts about every verified submission (shown even on a sealed site), with
+    the provenance a reader needs to check it: manifest digest, every listed file's size
+    and digest, the full signer fingerprint and the registry version it verified against."""
     rows = []
     for b in sorted(state.bundles, key=lambda b: b.manifest.key):
         m = b.manifest
@@ -84,7 +87,9 @@ def submissions_data(state: BenchmarkState) -> dict[str, Any]:
                 "harness": f"{m.harness_name} {m.harness_version}",
                 "judge": m.judge,
                 "created": format_timestamp(m.created),
-                "signature": {"status": "verified", "key": b.signer},
+                "signature": {"status": "verified", "key": b.signer, "registry_version": registry_version},
+                "manifest_sha256": hashlib.sha256(b.files[MANIFEST]).hexdigest() if MANIFEST in b.files else None,
+                "files": [{"path": f.path, "bytes": f.bytes, "sha256": f.sha256, "sealed": f.sealed} for f in m.files],
                 "publish_on_release": {"results": m.publish_results, "transcripts": m.publish_transcripts},
             }
         )
@@ -98,17 +103,24 @@ SUBMISSION_CSV_COLUMNS = [
 ]  # fmt: skip
 
 
-def board_files(state: BenchmarkState) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
-    """Board dicts (for pages) and the data files (path under data/ -> bytes)."""
+def board_files(state: BenchmarkState, synthetic: bool = False, registry_version: int | None = None) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """Board dicts (for pages) and the data files (path under data/ -> bytes). A demo
+    instance's files say so themselves (``synthetic: true``; a ``synthetic`` CSV column),
+    since a downloaded file travels without the site's banner."""
     bench = state.config.id
     files: dict[str, bytes] = {}
     boards: list[dict[str, Any]] = []
     for table in state.boards:
         data = table.to_dict()
+        columns, csv_rows = table.csv_columns(), table.to_csv_rows()
+        if synthetic:
+            data = {"synthetic": True, **data}
+            columns = ["synthetic", *columns]
+            csv_rows = [{"synthetic": "true", **r} for r in csv_rows]
         boards.append(data)
         files[f"{bench}/{table.board}.json"] = dumps(data)
-        files[f"{bench}/{table.board}.csv"] = to_csv(table.csv_columns(), table.to_csv_rows())
-    subs = submissions_data(state)
+        files[f"{bench}/{table.board}.csv"] = to_csv(columns, csv_rows)
+    subs = submissions_data(state, registry_version)
     files[f"{bench}/submissions.json"] = dumps(subs)
     files[f"{bench}/submissions.csv"] = to_csv(
         SUBMISSION_CSV_COLUMNS, [dict(r, signature_key=r["signature"]["key"]) for r in subs["rows"]]

@@ -4,6 +4,13 @@
 plugin adds them (and Sealboard's default pages, theme override and assets) to whatever
 ``site_src/`` holds, so ``mkdocs build`` and ``mkdocs serve`` both show the last build.
 A hand-written page in ``site_src/`` with the same path wins over a default page.
+
+It also makes the site work wherever it is opened: ``use_directory_urls`` off (pages are
+``x.html`` files, so opening ``site/index.html`` from disk navigates to files, and the
+generated tables' relative ``.html`` links are right), system fonts instead of Google
+Fonts (no request to another host), a 404 page with relative links unless ``site_url``
+says where the site lives, and plotly.js only on pages that chart (``sealboard_plotly``
+in the page's front matter; one file, cached across pages).
 """
 
 from __future__ import annotations
@@ -39,9 +46,11 @@ class SealboardPlugin(BasePlugin):
         position = 1 if config.theme.custom_dir else 0
         config.theme.dirs.insert(position, str(TEMPLATE / "overrides"))
         config.extra["sealboard_banner"] = self.meta.get("banner")
+        config.use_directory_urls = False
+        config.theme["font"] = False
         config.extra["sealboard_noindex"] = bool(self.meta.get("noindex"))
         config.extra_css.append("assets/sealboard.css")
-        config.extra_javascript.append("assets/plotly.min.js")
+        config.extra_javascript.append("assets/tablesort.min.js")
         config.extra_javascript.append("assets/sealboard.js")
         if not config.nav and self.meta.get("nav"):
             config.nav = self.meta["nav"]
@@ -65,6 +74,13 @@ class SealboardPlugin(BasePlugin):
                 for path in sorted(p for p in base.rglob("*") if p.is_file()):
                     add(prefix + path.relative_to(base).as_posix(), path)
         return files
+
+    def on_template_context(self, context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
+        # mkdocs gives error pages root-absolute links ("/assets/…") when site_url is unset,
+        # which break under a sub-path (GitHub Pages project sites).
+        if template_name == "404.html" and not config.site_url:
+            context["base_url"] = "."
+        return context
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if SUMMARY_MARKER in markdown:

@@ -1,12 +1,24 @@
-"""Markdown pages rendered from the board data dicts (never from frames directly)."""
+"""Markdown pages rendered from the board data dicts (never from frames directly).
+
+Tables that show lab-controlled text (model names, notes) are raw HTML with markdown off,
+every value escaped; their links are relative ``.html`` paths, which is why the plugin
+turns ``use_directory_urls`` off (see mkdocs_plugin.py). Paths of the generated pages:
+
+    <bench>/index.md, <bench>/<board>.md, <bench>/submissions.md
+    <bench>/models/<lab>/<submission>.md     one per verified submission (not in the nav)
+    labs/index.md, labs/<lab>.md             one per lab with a verified submission
+"""
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
-import orjson
 from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from builder.render.charts import chart_json, chart_spec
+from builder.render.labels import field_title, interval, metric_header, metric_title, number, unit_label
 
 _ENV = Environment(
     loader=PackageLoader("builder.render", "templates"),
@@ -18,34 +30,53 @@ _ENV = Environment(
 )
 
 
+def model_href(submission: str) -> str:
+    """A submission's page, relative to its benchmark's directory (ids are [a-z0-9-])."""
+    return f"models/{submission}.html"
+
+
 def fmt_value(cell: dict[str, Any] | None, unit: str) -> str:
     if not cell:
         return "—"
-    value = cell.get("value")
     if cell.get("suppressed"):
         return '<span class="sb-suppressed" title="withheld during the embargo: fewer items than the minimum">suppressed</span>'
-    if value is None:
+    if cell.get("value") is None:
         flag = cell.get("flag") or "n/a"
         return f'<span class="sb-na" title="{html.escape(flag)}">n/a</span>'
-    return _number(value, unit)
-
-
-def _number(value: float | int, unit: str) -> str:
-    if unit == "fraction":
-        return f"{100 * value:.1f}"
-    if unit == "difference":
-        return f"{100 * value:+.1f}"
-    if unit == "usd":
-        return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
-    if unit in ("tokens", "count"):
-        return f"{value:,.0f}"
-    return f"{value:.3f}"
+    return number(cell["value"], unit)
 
 
 def fmt_ci(cell: dict[str, Any] | None, unit: str) -> str:
-    if not cell or cell.get("value") is None or cell.get("ci_low") is None:
+    if not cell or cell.get("value") is None:
         return ""
-    return f"{_number(cell['ci_low'], unit)}–{_number(cell['ci_high'], unit)}"
+    return interval(cell.get("ci_low"), cell.get("ci_high"), unit)
+
+
+def _sort_key(value: float) -> str:
+    # Plain decimals (never "1e-05": tablesort's number sort drops the exponent), short.
+    return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
+
+
+def fmt_cell(cell: dict[str, Any] | None, unit: str, inline: bool) -> str:
+    """One table cell: the value, then interval and n smaller — on the same line for
+    narrow boards, in a tooltip (dotted underline; hover, or tap on a phone) for wide
+    ones. Kept terse: a 100-row board with 13 columns has 1,300 of them."""
+    value = fmt_value(cell, unit)
+    if not cell or cell.get("value") is None:
+        return f'<td class="sb-num">{value}</td>'
+    sort = _sort_key(cell["value"])
+    ci = fmt_ci(cell, unit)
+    n = cell.get("n")
+    if inline:
+        extra = f' <span class="sb-ci">{ci}</span>' if ci else ""
+        extra += f' <span class="sb-n">{n}</span>' if n else ""
+        return f'<td data-sort="{sort}">{value}{extra}</td>'
+    detail = " ".join(x for x in (ci, f"n={n}" if n else "") if x)
+    tip = f' data-tip="{detail}"' if detail else ""
+    # The cell's text is the value alone: tablesort's number sort reads it right unless it
+    # is negative (a true minus sign), so only those carry a sort key.
+    key = f' data-sort="{sort}"' if cell["value"] < 0 else ""
+    return f"<td{key}{tip}>{value}</td>"
 
 
 def fmt_rank(row: dict[str, Any]) -> str:
@@ -53,40 +84,17 @@ def fmt_rank(row: dict[str, Any]) -> str:
     if row.get("rank") is None:
         return "—"
     if rng and rng[0] != rng[1]:
-        return f'{row["rank"]} <span class="sb-rank-range" title="ranks not statistically separable">({rng[0]}–{rng[1]})</span>'
+        return f'{row["rank"]}<small class="sb-rank-range" title="ranks not statistically separable">{rng[0]}–{rng[1]}</small>'
     return str(row["rank"])
-
-
-def unit_label(unit: str) -> str:
-    return {"fraction": "%", "difference": "pp", "usd": "USD", "tokens": "tokens"}.get(unit, "")
-
-
-def chart_spec(board: dict[str, Any]) -> str | None:
-    """Inline chart data for sealboard.js: the rank-by metric with its interval."""
-    metric = board.get("rank_by") or (board["metrics"][0]["name"] if board["metrics"] else None)
-    mdef = next((m for m in board["metrics"] if m["name"] == metric), None)
-    if mdef is None or mdef["unit"] not in ("fraction", "difference"):
-        return None
-    points = []
-    for row in board["rows"]:
-        cell = row["metrics"].get(metric) or {}
-        if cell.get("value") is None:
-            continue
-        points.append({"label": row["model"], "value": cell["value"], "lo": cell.get("ci_low"), "hi": cell.get("ci_high")})
-    refs = []
-    for ref in board.get("reference_rows", []):
-        cell = ref["metrics"].get(metric) or {}
-        if cell.get("value") is not None:
-            refs.append({"label": ref["label"], "value": cell["value"]})
-    if not points:
-        return None
-    spec = {"metric": mdef["title"], "unit": mdef["unit"], "points": points, "references": refs}
-    # </script> can never appear: orjson escapes nothing, so escape '<' ourselves.
-    return orjson.dumps(spec).decode().replace("<", "\\u003c")
 
 
 # `baseline` is a submission id; its display name is in `baseline_model`.
 _ROW_KEYS = {"submission", "model", "lab", "rank", "rank_range", "metrics", "baseline"}
+_EXTRA_TITLES = {
+    "baseline_model": "TTS-off baseline", "first_turn_on": "First turn-on", "profile": "Profile",
+    "family": "Family", "rank_capability": "Rank by capability", "rank_avg_r": "Rank by Avg-R",
+    "rank_shift": "Rank shift",
+}  # fmt: skip
 
 
 def extra_columns(board: dict[str, Any]) -> list[str]:
@@ -99,6 +107,10 @@ def extra_columns(board: dict[str, Any]) -> list[str]:
     return keys
 
 
+def extra_title(key: str) -> str:
+    return _EXTRA_TITLES.get(key) or key.replace("_", " ").capitalize()
+
+
 def fmt_extra(value: Any) -> str:
     if value is None:
         return "—"
@@ -109,41 +121,208 @@ def fmt_extra(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _render(name: str, **context: Any) -> str:
-    return _ENV.get_template(name).render(
+def _natural(text: str) -> list[Any]:
+    """Sort key reading digit runs as numbers: 0.6B, 1.7B, 8B, 14B (not 0.6B, 1.7B, 14B, 8B)."""
+    return [float(t) if t[:1].isdigit() else t.lower() for t in re.findall(r"\d+(?:\.\d+)?|\D+", text)]
+
+
+def ordered_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """Submission rows in rank order and reference rows placed where their value ranks.
+
+    Each item is ``{"row": …, "ref": bool, "sort_rank": float}``; a reference row sits
+    between the last submission it does not beat and the first it beats (sort_rank x.5).
+    An unranked board lists models by name, digit runs read as numbers.
+    """
+    rows = list(board["rows"])
+    refs = list(board.get("reference_rows", []))
+    lead = next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None)
+    if lead is None or not any(r.get("rank") is not None for r in rows):
+        rows.sort(key=lambda r: _natural(r["model"]))
+        out = [{"row": r, "ref": False, "sort_rank": i + 1} for i, r in enumerate(rows)]
+        return out + [{"row": ref, "ref": True, "sort_rank": len(rows) + 1 + i} for i, ref in enumerate(refs)]
+    sign = -1 if lead.get("higher_is_better") is False else 1
+    out = [{"row": r, "ref": False, "sort_rank": r["rank"] if r.get("rank") is not None else len(rows) + 1} for r in rows]
+    for ref in refs:
+        value = (ref["metrics"].get(lead["name"]) or {}).get("value")
+        pos = len(out)
+        if value is not None:
+            for i, item in enumerate(out):
+                v = (item["row"]["metrics"].get(lead["name"]) or {}).get("value")
+                if v is not None and sign * v < sign * value:
+                    pos = i
+                    break
+        before = next((o["sort_rank"] for o in reversed(out[:pos]) if not o["ref"]), 0)
+        out.insert(pos, {"row": ref, "ref": True, "sort_rank": before + 0.5})
+    return out
+
+
+def _render(template: str, **context: Any) -> str:
+    return _ENV.get_template(template).render(
         e=lambda s: html.escape(str(s)) if s is not None else "",
         fmt_value=fmt_value,
         fmt_ci=fmt_ci,
+        fmt_cell=fmt_cell,
         fmt_rank=fmt_rank,
         unit_label=unit_label,
+        metric_header=metric_header,
+        metric_title=metric_title,
         extra_columns=extra_columns,
+        extra_title=extra_title,
         fmt_extra=fmt_extra,
+        model_href=model_href,
         **context,
     )
 
 
-def board_page(bench: dict[str, Any], board: dict[str, Any]) -> str:
-    return _render("board.md.j2", bench=bench, board=board, chart=chart_spec(board))
+def describe(board: dict[str, Any]) -> str:
+    """The board's description, or one said from what it shows when the config has none."""
+    if board.get("description"):
+        return board["description"]
+    groups = [m for m in board["metrics"] if m.get("group")]
+    if groups:
+        overall = next((m for m in board["metrics"] if not m.get("group")), None)
+        base = metric_title(overall) if overall else "Score"
+        return f"{base} by {field_title(groups[0]['group']['field']).lower()}, with the overall score first."
+    return ", ".join(metric_title(m) for m in board["metrics"]) + "."
+
+
+def _filters(rows: list[dict[str, Any]], subs: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The values each filter offers: only those present on this board."""
+    facts = [subs.get(r["submission"], {}) for r in rows]
+    return {
+        "lab": sorted({r["lab"] for r in rows}),
+        "family": sorted({f["family"] for f in facts if f.get("family")}, key=_natural),
+        "reasoning": sorted({str(f["reasoning_effort"]) for f in facts if f.get("reasoning_effort")}),
+    }
+
+
+def board_page(bench: dict[str, Any], board: dict[str, Any], subs: dict[str, dict[str, Any]] | None = None,
+               labs: dict[str, str] | None = None, spec: Any = None, boards: dict[str, dict[str, Any]] | None = None) -> str:  # fmt: skip
+    subs = subs or {}
+    chart = chart_spec(board, spec, boards)
+    return _render(
+        "board.md.j2",
+        bench=bench,
+        board=board,
+        description=describe(board),
+        rows=ordered_rows(board),
+        inline=len(board["metrics"]) <= 4,
+        subs=subs,
+        labs=labs or {},
+        filters=_filters(board["rows"], subs),
+        chart=chart_json(chart) if chart else None,
+        chart_note=(chart or {}).get("note", ""),
+        # The ranking metric first, so a wide board never hides what it ranks by.
+        metrics=sorted(board["metrics"], key=lambda m: m["name"] != board.get("rank_by")),
+        plain_metrics=[m for m in board["metrics"] if not m.get("group")],
+        groups=[m for m in board["metrics"] if m.get("group")],
+    )
+
+
+def headline(boards: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A benchmark's headline board: the first ranked board with rows."""
+    return next((b for b in boards if b.get("rank_by") and any(r.get("rank") is not None for r in b["rows"])), None)
+
+
+def standings(board: dict[str, Any] | None, top: int) -> list[dict[str, Any]]:
+    """The top rows of a board (reference rows placed among them), for the home/overview."""
+    if board is None:
+        return []
+    lead = next(m for m in board["metrics"] if m["name"] == board["rank_by"])
+    out = []
+    for item in ordered_rows(board):
+        if not item["ref"] and item["row"].get("rank") is not None and item["row"]["rank"] > top:
+            break
+        if item["ref"] and len([o for o in out if not o["ref"]]) >= top:
+            break
+        cell = item["row"]["metrics"].get(lead["name"])
+        out.append({**item, "value": fmt_value(cell, lead["unit"]), "ci": fmt_ci(cell, lead["unit"]), "n": (cell or {}).get("n")})
+    return out
 
 
 def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, Any]], submissions: dict[str, Any]) -> str:
-    return _render("benchmark.md.j2", bench=bench, config=config, boards=boards, submissions=submissions)
+    board = headline(boards)
+    lead = next((m for m in board["metrics"] if m["name"] == board["rank_by"]), None) if board else None
+    return _render(
+        "benchmark.md.j2",
+        bench=bench,
+        config=config,
+        boards=boards,
+        describe=describe,
+        submissions=submissions,
+        headline=board,
+        lead=lead,
+        standings=standings(board, 10),
+        last_change=max((r["created"] for r in submissions["rows"]), default=None),
+    )
 
 
-def submissions_page(bench: dict[str, Any], submissions: dict[str, Any]) -> str:
-    return _render("submissions.md.j2", bench=bench, submissions=submissions)
+def submissions_page(bench: dict[str, Any], submissions: dict[str, Any], labs: dict[str, str] | None = None) -> str:
+    return _render("submissions.md.j2", bench=bench, submissions=submissions, labs=labs or {})
 
 
 def rejected_page(rejected: dict[str, Any]) -> str:
     return _render("rejected.md.j2", rejected=rejected["rejected"])
 
 
+def home_summary(index: dict[str, Any], boards: dict[str, list[dict[str, Any]]] | None = None,
+                 last_change: dict[str, str | None] | None = None) -> str:  # fmt: skip
+    cards = []
+    for b in index["benchmarks"]:
+        board = headline((boards or {}).get(b["id"], []))
+        lead = next((m for m in board["metrics"] if m["name"] == board["rank_by"]), None) if board else None
+        cards.append({"bench": b, "board": board, "lead": lead, "rows": standings(board, 5), "last_change": (last_change or {}).get(b["id"])})
+    return _render("home_summary.md.j2", index=index, cards=cards)
+
+
+def standing(submission: str, boards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A submission's place on every board of its benchmark: rank of how many, lead value."""
+    out = []
+    for board in boards:
+        row = next((r for r in board["rows"] if r["submission"] == submission), None)
+        if row is None:
+            continue
+        lead = next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None) or board["metrics"][0] if board["metrics"] else None
+        cell = row["metrics"].get(lead["name"]) if lead else None
+        ranked = sum(1 for r in board["rows"] if r.get("rank") is not None)
+        out.append(
+            {
+                "board": board,
+                "rank": fmt_rank(row),
+                "of": ranked,
+                "metric": metric_title(lead) if lead else "",
+                "unit": unit_label(lead["unit"]) if lead else "",
+                "value": fmt_value(cell, lead["unit"]) if lead else "—",
+                "ci": fmt_ci(cell, lead["unit"]) if lead else "",
+                "n": (cell or {}).get("n"),
+            }
+        )
+    return out
+
+
+def model_page(bench: dict[str, Any], sub: dict[str, Any], boards: list[dict[str, Any]], labs: dict[str, str],
+               elsewhere: list[dict[str, Any]], registry_version: int | None) -> str:  # fmt: skip
+    return _render(
+        "model.md.j2",
+        bench=bench,
+        sub=sub,
+        lab_name=labs.get(sub["lab"], sub["lab"]),
+        standing=standing(sub["submission"], boards),
+        elsewhere=elsewhere,
+        registry_version=registry_version,
+    )
+
+
+def lab_page(lab: str, name: str, entries: list[dict[str, Any]]) -> str:
+    return _render("lab.md.j2", lab=lab, name=name, entries=entries)
+
+
+def labs_index(labs: list[dict[str, Any]]) -> str:
+    return _render("labs_index.md.j2", labs=labs)
+
+
 def access_page(access: dict[str, Any]) -> str:
     return _render("access.md.j2", access=access["item_access"])
-
-
-def home_summary(index: dict[str, Any]) -> str:
-    return _render("home_summary.md.j2", index=index)
 
 
 def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -172,7 +351,9 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
     # The scoring modules' docstrings are the one source of these texts; drop their first
     # (module summary) paragraph.
     def body(text: str) -> str:
-        return text.split("\n\n", 1)[1] if "\n\n" in text else text
+        text = text.split("\n\n", 1)[1] if "\n\n" in text else text
+        # Docstrings are reStructuredText: ":class:`x`" and "``x``" become Markdown code.
+        return re.sub(r":[a-z]+:`([^`]+)`", r"`\1`", text).replace("``", "`")
 
     return _render(
         "methodology.md.j2",

@@ -73,6 +73,7 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
         {
             "About": [
                 {"Methodology": "methodology.md"},
+                {"Labs": "labs/index.md"},
                 {"Data": "data.md"},
                 {"For labs: submitting a bundle": "labs.md"},
                 {"For maintainers: keys and the registry": "maintainers.md"},
@@ -88,6 +89,27 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[A
     return nav
 
 
+def _model_and_lab_pages(write: Any, by_id: dict[str, Any], subs_of: dict[str, dict[str, Any]], boards: dict[str, list[dict[str, Any]]],
+                         labs: dict[str, str], registry_version: int | None) -> None:  # fmt: skip
+    """One page per submission and per lab. Kept out of the nav: with every page carrying
+    the whole nav, listing them there would make the mkdocs stage quadratic."""
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for bench, subs in subs_of.items():
+        for r in subs["rows"]:
+            by_model.setdefault(r["model_id"], []).append({"bench": bench, "title": by_id[bench]["title"], "submission": r["submission"], "model": r["model"]})
+    by_lab: dict[str, list[dict[str, Any]]] = {}
+    for bench, subs in subs_of.items():
+        for r in subs["rows"]:
+            elsewhere = [o for o in by_model[r["model_id"]] if o["bench"] != bench]
+            page = pages.model_page(by_id[bench], r, boards.get(bench, []), labs, elsewhere, registry_version)
+            write(f"pages/{bench}/models/{r['submission']}.md", page)
+            by_lab.setdefault(r["lab"], []).append({"bench": bench, "title": by_id[bench]["title"], "sub": r})
+    for lab, entries in by_lab.items():
+        write(f"pages/labs/{lab}.md", pages.lab_page(lab, labs.get(lab, lab), entries))
+    index = [{"id": lab, "name": labs.get(lab, lab), "count": len(entries)} for lab, entries in sorted(by_lab.items())]
+    write("pages/labs/index.md", pages.labs_index(index))
+
+
 def render_site(report: BuildReport) -> StagedSite:
     staged = report.root / STAGED
     fresh = staged.with_name("staged.tmp")
@@ -100,9 +122,11 @@ def render_site(report: BuildReport) -> StagedSite:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data.encode() if isinstance(data, str) else data)
 
+    registry_version = report.registry.version if report.registry else None
+    labs = {lab.id: lab.name for lab in report.registry.labs} if report.registry else {}
     boards: dict[str, list[dict[str, Any]]] = {}
     for state in report.benchmarks:
-        bench_boards, files = board_files(state)
+        bench_boards, files = board_files(state, report.synthetic, registry_version)
         boards[state.config.id] = bench_boards
         for rel, data in files.items():
             write(f"data/{rel}", data)
@@ -112,13 +136,19 @@ def render_site(report: BuildReport) -> StagedSite:
     write("data/rejected.json", dumps(rejected))
 
     by_id = {b["id"]: b for b in index["benchmarks"]}
+    subs_of = {state.config.id: submissions_data(state, registry_version) for state in report.benchmarks}
+    last_change = {b: max((r["created"] for r in s["rows"]), default=None) for b, s in subs_of.items()}
     for state in report.benchmarks:
         bench = by_id[state.config.id]
-        subs = submissions_data(state)
+        subs = subs_of[bench["id"]]
+        by_sub = {r["submission"]: r for r in subs["rows"]}
+        board_dicts = {b["board"]: b for b in boards[bench["id"]]}
+        specs = {spec.id: spec for spec in state.config.scoring.boards}
         write(f"pages/{bench['id']}/index.md", pages.benchmark_page(bench, state.config, boards[bench["id"]], subs))
-        write(f"pages/{bench['id']}/submissions.md", pages.submissions_page(bench, subs))
+        write(f"pages/{bench['id']}/submissions.md", pages.submissions_page(bench, subs, labs))
         for board in boards[bench["id"]]:
-            write(f"pages/{bench['id']}/{board['board']}.md", pages.board_page(bench, board))
+            page = pages.board_page(bench, board, by_sub, labs, specs.get(board["board"]), board_dicts)
+            write(f"pages/{bench['id']}/{board['board']}.md", page)
         # A release in force adds the dataset, the results matrix and the item pages.
         release_data, release_pages = benchmark_release(state)
         for rel, data in release_data.items():
@@ -127,6 +157,7 @@ def render_site(report: BuildReport) -> StagedSite:
             write(f"pages/{rel}", text)
     for rel, text in site_release_pages(report).items():
         write(f"pages/{rel}", text)
+    _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version)
     write("pages/rejected.md", pages.rejected_page(rejected))
     access = access_data(report)
     write("data/access.json", dumps(access))
@@ -137,7 +168,7 @@ def render_site(report: BuildReport) -> StagedSite:
         "nav": _nav(report, boards),
         "banner": banner_text(report),
         "noindex": report.as_of is not None,  # a rehearsal must never be indexed
-        "home_summary": pages.home_summary(index),
+        "home_summary": pages.home_summary(index, boards, last_change),
     }
     write("meta.json", dumps(meta))
 

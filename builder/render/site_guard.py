@@ -172,7 +172,7 @@ def _check_dir_setting(value: Any, where: str, key: str, must_equal: str | None 
 def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[str]) -> list[Finding]:
     """Findings for the files of the site sources: ``(path relative to the root, kind)``
     with kind ``file``, ``link`` or ``other`` (a submodule, a device…)."""
-    reserved = {"data", *benchmarks}
+    reserved = {"data", "labs", *benchmarks}  # labs/: the generated lab pages (render/site.py)
     out = []
     for path, kind in entries:
         if kind == "link":

@@ -128,7 +128,7 @@ def test_withdrawn_grant_makes_the_copy_a_rejection(inst) -> None:  # type: igno
 def test_access_page_lists_grants(inst) -> None:  # type: ignore[no-untyped-def]
     assert share(inst).exit_code == 0
     report = build(inst.root, identities=[inst.identity], now=NOW)
-    page = (report.out / "access" / "index.html").read_text()
+    page = (report.out / "access.html").read_text()
     assert "Acme Lab" in page and "2026-11-29T12:00:00Z" in page and COPY in page
     data = orjson.loads((report.out / "data" / "access.json").read_bytes())
     assert data["item_access"][0]["lab"] == "acme" and data["item_access"][0]["sealed_copy"] == COPY

@@ -141,10 +141,10 @@ def test_any_exception_in_render_rejects_only_its_bundle(inst, monkeypatch, tmp_
 
     real = pages.submissions_page
 
-    def page(bench, subs):
+    def page(bench, subs, *rest):
         if any(r["submission"] == BETA for r in subs["rows"]):
             raise TypeError()
-        return real(bench, subs)
+        return real(bench, subs, *rest)
 
     monkeypatch.setattr(pages, "submissions_page", page)
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW)

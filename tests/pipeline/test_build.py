@@ -71,7 +71,7 @@ def test_one_flipped_byte_rejects_only_that_bundle(inst, tmp_path, name, pos):
     assert rejection.reason in EXPECTED[name], rejection
     mini = orjson.loads((tmp_path / "site/data/soohak/mini.json").read_bytes())
     assert [r["submission"] for r in mini["rows"]] == ["beta/run-1"]
-    rejected_page = (tmp_path / "site/rejected/index.html").read_text()
+    rejected_page = (tmp_path / "site/rejected.html").read_text()
     assert "bundles/soohak/acme/run-1" in rejected_page and rejection.reason in rejected_page
 
 
@@ -87,12 +87,12 @@ def test_authorised_build_publishes_boards_from_data(inst, tmp_path):
     assert {"mini", "challenge", "refusal", "composite"} <= boards
     for board in boards:
         assert (site / f"data/soohak/{board}.json").is_file() and (site / f"data/soohak/{board}.csv").is_file()
-        assert (site / f"soohak/{board}/index.html").is_file()
+        assert (site / f"soohak/{board}.html").is_file()
     mini = orjson.loads((site / "data/soohak/mini.json").read_bytes())
     beta = next(r for r in mini["rows"] if r["submission"] == "beta/run-1")
     # beta answered every sample correctly: avg@3 = pass@3 = 1 over the 6 Mini items.
     assert beta["metrics"]["avg@3"]["value"] == 1.0 and beta["metrics"]["avg@3"]["n"] == 6
-    page = (site / "soohak/mini/index.html").read_text()
+    page = (site / "soohak/mini.html").read_text()
     assert "100.0" in page  # the page shows the number the data file holds
 
 
@@ -235,7 +235,7 @@ def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
 
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW)
     assert [r.reason for r in report.rejections] == ["unknown-field"]
-    page = (tmp_path / "site/rejected/index.html").read_text()
+    page = (tmp_path / "site/rejected.html").read_text()
     assert "javascript:alert" in page  # shown as text…
     assert 'href="javascript:' not in page  # …never as a link
     assert "alert(1))<script>" not in page and "alert(1))&lt;script&gt;" in page  # …nor as a tag

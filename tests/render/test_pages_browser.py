@@ -1,18 +1,34 @@
-"""The built pages in a real headless Chromium: the chart is drawn from the page's data,
-the banner and board table are there, and nothing on the page reaches the network."""
+"""The built pages in a real headless Chromium (driven over the DevTools pipe, tests/render/cdp.py).
+
+One demo build is shared by the module and served over HTTP under a sub-path
+(``/leaderboard/``, as a GitHub Pages project site is). Every board page is opened at
+1400×900 and 390×844 and must: not overflow the page sideways, chart with named axes,
+reorder rows when a column title is clicked, log no console error, request nothing from
+another host, and load plotly only when it charts. Filters and their URL state, model
+links and the from-disk link structure are checked too. Screenshots of the home page and
+three boards land in tests/render/screenshots/ (gitignored) for a person to look at.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
-import subprocess
+import threading
+from datetime import datetime, timezone
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import orjson
 import pytest
 
-from builder.pipeline.build import build
+from builder.demo.instance import write_demo
+from builder.pipeline.build import build, load_identities
 from tests.factory import NOW, make_instance, results_for
+from tests.render.cdp import Browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
@@ -21,65 +37,264 @@ if CHROMIUM is None:
         raise RuntimeError("headless Chromium is required in CI (apt-get install chromium)")
     pytest.skip("chromium not installed", allow_module_level=True)
 
+WIDTHS = ((1400, 900), (390, 844))
+SHOTS = Path(__file__).parent / "screenshots"
+SHOT_PAGES = ("index.html", "soohak/msc.html", "kcsat-ml/tts.html", "livemathematicianbench/editions.html")
 
-def dump_dom(page: Path, profile: Path) -> str:
-    args = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri(),
-    ]  # fmt: skip
-    out = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # noqa: D102 - keep pytest output clean
+        pass
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("browser") / "inst"
-    inst = make_instance(root)
-    inst.add_submission("acme", "run-1", results_for(inst.items, {it["id"]: [True, False, False] for it in inst.items}))
-    inst.add_submission("beta", "run-1", results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items}))
-    out = root.parent / "site"
-    build(root, out, identities=[inst.identity], now=NOW)
+def served(tmp_path_factory):
+    """The authorised demo site at http://127.0.0.1:<port>/leaderboard/."""
+    root = tmp_path_factory.mktemp("browser-demo") / "demo"
+    now = datetime.now(timezone.utc)
+    write_demo(root, seed=0, now=now)
+    www = root.parent / "www"
+    site = www / "leaderboard"
+    build(root, site, identities=load_identities(root / "keys/demo/identity.txt", None), now=now)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{server.server_address[1]}/leaderboard/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
+    yield b
+    b.close()
+
+
+def _boards(site: Path) -> list[tuple[str, dict]]:
+    index = orjson.loads((site / "data/index.json").read_bytes())
+    out = []
+    for bench in index["benchmarks"]:
+        for board in bench["boards"]:
+            data = orjson.loads((site / board["json"]).read_bytes())
+            out.append((f"{bench['id']}/{board['board']}.html", data))
     return out
 
 
-def test_board_chart_is_drawn_from_the_page_data(site, tmp_path):
-    dom = dump_dom(site / "soohak/mini/index.html", tmp_path / "profile")
-    # Plotly replaced the placeholder with an SVG plot holding one bar per ranked row.
-    assert 'class="main-svg"' in dom
-    mini = orjson.loads((site / "data/soohak/mini.json").read_bytes())
-    for row in mini["rows"]:
-        assert row["model"] in dom
-    assert dom.count('class="point"') >= len(mini["rows"])
-    # The table shows the same numbers as the data file.
-    beta = next(r for r in mini["rows"] if r["submission"] == "beta/run-1")
-    assert f"{100 * beta['metrics']['avg@3']['value']:.1f}" in dom
+# Facts about the page after load, gathered in one evaluation.
+PAGE_FACTS = """(() => {
+  const charts = [...document.querySelectorAll('.sb-chart')].map(el => ({
+    drawn: !!el.querySelector('svg.main-svg'),
+    x: el._fullLayout ? String(el._fullLayout.xaxis.title.text || '') : '',
+    y: el._fullLayout ? String(el._fullLayout.yaxis.title.text || '') : '',
+    svgTitles: [...el.querySelectorAll('.xtitle, .ytitle')].map(t => t.textContent.trim()).filter(Boolean).length,
+  }));
+  return {
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    charts,
+    modelLinks: [...document.querySelectorAll('table.sb-board .sb-model a')].map(a => a.href),
+    rows: document.querySelectorAll('table.sb-board[data-sortable] tbody tr').length,
+  };
+})()"""
+
+COLUMN = """((key) => {
+  const table = document.querySelector('table.sb-board[data-sortable]');
+  const col = [...table.tHead.rows[0].cells].findIndex(th => th.dataset.key === key);
+  return [...table.tBodies[0].rows].filter(tr => !tr.hidden).map(tr => {
+    const cell = tr.cells[col];  // the sort key, else the shown number (wide boards)
+    const v = cell.getAttribute('data-sort') ?? cell.textContent.replace(/\u2212/g, '-').replace(/[^0-9.-]/g, '');
+    return v === '' ? null : parseFloat(v);
+  });
+})"""
 
 
-def test_sealed_site_pages_render_without_scores(tmp_path):
+def _url_to_file(site: Path, base: str, url: str) -> Path:
+    assert url.startswith(base), url
+    return site / unquote(urlsplit(url).path[len(urlsplit(base).path) :])
+
+
+def test_every_board_at_both_widths(served, browser):
+    site, base = served
+    boards = _boards(site)
+    assert len(boards) >= 25
+    SHOTS.mkdir(exist_ok=True)
+    problems: list[str] = []
+    for width, height in WIDTHS:
+        page = browser.page(width, height)
+        for rel, data in [("index.html", None), *boards]:
+            page.goto(base + rel)
+            facts = page.eval(PAGE_FACTS)
+            where = f"{rel} @{width}px"
+            if rel in SHOT_PAGES:  # before the sort check reorders the rows
+                page.screenshot(SHOTS / f"{rel.replace('/', '_').removesuffix('.html')}-{width}.png")
+            if facts["overflow"] > 0:
+                problems.append(f"{where}: page overflows by {facts['overflow']} px")
+            for err in page.errors():
+                problems.append(f"{where}: console error {err}")
+            foreign = [u for u in page.requests() if not u.startswith((base, "data:", "blob:", "about:"))]
+            if foreign:
+                problems.append(f"{where}: requests outside the site {foreign[:3]}")
+            plotly = any(u.endswith("/assets/plotly.min.js") for u in page.requests())
+            if plotly != bool(facts["charts"]):
+                problems.append(f"{where}: plotly requested={plotly} but charts={len(facts['charts'])}")
+            for chart in facts["charts"]:
+                if not (chart["drawn"] and chart["x"] and chart["y"] and chart["svgTitles"] >= 2):
+                    problems.append(f"{where}: chart without axis titles {chart}")
+            for href in facts["modelLinks"]:
+                if not _url_to_file(site, base, href).is_file():
+                    problems.append(f"{where}: model link {href} does not resolve")
+            if data is not None:
+                if data["rows"] and not facts["charts"]:
+                    problems.append(f"{where}: board with rows but no chart")
+                expect = len(data["rows"]) + len(data["reference_rows"])
+                if facts["rows"] != expect:
+                    problems.append(f"{where}: {facts['rows']} table rows, board data has {expect}")
+                if len(data["rows"]) >= 2:
+                    problems += _check_sort(page, data, where)
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+def _check_sort(page, data: dict, where: str) -> list[str]:
+    """Click the last metric's title: rows come in descending order of its values, then
+    ascending; the URL holds the sort."""
+    metric = data["metrics"][-1]["name"]
+    page.click(f'table.sb-board[data-sortable] thead th[data-key="{metric}"]')
+    down = page.eval(f"{COLUMN}({orjson.dumps(metric).decode()})")
+    page.click(f'table.sb-board[data-sortable] thead th[data-key="{metric}"]')
+    up = page.eval(f"{COLUMN}({orjson.dumps(metric).decode()})")
+    values = [v for v in down if v is not None]
+    out = []
+    if values != sorted(values, reverse=True):
+        out.append(f"{where}: after one click on {metric} rows are not in descending order: {values[:8]}")
+    if [v for v in up if v is not None] != sorted(values):
+        out.append(f"{where}: after two clicks on {metric} rows are not in ascending order")
+    search = page.eval("location.search")
+    if f"sort={metric}" not in unquote(search) or "dir=asc" not in search:
+        out.append(f"{where}: sort not kept in the URL ({search})")
+    return out
+
+
+def test_filters_hide_the_right_rows_and_the_url_restores_them(served, browser):
+    site, base = served
+    page = browser.page(1400, 900)
+    checked = 0
+    for rel, data in _boards(site):
+        labs = sorted({r["lab"] for r in data["rows"]})
+        if len(labs) < 2:
+            continue
+        lab = data["rows"][-1]["lab"]
+        page.goto(base + rel)
+        page.eval(f"""(() => {{ const s = document.querySelector('form.sb-filters select[name=lab]');
+                       s.value = {orjson.dumps(lab).decode()}; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()""")
+        visible = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).map(tr => tr.querySelector('.sb-model a').getAttribute('href'))")
+        want = sorted(f"models/{r['submission']}.html" for r in data["rows"] if r["lab"] == lab)
+        assert sorted(visible) == want, rel
+        url = page.eval("location.href")
+        assert "lab=" + lab in url
+        # Text search narrows further; a reload of the shared URL restores both.
+        name = next(r["model"] for r in data["rows"] if r["lab"] == lab)
+        page.eval(f"""(() => {{ const q = document.querySelector('form.sb-filters input[name=q]');
+                       q.value = {orjson.dumps(name).decode()}; q.dispatchEvent(new Event('input', {{bubbles: true}})); }})()""")
+        narrowed = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).length")
+        assert 1 <= narrowed <= len(want)
+        page.goto(page.eval("location.href"))
+        again = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).length")
+        assert again == narrowed, rel
+        assert page.eval("document.querySelector('form.sb-filters select[name=lab]').value") == lab
+        # Reference rows stay for comparison.
+        refs = page.eval("[...document.querySelectorAll('tr[data-ref]')].filter(tr => !tr.hidden).length")
+        assert refs == len(data["reference_rows"])
+        checked += 1
+    # Open weights: only open-weights rows remain.
+    page.goto(base + "kcsat-ml/core.html?open=1")
+    subs = {r["submission"]: r for r in orjson.loads((site / "data/kcsat-ml/submissions.json").read_bytes())["rows"]}
+    shown = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).map(tr => tr.querySelector('.sb-model a').getAttribute('href'))")
+    opened = sorted(f"models/{s}.html" for s, r in subs.items() if r["open_weights"] and s in {x["submission"] for x in orjson.loads((site / "data/kcsat-ml/core.json").read_bytes())["rows"]})
+    assert sorted(shown) == opened and 0 < len(opened)
+    assert page.eval("document.querySelector('form.sb-filters input[name=open]').checked") is True
+    page.close()
+    assert checked >= 20
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if value and ((tag == "a" and name == "href") or (name == "src") or (tag == "link" and name == "href")):
+                self.urls.append(value)
+
+
+def test_every_local_link_opens_a_file_from_disk(served):
+    """Opened as files (the README's "open demo/site/index.html"), every relative link
+    and asset of every page lands on a file, never a directory listing; no page (404
+    included) uses a root-absolute path, so a sub-path works too."""
+    site, _ = served
+    pages = sorted(site.rglob("*.html"))
+    bad = []
+    for page in pages:
+        parser = _Links()
+        parser.feed(page.read_text())
+        for url in parser.urls:
+            if re.match(r"^[a-z]+:", url) or url.startswith("#"):
+                continue
+            if url.startswith("/"):
+                bad.append(f"{page.relative_to(site)}: root-absolute {url}")
+                continue
+            target = (page.parent / unquote(url.split("#")[0].split("?")[0])).resolve()
+            if not target.is_file():
+                bad.append(f"{page.relative_to(site)}: {url}")
+    assert not bad, "\n".join(bad[:20])
+    # Every submission has its page, every lab its page.
+    for bench in ("kcsat-ml", "soohak", "livemathematicianbench"):
+        for r in orjson.loads((site / f"data/{bench}/submissions.json").read_bytes())["rows"]:
+            assert (site / bench / "models" / f"{r['submission']}.html").is_file()
+            assert (site / "labs" / f"{r['lab']}.html").is_file()
+
+
+def test_home_page_from_disk_draws_without_errors(served, browser):
+    site, _ = served
+    page = browser.page(1400, 900)
+    page.goto((site / "soohak/mini.html").as_uri())
+    assert page.eval("document.querySelector('.sb-chart svg.main-svg') !== null")
+    assert page.errors() == []
+    assert all(u.startswith(("file:", "data:")) for u in page.requests())
+    page.close()
+
+
+def test_sealed_site_pages_render_without_scores(tmp_path, browser):
     root = tmp_path / "inst"
     inst = make_instance(root)
     inst.add_submission("acme", "run-1", results_for(inst.items))
     out = tmp_path / "site"
     build(root, out, identities=[], now=NOW)
-    dom = dump_dom(out / "soohak/index.html", tmp_path / "profile")
-    assert "Scores are sealed" in dom
-    assert "sb-chart" not in dom
+    page = browser.page(1400, 900)
+    page.goto((out / "soohak/index.html").as_uri())
+    assert "Scores are sealed" in page.eval("document.body.textContent")
+    assert page.eval("document.querySelectorAll('.sb-chart').length") == 0
+    assert not any("plotly" in u for u in page.requests())
+    page.close()
 
 
-def test_model_names_in_charts_are_text_not_markup(tmp_path):
+def test_model_names_in_charts_are_text_not_markup(tmp_path, browser):
     from tests.factory import MODEL
 
     root = tmp_path / "inst"
     inst = make_instance(root)
     evil = dict(MODEL, name='<a href="https://evil.example/">Evil</a> & <b>Bold</b>')
     inst.add_submission("acme", "run-1", results_for(inst.items, {it["id"]: [True, True, False] for it in inst.items}), model=evil)
+    inst.add_submission("beta", "run-1", results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items}))
     out = tmp_path / "site"
     build(root, out, identities=[inst.identity], now=NOW)
-    dom = dump_dom(out / "soohak/mini/index.html", tmp_path / "profile")
-    assert 'class="main-svg"' in dom
-    # Neither the table nor the chart made a link or a bold element of it.
-    assert '<a href="https://evil.example/"' not in dom and 'xlink:href="https://evil.example/"' not in dom
-    assert "<b>Bold</b>" not in dom
-    assert "&lt;a href=" in dom  # the name is shown as text
+    page = browser.page(1400, 900)
+    for rel in ("soohak/mini.html", "index.html", "soohak/models/acme/run-1.html"):
+        page.goto((out / rel).as_uri())
+        dom = page.eval("document.documentElement.outerHTML")
+        # Neither the tables nor the chart made a link or a bold element of it.
+        assert page.eval("document.querySelectorAll('a[href^=\"https://evil\"], b').length") == 0, rel
+        assert "evil.example" not in "".join(page.requests())
+        assert "&lt;a href=" in dom, rel  # the name is shown as text
+    page.goto((out / "soohak/mini.html").as_uri())
+    assert page.eval("document.querySelector('.sb-chart svg.main-svg') !== null")
+    page.close()

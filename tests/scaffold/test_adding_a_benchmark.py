@@ -113,5 +113,5 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
     shown = {k: v["value"] for k, v in srow["metrics"].items() if not v.get("suppressed")}
     assert shown == {"avg@2": pytest.approx(0.25)}
     assert srow["metrics"]["split=a"]["suppressed"] and srow["metrics"]["split=a"]["n"] is None
-    assert (root / "site/putnam-lite/overall/index.html").is_file()
-    assert "Adding a benchmark" in (root / "site/adding-a-benchmark/index.html").read_text()
+    assert (root / "site/putnam-lite/overall.html").is_file()
+    assert "Adding a benchmark" in (root / "site/adding-a-benchmark.html").read_text()

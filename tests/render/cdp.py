@@ -1,0 +1,164 @@
+"""A minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe``.
+
+Drives the Debian ``chromium`` binary with no extra package and no browser download:
+Chromium reads NUL-terminated JSON commands on fd 3 and writes replies and events on fd 4.
+One browser per test module; one page (target) per ``Browser.page()``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+
+class CDPError(RuntimeError):
+    pass
+
+
+class Browser:
+    def __init__(self, chromium: str, profile: Path) -> None:
+        to_chrome_r, self._w = os.pipe()
+        self._r, from_chrome_w = os.pipe()
+
+        def fds() -> None:  # in the child: Chromium expects the pipe on fds 3 and 4
+            # dup first: a pipe end may already be fd 3 or 4, and dup2 onto itself would
+            # leave it close-on-exec.
+            r, w = os.dup(to_chrome_r), os.dup(from_chrome_w)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+
+        args = [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-default-apps", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+            f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank",
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(args, preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._next = 0
+        self._lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._replies: dict[int, dict[str, Any]] = {}
+        self.events: list[dict[str, Any]] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        buf = b""
+        while True:
+            chunk = os.read(self._r, 1 << 16)
+            if not chunk:
+                with self._cond:
+                    self._replies[-1] = {"error": {"message": "browser closed"}}
+                    self._cond.notify_all()
+                return
+            buf += chunk
+            while b"\0" in buf:
+                raw, buf = buf.split(b"\0", 1)
+                msg = json.loads(raw)
+                with self._cond:
+                    if "id" in msg:
+                        self._replies[msg["id"]] = msg
+                    else:
+                        self.events.append(msg)
+                    self._cond.notify_all()
+
+    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = 60) -> dict[str, Any]:
+        with self._lock:
+            self._next += 1
+            mid = self._next
+        msg: dict[str, Any] = {"id": mid, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._w, json.dumps(msg).encode() + b"\0")
+        with self._cond:
+            if not self._cond.wait_for(lambda: mid in self._replies or -1 in self._replies, timeout):
+                raise CDPError(f"{method}: no reply in {timeout}s")
+            reply = self._replies.pop(mid, None) or self._replies[-1]
+        if "error" in reply:
+            raise CDPError(f"{method}: {reply['error'].get('message')}")
+        return reply.get("result", {})
+
+    def wait_event(self, method: str, session: str, since: int, timeout: float = 60) -> dict[str, Any]:
+        def found() -> dict[str, Any] | None:
+            return next((e for e in self.events[since:] if e.get("method") == method and e.get("sessionId") == session), None)
+
+        with self._cond:
+            if not self._cond.wait_for(lambda: found() is not None, timeout):
+                raise CDPError(f"no {method} in {timeout}s")
+            return found()  # type: ignore[return-value]
+
+    def page(self, width: int, height: int) -> Page:
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        page = Page(self, session, target)
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.send(f"{domain}.enable", session=session)
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, session=session)
+        return page
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=10)
+        except CDPError:
+            pass
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self._w)
+
+
+class Page:
+    def __init__(self, browser: Browser, session: str, target: str) -> None:
+        self.b, self.session, self.target = browser, session, target
+        self.mark = len(browser.events)
+
+    def goto(self, url: str) -> None:
+        self.mark = len(self.b.events)
+        self.b.send("Page.navigate", {"url": url}, session=self.session)
+        self.b.wait_event("Page.loadEventFired", self.session, self.mark)
+
+    def eval(self, expression: str) -> Any:
+        out = self.b.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=self.session)
+        if "exceptionDetails" in out:
+            raise CDPError(f"{expression[:80]}: {out['exceptionDetails'].get('exception', {}).get('description') or out['exceptionDetails'].get('text')}")
+        return out["result"].get("value")
+
+    def click(self, selector: str) -> None:
+        self.eval(f"document.querySelector({json.dumps(selector)}).click()")
+
+    def _events(self) -> list[dict[str, Any]]:
+        return [e for e in self.b.events[self.mark :] if e.get("sessionId") == self.session]
+
+    def errors(self) -> list[str]:
+        """Console errors and uncaught exceptions since the last navigation."""
+        out = []
+        for e in self._events():
+            p = e.get("params", {})
+            if e["method"] == "Runtime.exceptionThrown":
+                out.append(p["exceptionDetails"].get("exception", {}).get("description") or p["exceptionDetails"].get("text", ""))
+            elif e["method"] == "Runtime.consoleAPICalled" and p.get("type") == "error":
+                out.append(" ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", [])))
+            elif e["method"] == "Log.entryAdded" and p["entry"].get("level") == "error":
+                out.append(f"{p['entry'].get('text')} {p['entry'].get('url', '')}")
+        return out
+
+    def requests(self) -> list[str]:
+        return [e["params"]["request"]["url"] for e in self._events() if e["method"] == "Network.requestWillBeSent"]
+
+    def screenshot(self, path: Path, max_height: int = 2400) -> None:
+        height = min(int(self.eval("document.documentElement.scrollHeight")), max_height)
+        width = int(self.eval("window.innerWidth"))
+        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
+        data = self.b.send("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}, session=self.session)["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def close(self) -> None:
+        self.b.send("Target.closeTarget", {"targetId": self.target})
