@@ -166,5 +166,5 @@ def test_authorised_demo_publishes_exactly_the_released_scope(demo, authorised):
     # independent scan: no LMB item outside the scope and no SOOHAK item anywhere
     assert independent_scan(site, [it for it in lmb if it["id"] not in released], every=5) == set()
     assert independent_scan(site, _dataset_items(demo, "soohak"), every=25) == set()
-    assert len(list((site / "kcsat-ml" / "items").glob("*/index.html"))) == len(_dataset_items(demo, "kcsat-ml"))
+    assert len(list((site / "kcsat-ml" / "items").glob("*.html"))) == len(_dataset_items(demo, "kcsat-ml"))
     assert orjson.loads((site / "data/index.json").read_bytes())["rehearsal"] is False
