@@ -50,11 +50,14 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-class Admissions:
-    """Admission times of bundle files, read from git once, on first need."""
+class GitAdmissions:
+    """Admission times of the files under one top folder (``bundles``, ``keys/registry``),
+    read from git once, on first need: the committer time of the newest first-parent commit
+    that changed each path, with the blob each path has at HEAD."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, top: str) -> None:
         self.root = root
+        self.top = top
         self._times: dict[str, datetime] | None = None
         self._blobs: dict[str, str] = {}
 
@@ -62,8 +65,8 @@ class Admissions:
         if self._times is not None:
             return self._times
         self._times = {}
-        tree = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", "bundles")
-        log = _git(self.root, "log", "--first-parent", "-z", "--format=%x01%ct", "--name-only", "HEAD", "--", "bundles")
+        tree = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", self.top)
+        log = _git(self.root, "log", "--first-parent", "-z", "--format=%x01%ct", "--name-only", "HEAD", "--", self.top)
         if tree is None or log is None:
             return self._times
         for record in tree.split(b"\0"):
@@ -79,17 +82,27 @@ class Admissions:
                 self._times.setdefault(token.decode("utf-8", "surrogateescape"), when)  # newest first
         return self._times
 
-    def time(self, raw: RawBundle) -> datetime | None:
-        """When the bundle's current signed bytes were admitted, or None if they were not."""
+    def time_of(self, files: dict[str, bytes | None]) -> datetime | None:
+        """When these files (path -> bytes on disk) were admitted as they are: the newest of
+        their admission times, or None unless every one is committed at HEAD byte for byte."""
         times = self._load()
         found = []
-        for name in _SIGNED_FILES:
-            path = f"{raw.where}/{name}"
-            data = raw.files.get(name)
+        for path, data in files.items():
             if data is None or self._blobs.get(path) != blob_id(data) or path not in times:
                 return None
             found.append(times[path])
-        return max(found)
+        return max(found) if found else None
+
+
+class Admissions(GitAdmissions):
+    """Admission times of bundles (their manifest and its signature)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, "bundles")
+
+    def time(self, raw: RawBundle) -> datetime | None:
+        """When the bundle's current signed bytes were admitted, or None if they were not."""
+        return self.time_of({f"{raw.where}/{name}": raw.files.get(name) for name in _SIGNED_FILES})
 
 
 def verify_admitted(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str,

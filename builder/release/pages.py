@@ -7,15 +7,19 @@ build walk them all: quadratic) and out of the search index; the item browser li
 
 from __future__ import annotations
 
+import html
 import re
-import subprocess
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from builder.bundles.withdrawn import read_tombstones
+from builder.errors import BuilderError
 from builder.pipeline.records import BenchmarkState, BuildReport
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
+from builder.release.registry_history import registry_history
 
 _ENV = Environment(
     loader=PackageLoader("builder.release", "templates"),
@@ -30,8 +34,6 @@ _FILTERS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("la
 
 
 def _render(name: str, **context: Any) -> str:
-    import html
-
     return _ENV.get_template(name).render(
         e=lambda s: html.escape(str(s)) if s is not None else "",
         pct=lambda v: "—" if v is None else f"{100 * v:.1f}%",
@@ -81,26 +83,47 @@ def release_nav(state: BenchmarkState) -> list[dict[str, str]]:
     return [{"Released items": f"{state.config.id}/items.md"}] if is_released(state) else []
 
 
-def _registry_dates(root: Path) -> dict[str, str]:
-    """When each registry file was added, from git (empty outside a git checkout)."""
+def _when(at: datetime | None) -> str | None:
+    return f"{at:%Y-%m-%d %H:%M}" if at is not None else None
+
+
+def _registry_entries(report: BuildReport) -> list[dict[str, Any]]:
+    """One entry per trusted registry version, dated by the commit that admitted it.
+
+    A registry file has no signed field saying when it took effect (``expires`` is an end,
+    a revocation's ``revoked`` dates only that revocation), so the date is the one the
+    release tally uses too: git's admission time (builder.release.registry_history)."""
+    if report.registry is None:
+        return []
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "log", "--diff-filter=A", "--format=%x00%cs", "--name-only", "--", "keys/registry"],
-            capture_output=True, text=True, timeout=20,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    dates: dict[str, str] = {}
-    for chunk in out.stdout.split("\x00")[1:] if out.returncode == 0 else []:
-        date, *names = chunk.strip().splitlines()
-        for name in names:
-            dates.setdefault(Path(name).name, date)
-    return dates
+        history = registry_history(report.root, report.registry.version)
+    except BuilderError:  # the registry was read once already; a race leaves it undated
+        return []
+    entries = []
+    for n, doc in sorted(history.versions.items()):
+        at = history.admitted.get(n)
+        maintainers = ", ".join(m.id for m in doc.maintainers)
+        what = f"key registry version {n} (maintainers {maintainers}; threshold {doc.threshold})"
+        entries.append({"date": _when(at), "benchmark": None, "what": html.escape(what) + ("" if at else " — not committed: undated")})
+    return entries
+
+
+def _withdrawal_entries(root: Path, benchmarks: set[str]) -> list[dict[str, Any]]:
+    """One entry per tombstone (builder.bundles.withdrawn), dated by its `withdrawn` field."""
+    stones, _errors = read_tombstones(root)  # the build reports unreadable ones already
+    entries = []
+    for stone in stones.values():
+        if stone.benchmark not in benchmarks:
+            continue
+        why = f": {stone.reason}" if stone.reason else ""
+        entries.append({"date": _when(stone.withdrawn), "benchmark": stone.benchmark,
+                        "what": html.escape(f"submission withdrawn by maintainers: {stone.lab}/{stone.submission}{why}")})
+    return entries
 
 
 def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
-    import html
-
+    """Releases (dated by not_before), new submissions (their signed `created`), withdrawals
+    (the tombstone's `withdrawn`) and registry versions (git admission), newest first."""
     entries: list[dict[str, Any]] = []
     for state in report.benchmarks:
         bench = state.config.id
@@ -109,19 +132,13 @@ def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
             if v.statement is None or not v.signed:
                 continue
             what = f"release of {v.statement.scope.describe()}" + (" (in force)" if v.state == "effective" else " (scheduled)")
-            entries.append({"date": f"{v.statement.not_before:%Y-%m-%d %H:%M}", "benchmark": bench, "what": html.escape(what)})
+            entries.append({"date": _when(v.statement.not_before), "benchmark": bench, "what": html.escape(what)})
         for b in state.bundles:
             m = b.manifest
-            entries.append({"date": f"{m.created:%Y-%m-%d %H:%M}", "benchmark": bench,
+            entries.append({"date": _when(m.created), "benchmark": bench,
                             "what": f"new submission {html.escape(m.model.name)} ({html.escape(m.lab)}/{html.escape(m.submission)})"})
-    for r in report.rejections:
-        if r.benchmark and r.lab:
-            entries.append({"date": None, "benchmark": r.benchmark, "what": f"submission withdrawn or rejected: <code>{html.escape(r.where)}</code> ({html.escape(r.reason)})"})
-    dates = _registry_dates(report.root)
-    if report.registry is not None:
-        for version in range(1, report.registry.version + 1):
-            name = f"v{version:04d}.yaml"
-            entries.append({"date": dates.get(name), "benchmark": None, "what": f"key registry version {version}"})
+    entries += _withdrawal_entries(report.root, {s.config.id for s in report.benchmarks})
+    entries += _registry_entries(report)
     return sorted(entries, key=lambda e: (e["date"] or "", e["what"]), reverse=True)
 
 

@@ -22,6 +22,7 @@ from builder.bundles.ingest import DATASET_DIR
 from builder.bundles.manifest import MANIFEST
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
+from builder.release.registry_history import RegistryHistory, registry_history
 from builder.release.statement import Scope, read_statements
 from builder.release.verify import EFFECTIVE, SCHEDULED, DatasetFacts, Verdict, dataset_digest, judge
 from builder.trust.registry import Registry, read_chain
@@ -117,11 +118,11 @@ def registry_docs(root: Path) -> dict[int, RegistryVersion]:
 
 
 def release_state(
-    root: Path, config: BenchmarkConfig, registry: Registry, chain: dict[int, RegistryVersion], clock: datetime
+    root: Path, config: BenchmarkConfig, registry: Registry, history: RegistryHistory, clock: datetime
 ) -> ReleaseState:
     facts = dataset_facts(root, config.id, config.version)
     verdicts = tuple(
-        judge(f, benchmark=config.id, version=config.version, dataset=facts, chain=chain, revoked=registry.revoked, clock=clock)
+        judge(f, benchmark=config.id, version=config.version, dataset=facts, history=history, revoked=registry.revoked, clock=clock)
         for f in read_statements(root, config.id)
     )
     effective = [v for v in verdicts if v.state == EFFECTIVE]
@@ -137,5 +138,5 @@ def release_state(
 
 
 def release_states(root: Path, configs: list[BenchmarkConfig], registry: Registry, clock: datetime) -> dict[str, ReleaseState]:
-    chain = registry_docs(root)
-    return {c.id: release_state(root, c, registry, chain, clock) for c in configs}
+    history = registry_history(root, registry.version)
+    return {c.id: release_state(root, c, registry, history, clock) for c in configs}

@@ -6,17 +6,21 @@ failure is the reason):
 1. it parses (``sealboard-release/1``) and names this benchmark and its current version;
 2. ``dataset_manifest_sha256`` is the SHA-256 of the dataset bundle's ``manifest.json``
    for that version, and a split scope names splits the dataset has;
-3. ``registry_version`` is a version of the verified registry chain — the latest one while
-   the clock is before ``not_before`` (so a maintainer removed before the time counts
-   zero and the statement must be signed again); a statement in force may name an older
-   version, so later key rotations do not un-release a benchmark;
-4. a threshold of that version's maintainers signed the exact bytes under
-   ``sealboard-release``: each maintainer counts once, a key revoked in *any* version up
-   to the latest counts zero, and a block that does not verify counts zero;
+3. ``registry_version`` is a version of the verified registry chain, and not newer than
+   the version the signatures are counted against (below);
+4. a threshold of the maintainers of the registry version *in force at ``not_before``*
+   (builder.release.registry_history: the newest version git admitted by then) signed the
+   exact bytes under ``sealboard-release``. While the clock is before ``not_before`` that
+   version is not known yet, so the one in force now stands in. Each maintainer counts
+   once; a maintainer removed from that version counts zero (``removed-signer``), so does a
+   key revoked in *any* version up to the latest (``revoked-signer``), and a block that
+   does not verify. A registry change that keeps the signers (a lab added) leaves a
+   statement's signatures standing; later key rotations after not_before do not
+   un-release a benchmark;
 5. the clock (the build's time, or ``--as-of``) is at or past ``not_before``.
 
 Tallying reuses ``builder.trust.registry.tally`` (the registry's own rule for counting
-distinct maintainer keys), applied to the named version with the latest revocations.
+distinct maintainer keys), applied to that version with the latest revocations.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from builder.errors import BuilderError, SignatureError
+from builder.release.registry_history import RegistryHistory
 from builder.release.statement import Statement, StatementFile, parse_statement
 from builder.trust.registry import tally
 from builder.trust.registry_format import RegistryVersion, Revocation
@@ -74,7 +79,9 @@ class _Count:
     failures: tuple[tuple[str, str], ...]  # (reason, message) of blocks that count zero
 
 
-def count_signatures(data: bytes, sig: bytes | None, doc: RegistryVersion, revoked: tuple[Revocation, ...], where: str) -> _Count:
+def count_signatures(
+    data: bytes, sig: bytes | None, doc: RegistryVersion, revoked: tuple[Revocation, ...], where: str, history: RegistryHistory | None = None
+) -> _Count:
     """Count a statement's signatures against registry version `doc` (never raises)."""
     sig_where = where + ".sig"
     failures: list[tuple[str, str]] = []
@@ -98,8 +105,12 @@ def count_signatures(data: bytes, sig: bytes | None, doc: RegistryVersion, revok
     t = tally(None, judged, keys)
     counted = tuple(dict.fromkeys(m.id for m in t.old_signers))
     for key in t.strangers:
+        removed = history.removed_from(key.fingerprint, doc) if history else None
         if key.fingerprint in revoked_fps:
             failures.append(("revoked-signer", f"signature by revoked key {key.fingerprint} counts zero"))
+        elif removed is not None:
+            failures.append(("removed-signer", f"signature by {key.fingerprint}, a maintainer removed from the registry in v{removed:04d}, "
+                                               f"counts zero under registry v{doc.version:04d}"))
         else:
             failures.append(("signer-not-maintainer", f"signature by {key.fingerprint}, not a maintainer of registry v{doc.version:04d}, counts zero"))
     ids = [m for m in (_maintainer_of(k, judged) for k in keys) if m]
@@ -116,7 +127,7 @@ def _maintainer_of(key: PublicKey, doc: RegistryVersion) -> str | None:
 
 # Which failure explains a shortfall best: a forged or misdirected block first, then keys
 # that may not count, then repeats.
-_SHORTFALL_ORDER = ("wrong-namespace", "bad-signature", "revoked-signer", "signer-not-maintainer", "duplicate-signer")
+_SHORTFALL_ORDER = ("wrong-namespace", "bad-signature", "revoked-signer", "removed-signer", "signer-not-maintainer", "duplicate-signer")
 
 
 def judge(
@@ -125,7 +136,7 @@ def judge(
     benchmark: str,
     version: str,
     dataset: DatasetFacts | None,
-    chain: dict[int, RegistryVersion],
+    history: RegistryHistory,
     revoked: tuple[Revocation, ...],
     clock: datetime,
 ) -> Verdict:
@@ -153,17 +164,18 @@ def judge(
     unknown = [s for s in st.scope.splits if s not in dataset.splits]
     if unknown:
         return invalid("bad-scope", f"scope names split {unknown[0]!r}, which dataset {version} does not have")
-    latest = max(chain)
-    doc = chain.get(st.registry_version)
-    if doc is None:
+    latest = history.latest.version
+    if st.registry_version not in history.versions:
         return invalid("unknown-registry-version", f"names registry version {st.registry_version}; the registry has 1–{latest}")
-    if clock < st.not_before and st.registry_version != latest:
+    # Before not_before the version in force then is unknown: the one in force now stands in.
+    doc = history.at(st.not_before) if clock >= st.not_before else history.latest
+    if st.registry_version > doc.version:
         return invalid(
-            "stale-registry-version",
-            f"is signed under registry v{st.registry_version:04d} but v{latest:04d} is in force before not_before; "
+            "registry-version-not-in-force",
+            f"names registry v{st.registry_version:04d}, but v{doc.version:04d} was in force at not_before; "
             "write it again with 'sealboard release flip' and sign it",
         )
-    count = count_signatures(file.data, file.sig, doc, revoked, where)
+    count = count_signatures(file.data, file.sig, doc, revoked, where, history)
     if len(count.counted) < count.needed:
         reason = "below-threshold"
         details = [msg for _, msg in count.failures]

@@ -12,7 +12,7 @@ from builder.config import load_configs
 from builder.release.statement import Scope
 from builder.release.status import EMBARGOED, PARTLY, RELEASED, SCHEDULED_STATE, release_states
 from builder.trust.registry import load_registry
-from builder.trust.registry_admin import remove_maintainer, revoke, sign_registry
+from builder.trust.registry_admin import add_lab, remove_maintainer, revoke, sign_registry
 from builder.trust.sshsig import NS_DATASET, NS_RELEASE, sign
 from tests.factory import NOW
 from tests.release.support import AFTER, BEFORE, T, released_instance, statement_path
@@ -137,14 +137,34 @@ def test_edited_statement_voids_signatures(inst):
     assert v.reason == "bad-signature" and "0 of 2 signatures" in v.message
 
 
-def test_registry_change_before_time_needs_new_signatures(inst):
+def test_maintainer_removed_before_time_counts_zero(inst):
     add_block(inst, inst.maintainer_keys["m1"])
     add_block(inst, inst.maintainer_keys["m2"])
     remove_maintainer(inst.root, "m2")
     for m in ("m1", "m3"):
         sign_registry(inst.root, inst.maintainer_keys[m])
-    v = only_verdict(state_of(inst, BEFORE))
-    assert v.reason == "stale-registry-version"
+    fp = inst.maintainer_keys["m2"].public.fingerprint
+    for clock in (BEFORE, AFTER):  # no git history here: the latest version (v0003) stands in
+        v = only_verdict(state_of(inst, clock))
+        assert (v.state, v.reason) == ("unsigned", "removed-signer")
+        assert f"1 of 2 signatures (m1); signature by {fp}, a maintainer removed from the registry in v0003, counts zero under registry v0003" in v.message
+
+
+def test_registry_change_keeping_the_signers_leaves_signatures_standing(inst):
+    add_block(inst, inst.maintainer_keys["m1"])
+    add_block(inst, inst.maintainer_keys["m2"])
+    add_lab(inst.root, "gamma", "Gamma Lab", [_new_key()])
+    for m in ("m1", "m3"):
+        sign_registry(inst.root, inst.maintainer_keys[m])
+    assert load_registry(inst.root, NOW).version == 3
+    assert only_verdict(state_of(inst, BEFORE)).state == "scheduled"
+    assert state_of(inst, AFTER).state == RELEASED
+
+
+def _new_key():
+    from builder.trust.sshkeys import generate_ed25519, load_private_key
+
+    return load_private_key(generate_ed25519("gamma@test")[0]).public
 
 
 def test_bad_statement_is_a_verdict_not_a_crash(inst):
