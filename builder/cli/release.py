@@ -1,4 +1,4 @@
-"""``sealboard release flip|sign|status|verify|publish-identity``."""
+"""``sealboard release flip|sign|status|verify|publish-identity|identity-due``."""
 
 from __future__ import annotations
 
@@ -173,3 +173,29 @@ def publish_identity_command(root: Path, benchmark: str, identity: Path | None) 
     states = release_states(root, configs, load_registry(root, now), now)
     path = publish_identity(root, configs[0], states[benchmark], load_identities(identity, os.environ.get("SEALBOARD_IDENTITY")))
     click.echo(f"Wrote {path.relative_to(root)}; commit it so builds without a secret reproduce the release")
+
+
+@release.command("identity-due")
+@root_option
+@click.option("--as-of", "as_of", help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
+@translate_errors
+def identity_due_command(root: Path, as_of: str | None) -> None:
+    """Print (space-separated, on one line) the benchmarks whose full release is in force
+    but whose embargo identity is not published in keys/released/ yet. Needs no secret:
+    the scheduled workflow runs it to decide whether to run publish-identity.
+
+    \b
+    Example:
+      sealboard release identity-due          # e.g. "kcsat-ml", or an empty line
+    """
+    from builder.config import load_configs
+    from builder.release.identity import identity_path
+    from builder.release.status import RELEASED, release_states
+    from builder.trust.registry import load_registry
+
+    root = root.resolve()
+    clock = _time(as_of)
+    configs = load_configs(root)
+    states = release_states(root, configs, load_registry(root, datetime.now(timezone.utc)), clock)
+    due = [c.id for c in configs if states[c.id].state == RELEASED and not identity_path(root, c.id, c.version).exists()]
+    click.echo(" ".join(due))

@@ -9,14 +9,20 @@ may write Pages or mint an OIDC token. Every action is pinned by a full commit S
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-WORKFLOWS = Path(__file__).resolve().parents[2] / ".github" / "workflows"
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = ROOT / ".github" / "workflows"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
 
 
@@ -84,12 +90,15 @@ def test_validate_passes_what_the_merge_base_needs() -> None:
     assert "--base HEAD" in run and "--head refs/sealboard/pr" in run
 
 
-def test_build_secret_only_in_the_build_step() -> None:
+PUBLISH_STEP = "Publish the identity (the only step that sees it)"
+
+
+def test_build_secret_only_in_the_build_and_publish_steps() -> None:
     wf = load("build.yml")
     assert wf["permissions"] == {}, "no workflow-wide permissions; each job asks for its own"
     assert not mentions_secrets({k: v for k, v in wf.items() if k != "jobs"})
     holders = [(job, step.get("name")) for job, step in steps(wf) if mentions_secrets(step)]
-    assert holders == [("build", "Build (verify, unseal, score, render, leak scan)")]
+    assert holders == [("build", "Build (verify, unseal, score, render, leak scan)"), ("publish-identity", PUBLISH_STEP)]
     build_step = next(step for _, step in steps(wf) if mentions_secrets(step))
     assert build_step["run"].startswith("sealboard build ")
     assert set(build_step["env"]) == {"SEALBOARD_IDENTITY"}
@@ -97,13 +106,136 @@ def test_build_secret_only_in_the_build_step() -> None:
         assert not mentions_secrets({k: v for k, v in job.items() if k != "steps"}), job_id
 
 
-def test_pages_and_id_token_only_on_deploy() -> None:
+def test_pages_and_id_token_only_on_deploy_repository_writes_only_on_publish_identity() -> None:
     wf = load("build.yml")
     for job_id, job in wf["jobs"].items():
         perms = job.get("permissions", {})
         if job_id == "deploy":
             assert perms == {"pages": "write", "id-token": "write"}
             assert all("uses" in s and s["uses"].startswith("actions/deploy-pages@") for s in job["steps"])
+        elif job_id == "publish-identity":
+            assert perms == {"contents": "write", "pull-requests": "write"}
         else:
             assert perms == {"contents": "read"}, job_id
-            assert "pages" not in perms and "id-token" not in perms
+
+
+def test_publish_identity_job_shape() -> None:
+    """After the authorised build, on main; the identity in one step whose only command is
+    publish-identity; the condition and the pull request steps never see it; no expression
+    is spliced into a shell line."""
+    job = load("build.yml")["jobs"]["publish-identity"]
+    assert job["needs"] == "build" and job["if"] == "github.ref == 'refs/heads/main'"
+    assert job["environment"] == "authorised-build"
+    names = [s.get("name", s.get("uses", "")) for s in job["steps"]]
+    publish = names.index(PUBLISH_STEP)
+    due, pr = job["steps"][publish - 1], job["steps"][publish + 1]
+    assert due["id"] == "due" and "sealboard release identity-due" in due["run"] and "env" not in due
+    step = job["steps"][publish]
+    assert step["if"] == pr["if"] == "steps.due.outputs.benchmarks != ''"
+    assert set(step["env"]) == {"SEALBOARD_IDENTITY", "BENCHMARKS"}
+    commands = [line.strip() for line in step["run"].splitlines() if line.strip()]
+    assert commands == ["for benchmark in $BENCHMARKS; do", 'sealboard release publish-identity --root . "$benchmark"', "done"]
+    assert pr["env"] == {"GH_TOKEN": "${{ github.token }}"}
+    for s in job["steps"]:
+        assert "${{" not in s.get("run", ""), s.get("name")
+        if s.get("uses", "").startswith("actions/checkout@"):
+            assert s["with"]["persist-credentials"] is False and s["with"]["fetch-depth"] == 0
+
+
+# --- The job's shell, run for real against a temporary repository ---------------------
+
+def _step(name_start: str) -> dict[str, Any]:
+    job = load("build.yml")["jobs"]["publish-identity"]
+    return next(s for s in job["steps"] if s.get("name", "").startswith(name_start))
+
+
+def _run(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def workflow_env(tmp_path: Path) -> dict[str, str]:
+    """PATH with `sealboard` (this tree) and a stand-in `gh` that answers from a local bare
+    repository (the "GitHub" remote) and records the pull requests it is asked to open."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sealboard").write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "from builder.cli import main; main()" "$@"\n')
+    (bin_dir / "gh").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = api ]; then ref="${2#repos/*/*/git/ref/}"; exec git --git-dir="$FAKE_REMOTE" rev-parse -q --verify "refs/$ref" >/dev/null; fi\n'
+        'if [ "$1 $2" = "pr create" ]; then echo "$@" >> "$FAKE_PRS"; exit 0; fi\n'
+        "exit 2\n"
+    )
+    for tool in ("sealboard", "gh"):
+        (bin_dir / tool).chmod(0o755)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    push_url = "https://x-access-token:tok@github.com/owner/board.git"
+    return {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"), "GITHUB_REPOSITORY": "owner/board", "GH_TOKEN": "tok",
+        "FAKE_REMOTE": str(remote), "FAKE_PRS": str(tmp_path / "prs.txt"),
+        # The push goes to the local bare repository instead of github.com.
+        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{remote}.insteadOf", "GIT_CONFIG_VALUE_0": push_url,
+    }
+
+
+def _due(root: Path, env: dict[str, str]) -> str:
+    out = Path(env["GITHUB_OUTPUT"])
+    out.write_text("")
+    result = _run(_step("Which full releases")["run"], root, env)
+    assert result.returncode == 0, result.stderr
+    return out.read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_publish_identity_job_runs_once_after_the_full_release(tmp_path: Path, workflow_env: dict[str, str]) -> None:
+    from builder.release.admin import flip, sign_statement
+    from builder.release.statement import Publish, Scope
+    from builder.trust.seal import load_identity
+    from tests.factory import NOW, make_instance
+    from tests.pipeline.test_admission import commit
+
+    inst = make_instance(tmp_path / "inst")
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(inst.root)], check=True)
+    # Scheduled for tomorrow: nothing is due, the publish and pull request steps are skipped.
+    flip(inst.root, "soohak", now + timedelta(days=1), Scope(), Publish(), NOW, name="later")
+    for m in ("m1", "m2"):
+        sign_statement(inst.root, "soohak", inst.maintainer_keys[m], "later")
+    commit(inst.root, "instance", NOW)
+    assert _due(inst.root, workflow_env) == "benchmarks=\n"
+
+    # In force since an hour ago: due.
+    flip(inst.root, "soohak", now - timedelta(hours=1), Scope(), Publish(), NOW, name="now")
+    for m in ("m1", "m3"):
+        sign_statement(inst.root, "soohak", inst.maintainer_keys[m], "now")
+    commit(inst.root, "release now", NOW + timedelta(hours=1))
+    assert _due(inst.root, workflow_env) == "benchmarks=soohak\n"
+
+    env = dict(workflow_env, BENCHMARKS="soohak", SEALBOARD_IDENTITY=(tmp_path / "inst-keys" / "identity.txt").read_text())
+    result = _run(_step("Publish the identity")["run"], inst.root, env)
+    assert result.returncode == 0, result.stderr
+    published = inst.root / "keys" / "released" / "soohak-test-1.txt"
+    assert load_identity(published.read_bytes(), "published").recipients == (inst.identity.recipient,)
+    assert _due(inst.root, workflow_env) == "benchmarks=\n", "a published identity is not due again"
+
+    pr_step = _step("Open a pull request")["run"]
+    result = _run(pr_step, inst.root, workflow_env)
+    assert result.returncode == 0, result.stderr
+    remote = workflow_env["FAKE_REMOTE"]
+    files = subprocess.run(["git", "--git-dir", remote, "show", "--name-only", "--format=%s", "sealboard/publish-identity/soohak-test-1"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert files[-1] == "keys/released/soohak-test-1.txt" and "Publish the embargo identity of soohak-test-1" in " ".join(files)
+    prs = Path(workflow_env["FAKE_PRS"]).read_text().splitlines()
+    assert len(prs) == 1 and "--head sealboard/publish-identity/soohak-test-1" in prs[0] and "--base main" in prs[0]
+
+    # The next scheduled run (a fresh checkout of main, the pull request not merged yet):
+    # publishes again, but the branch exists, so no second pull request.
+    subprocess.run(["git", "-C", str(inst.root), "switch", "-q", "main"], check=True)
+    assert _due(inst.root, workflow_env) == "benchmarks=soohak\n"
+    assert _run(_step("Publish the identity")["run"], inst.root, env).returncode == 0
+    result = _run(pr_step, inst.root, workflow_env)
+    assert result.returncode == 0, result.stderr
+    assert "waits for maintainers" in result.stdout
+    assert len(Path(workflow_env["FAKE_PRS"]).read_text().splitlines()) == 1
