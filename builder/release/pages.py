@@ -30,6 +30,7 @@ _ENV = Environment(
     keep_trailing_newline=True,
 )
 _SAFE_PAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+_COLUMNS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("languages", "Languages"), ("edition", "Edition"), ("difficulty", "Difficulty"))
 _FILTERS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("language", "Language"), ("edition", "Edition"), ("difficulty", "Difficulty"))
 
 
@@ -61,9 +62,12 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
         values = sorted({str(v) for r in rows for v in (r[key] if name == "language" else [r[key]]) if v is not None})
         if len(values) > 1:
             filters.append((name, label, values))
+    # A column no item has a value for (KCSAT-ML's editions) only costs a phone its width.
+    columns = [(key, label) for key, label in _COLUMNS if key in ("split", "type", "languages") or any(r[key] is not None for r in rows)]
     pages = {
         f"{bench}/items.md": _render(
-            "items.md.j2", bench=bench, bench_title=title, rows=rows, filters=filters,
+            "items.md.j2", bench=bench, bench_title=title, rows=rows, filters=filters, columns=columns,
+            has_cohort=any(r["cohort_solve_rate"] is not None for r in rows),
             release_summary=state.release.summary().capitalize(), has_matrix=f"{bench}/matrix.csv" in files,
         )
     }

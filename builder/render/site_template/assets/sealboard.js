@@ -88,10 +88,22 @@
     });
     return base;
   }
-  function label(el) {  // long model names would leave a 390 px plot no room to draw
-    var max = el.clientWidth < 560 ? 16 : 42;
-    return function (s) { s = String(s); return text(s.length > max ? s.slice(0, max - 1) + "…" : s); };
+  function narrow(el) { return el.clientWidth < 560; }
+  function cut(s, max) { return s.length > max ? s.slice(0, max - 1) + "…" : s; }
+  // Long model names would leave a 390 px plot no room to draw: on a phone a name takes two
+  // short lines (split at a space), so names that start alike ("Gemini-2.5-Flash (Think) ·
+  // TTS", "Gemini-2.5-Flash · TTS") still read apart; rows are taller to hold them.
+  function label(el) {
+    var max = narrow(el) ? 18 : 42;
+    return function (s) {
+      s = String(s);
+      if (s.length <= max || !narrow(el)) return text(cut(s, max));
+      var at = s.lastIndexOf(" ", max);
+      if (at < 6) at = max;
+      return text(s.slice(0, at).trim()) + "<br>" + text(cut(s.slice(at).trim(), max));
+    };
   }
+  function rowH(el) { return narrow(el) ? 28 : 20; }
   function rowsAxis(el, labels) {  // rows by position: names that shorten alike stay apart
     var lab = label(el);
     return { tickmode: "array", tickvals: labels.map(function (_, i) { return i; }), ticktext: labels.map(lab),
@@ -113,7 +125,7 @@
           array: s.points.map(function (p) { return p.hi == null ? 0 : p.hi - p.value; }),
           arrayminus: s.points.map(function (p) { return p.lo == null ? 0 : p.value - p.lo; }) } }];
       return [t.concat(refLines(s.references, y[0], y[y.length - 1])),
-              { height: 90 + 20 * y.length, showlegend: s.references.length > 0, yaxis: rowsAxis(el, s.points.map(function (p) { return p.label; })) }];
+              { height: 90 + rowH(el) * y.length, showlegend: s.references.length > 0, yaxis: rowsAxis(el, s.points.map(function (p) { return p.label; })) }];
     },
     heatmap: function (s, el, c) {
       var narrow = el.clientWidth < 560;
@@ -122,7 +134,7 @@
         colorscale: "Viridis", hoverongaps: false, xgap: 1, ygap: 1,
         colorbar: { title: { text: text(s.z_title), side: "right" }, thickness: 10, outlinewidth: 0 },
         hovertemplate: "%{customdata}<br>%{x}: %{z:.1f}<extra></extra>" }],
-        { height: 140 + 16 * s.y.length, yaxis: rowsAxis(el, s.y), xaxis: { type: "category", tickangle: -45 } }];
+        { height: 140 + (narrow ? 26 : 16) * s.y.length, yaxis: rowsAxis(el, s.y), xaxis: { type: "category", tickangle: -45 } }];
     },
     lines: function (s, el, c) {
       var lab = label(el), traces = s.series.map(function (r) {
@@ -143,7 +155,7 @@
       }
       return [[{ type: "scatter", mode: "lines", x: seg.x, y: seg.y, line: { color: c.grid, width: 3 }, hoverinfo: "skip", showlegend: false },
                pts("a", s.a, c.a), pts("b", s.b, c.b)],
-              { height: 110 + 20 * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
+              { height: 110 + rowH(el) * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
     },
     arrows: function (s, el, c) {
       var y = idx(s.rows), seg = { x: [], y: [] };
@@ -156,7 +168,7 @@
                  marker: { color: c.a, size: 10, symbol: s.rows.map(function (r) { return r.b >= r.a ? "triangle-right" : "triangle-left"; }) },
                  customdata: s.rows.map(function (r) { return text(r.label); }),
                  hovertemplate: "%{customdata}<br>" + text(s.b) + ": %{x:.1f}<extra></extra>" }],
-              { height: 110 + 20 * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
+              { height: 110 + rowH(el) * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
     },
     scatter: function (s, el, c) {
       var named = s.points.length <= 25 && el.clientWidth >= 560;  // label the dots when they fit
