@@ -3,8 +3,11 @@
 The PR check must not be replaceable by the PR it judges (design, invariant 5): it runs on
 ``pull_request_target`` (GitHub then takes the workflow and the code from the base branch),
 checks out only the base, fetches the PR as git objects, holds no secret and a read-only
-token. The authorised build's secret is visible to its build step only; only the deploy job
-may write Pages or mint an OIDC token. Every action is pinned by a full commit SHA.
+token. The authorised build's secret is visible to its build step and to the publish step
+of the publish-identity job only; only the deploy job may write Pages or mint an OIDC token,
+only the publish-identity job may write the repository (a branch and a pull request). That
+job's shell runs for real here against a temporary repository, with a local bare repository
+standing in for GitHub. Every action is pinned by a full commit SHA.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ from builder.release.admin import flip, sign_statement
 from builder.release.statement import Publish, Scope
 from tests.factory import NOW, make_instance, results_for
 from tests.release.support import AFTER, T, distinct_items
-from tests.render.test_pages_browser import CHROMIUM, SHOTS, WIDTHS, _Quiet, _url_to_file
 from tests.render.cdp import Browser
+from tests.render.test_pages_browser import CHROMIUM, SHOTS, WIDTHS, _Quiet, _url_to_file
 
 # What each filter means, from the published item's fields (design: the item browser).
 MEANING: dict[str, Callable[[dict[str, Any]], list[Any]]] = {

@@ -137,7 +137,8 @@
         { height: 140 + (narrow ? 26 : 16) * s.y.length, yaxis: rowsAxis(el, s.y), xaxis: { type: "category", tickangle: -45 } }];
     },
     lines: function (s, el, c) {
-      var lab = label(el), traces = s.series.map(function (r) {
+      // Legend entries stay on one line: two-line entries outgrow the legend's room below the plot.
+      var max = narrow(el) ? 18 : 42, lab = function (t) { return text(cut(String(t), max)); }, traces = s.series.map(function (r) {
         return { type: "scatter", mode: "lines+markers", x: s.x, y: r.y, name: lab(r.label), connectgaps: false,
                  hovertemplate: text(r.label) + "<br>%{x}: %{y:.1f}<extra></extra>" };
       }).concat(s.references.map(function (r) {
