@@ -91,14 +91,14 @@
   function narrow(el) { return el.clientWidth < 560; }
   function cut(s, max) { return s.length > max ? s.slice(0, max - 1) + "…" : s; }
   // Long model names would leave a 390 px plot no room to draw: on a phone a name takes two
-  // short lines (split at a space), so names that start alike ("Gemini-2.5-Flash (Think) ·
+  // short lines (split at a space or after a hyphen), so names that start alike ("Gemini-2.5-Flash (Think) ·
   // TTS", "Gemini-2.5-Flash · TTS") still read apart; rows are taller to hold them.
   function label(el) {
     var max = narrow(el) ? 18 : 42;
     return function (s) {
       s = String(s);
       if (s.length <= max || !narrow(el)) return text(cut(s, max));
-      var at = s.lastIndexOf(" ", max);
+      var at = Math.max(s.lastIndexOf(" ", max), s.lastIndexOf("-", max - 1) + 1);  // after a space or a hyphen
       if (at < 6) at = max;
       return text(s.slice(0, at).trim()) + "<br>" + text(cut(s.slice(at).trim(), max));
     };
