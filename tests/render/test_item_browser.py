@@ -29,8 +29,7 @@ from builder.release.admin import flip, sign_statement
 from builder.release.statement import Publish, Scope
 from tests.factory import NOW, make_instance, results_for
 from tests.release.support import AFTER, T, distinct_items
-from tests.render.cdp import Browser
-from tests.render.test_pages_browser import CHROMIUM, SHOTS, WIDTHS, _Quiet, _url_to_file
+from tests.render.test_pages_browser import SHOTS, WIDTHS, _Quiet, _url_to_file
 
 # What each filter means, from the published item's fields (design: the item browser).
 MEANING: dict[str, Callable[[dict[str, Any]], list[Any]]] = {
@@ -99,13 +98,6 @@ def sites(tmp_path_factory):
     server, port = _serve(www)
     yield www, f"http://127.0.0.1:{port}/"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
-    yield b
-    b.close()
 
 
 def _published(site: Path, bench: str) -> tuple[list[dict[str, Any]], set[str]]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 import threading
 from datetime import datetime, timezone
 from html.parser import HTMLParser
@@ -28,9 +27,7 @@ import pytest
 from builder.demo.instance import write_demo
 from builder.pipeline.build import build, load_identities
 from tests.factory import NOW, make_instance, results_for
-from tests.render.cdp import Browser
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+from tests.render.cdp import CHROMIUM
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
@@ -60,13 +57,6 @@ def served(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield site, f"http://127.0.0.1:{server.server_address[1]}/leaderboard/"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
-    yield b
-    b.close()
 
 
 def _boards(site: Path) -> list[tuple[str, dict]]:
