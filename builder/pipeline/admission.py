@@ -37,7 +37,8 @@ _WINDOW_REASONS = ("key-expired",)
 _SIGNED_FILES = (MANIFEST, SIGNATURE)
 
 
-def _git(root: Path, *args: str) -> bytes | None:
+def git_output(root: Path, *args: str) -> bytes | None:
+    """stdout of a git command in root, or None when git is missing or fails."""
     try:
         proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
@@ -50,14 +51,11 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-class GitAdmissions:
-    """Admission times of the files under one top folder (``bundles``, ``keys/registry``),
-    read from git once, on first need: the committer time of the newest first-parent commit
-    that changed each path, with the blob each path has at HEAD."""
+class Admissions:
+    """Admission times of bundle files, read from git once, on first need."""
 
-    def __init__(self, root: Path, top: str) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.top = top
         self._times: dict[str, datetime] | None = None
         self._blobs: dict[str, str] = {}
 
@@ -65,8 +63,8 @@ class GitAdmissions:
         if self._times is not None:
             return self._times
         self._times = {}
-        tree = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", self.top)
-        log = _git(self.root, "log", "--first-parent", "-z", "--format=%x01%ct", "--name-only", "HEAD", "--", self.top)
+        tree = git_output(self.root, "ls-tree", "-r", "-z", "HEAD", "--", "bundles")
+        log = git_output(self.root, "log", "--first-parent", "-z", "--format=%x01%ct", "--name-only", "HEAD", "--", "bundles")
         if tree is None or log is None:
             return self._times
         for record in tree.split(b"\0"):
@@ -82,27 +80,17 @@ class GitAdmissions:
                 self._times.setdefault(token.decode("utf-8", "surrogateescape"), when)  # newest first
         return self._times
 
-    def time_of(self, files: dict[str, bytes | None]) -> datetime | None:
-        """When these files (path -> bytes on disk) were admitted as they are: the newest of
-        their admission times, or None unless every one is committed at HEAD byte for byte."""
+    def time(self, raw: RawBundle) -> datetime | None:
+        """When the bundle's current signed bytes were admitted, or None if they were not."""
         times = self._load()
         found = []
-        for path, data in files.items():
+        for name in _SIGNED_FILES:
+            path = f"{raw.where}/{name}"
+            data = raw.files.get(name)
             if data is None or self._blobs.get(path) != blob_id(data) or path not in times:
                 return None
             found.append(times[path])
-        return max(found) if found else None
-
-
-class Admissions(GitAdmissions):
-    """Admission times of bundles (their manifest and its signature)."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__(root, "bundles")
-
-    def time(self, raw: RawBundle) -> datetime | None:
-        """When the bundle's current signed bytes were admitted, or None if they were not."""
-        return self.time_of({f"{raw.where}/{name}": raw.files.get(name) for name in _SIGNED_FILES})
+        return max(found)
 
 
 def verify_admitted(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str,

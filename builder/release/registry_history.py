@@ -4,31 +4,34 @@ A statement takes effect when a threshold of the maintainers of the registry ver
 force at its not_before* signed it. A registry file carries no date of its own that says
 when it took over (``expires`` is an end, revocations date revocations), and a maintainer
 could write any date into a file anyway. The date nobody but the repository controls is
-the commit that admitted the version, as for bundles (builder.pipeline.admission):
+the commit that brought the version into force, as for bundles (builder.pipeline.admission):
 
-    admitted(vN) = committer time of the newest first-parent commit that changed
-                   keys/registry/vNNNN.yaml or vNNNN.yaml.sig,
-
-provided both files on disk are exactly that commit's blobs (signatures added later move
-the date later: the version is in force once its signed bytes are on the branch).
+    admitted(vN) = committer time of the oldest first-parent commit on the branch at which
+                   keys/registry/vNNNN.yaml had its current bytes and vNNNN.yaml.sig held
+                   a complete tally (the registry's own rule, builder.trust.registry.tally)
 
     in force at T = the newest trusted version admitted at or before T
                     (the oldest version when T precedes them all).
 
+The oldest complete commit, not the newest change: a signature added to a version later
+must not move its date, or re-signing it after the fact would put an older version (and a
+maintainer it removed) back in force at not_before.
+
 Only when every trusted version's admission is known: in a checkout without the
-registry's history (no git, a local edit not committed yet) the latest trusted version
-stands in, the same version the rest of the build trusts (the build workflow fetches the
-full history). The changelog dates registry versions by the same admission times.
+registry's history (no git, a registry file edited and not committed) the latest trusted
+version stands in, the same version the rest of the build trusts (the build workflow
+fetches the full history). The changelog dates registry versions by the same times.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
-from builder.pipeline.admission import GitAdmissions
-from builder.trust.registry import read_chain
+from builder.errors import BuilderError
+from builder.pipeline.admission import git_output
+from builder.trust.registry import read_chain, tally, verify_signatures
 from builder.trust.registry_format import REGISTRY_DIR, SIG_SUFFIX, RegistryVersion, version_filename
 
 
@@ -62,17 +65,26 @@ class RegistryHistory:
         return max(had) + 1
 
 
-def _file(root: Path, name: str) -> bytes | None:
-    path = root / REGISTRY_DIR / name
-    return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+def _admitted(root: Path, doc: RegistryVersion, data: bytes, prev: RegistryVersion | None) -> datetime | None:
+    """The oldest first-parent commit at which this version was fully signed (see above)."""
+    name = version_filename(doc.version)
+    paths = (f"{REGISTRY_DIR}/{name}", f"{REGISTRY_DIR}/{name}{SIG_SUFFIX}")
+    log = git_output(root, "log", "--first-parent", "--reverse", "--format=%H %ct", "HEAD", "--", *paths)
+    for line in (log or b"").decode().splitlines():
+        commit, stamp = line.split()
+        if git_output(root, "show", f"{commit}:{paths[0]}") != data:
+            continue
+        try:
+            signers = verify_signatures(data, git_output(root, "show", f"{commit}:{paths[1]}"), doc.path)
+        except BuilderError:
+            continue  # a broken .sig at that commit: not in force then
+        if tally(prev, doc, signers).complete:
+            return datetime.fromtimestamp(int(stamp), timezone.utc)
+    return None
 
 
 def registry_history(root: Path, in_force: int) -> RegistryHistory:
     """The verified chain up to version `in_force` (load_registry's) with admission times."""
-    versions = {doc.version: doc for doc, _data, _signers in read_chain(root) if doc.version <= in_force}
-    git = GitAdmissions(root, REGISTRY_DIR)
-    admitted = {}
-    for n in versions:
-        name = version_filename(n)
-        admitted[n] = git.time_of({f"{REGISTRY_DIR}/{name}": _file(root, name), f"{REGISTRY_DIR}/{name}{SIG_SUFFIX}": _file(root, name + SIG_SUFFIX)})
-    return RegistryHistory(versions, admitted)
+    chain = [(doc, data) for doc, data, _signers in read_chain(root) if doc.version <= in_force]
+    admitted = {doc.version: _admitted(root, doc, data, chain[i - 1][0] if i else None) for i, (doc, data) in enumerate(chain)}
+    return RegistryHistory({doc.version: doc for doc, _ in chain}, admitted)

@@ -99,7 +99,19 @@ def test_history_dates_each_version_by_its_admitting_commit(inst):
     assert history.at(MERGED).version == 2
     assert history.at(T - timedelta(days=1, seconds=1)).version == 2
     assert history.at(T).version == 3
-    # Signing again later moves the version's admission to that commit.
+    # A signature added later does not move a version's date (else re-signing v0002 after
+    # not_before would put it, and the maintainer v0003 removed, back in force at T).
     sign_registry(inst.root, inst.maintainer_keys["m2"], version=2)
     commit(inst.root, "one more signature on v0002", T + timedelta(days=2))
-    assert registry_history(inst.root, 3).admitted[2] == T + timedelta(days=2)
+    assert registry_history(inst.root, 3).admitted[2] == MERGED
+
+
+def test_a_version_counts_from_the_commit_that_completed_its_signatures(inst):
+    remove_maintainer(inst.root, "m2")
+    sign_registry(inst.root, inst.maintainer_keys["m1"])
+    commit(inst.root, "v0003 proposed: 1 of 2 signatures", T - timedelta(days=2))
+    sign_registry(inst.root, inst.maintainer_keys["m3"])
+    commit(inst.root, "v0003 signed by the threshold", T + timedelta(minutes=5))
+    assert registry_history(inst.root, 3).admitted[3] == T + timedelta(minutes=5)
+    state, v = verdict(inst, AFTER)  # v0002 was in force at T: m2 still counts
+    assert state.state == RELEASED and v.signers == ("m1", "m2")
