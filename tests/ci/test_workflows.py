@@ -131,10 +131,11 @@ def test_publish_identity_job_shape() -> None:
     assert job["environment"] == "authorised-build"
     names = [s.get("name", s.get("uses", "")) for s in job["steps"]]
     publish = names.index(PUBLISH_STEP)
-    due, pr = job["steps"][publish - 1], job["steps"][publish + 1]
+    due, check, pr = job["steps"][publish - 1], job["steps"][publish + 1], job["steps"][publish + 2]
+    assert check["run"] == "sealboard release verify --root ." and "env" not in check
     assert due["id"] == "due" and "sealboard release identity-due" in due["run"] and "env" not in due
     step = job["steps"][publish]
-    assert step["if"] == pr["if"] == "steps.due.outputs.benchmarks != ''"
+    assert step["if"] == check["if"] == pr["if"] == "steps.due.outputs.benchmarks != ''"
     assert set(step["env"]) == {"SEALBOARD_IDENTITY", "BENCHMARKS"}
     commands = [line.strip() for line in step["run"].splitlines() if line.strip()]
     assert commands == ["for benchmark in $BENCHMARKS; do", 'sealboard release publish-identity --root . "$benchmark"', "done"]
@@ -222,6 +223,9 @@ def test_publish_identity_job_runs_once_after_the_full_release(tmp_path: Path, w
     published = inst.root / "keys" / "released" / "soohak-test-1.txt"
     assert load_identity(published.read_bytes(), "published").recipients == (inst.identity.recipient,)
     assert _due(inst.root, workflow_env) == "benchmarks=\n", "a published identity is not due again"
+    result = _run(_step("Check what the published identity opens")["run"], inst.root, workflow_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "soohak: the published identity opens dataset test-1; all 18 item(s) match their commitments" in result.stdout
 
     pr_step = _step("Open a pull request")["run"]
     result = _run(pr_step, inst.root, workflow_env)
