@@ -10,23 +10,36 @@ Two places, one rule (design, "What is public when"):
 
 Normalisation, the same on both sides (needles and haystack):
 
-1. JSON ``\\uXXXX`` escapes and HTML entities decoded (output only);
-2. invisible characters removed: soft hyphen, zero-width space/joiners, word joiner, BOM,
+1. output only: gzip opened; HTML entities decoded (as ``html.unescape``); JSON escapes
+   (``\\uXXXX`` with surrogate pairs, ``\\n``, ``\\"``, …) decoded in JSON and scripts. A page
+   or a CSV holding backslashes is read as written (``\\frac`` in a question is TeX: decoding
+   ``\\f`` would hide every window holding it) and also decoded where JSON can be in it
+   (inline scripts; the whole file if it has a ``\\uXXXX``). A file that is not UTF-8 (an
+   image, a font) is scanned for its ASCII, every other byte a separator;
+2. Unicode NFKD, then case folding (not ``lower()``: "ΣΟΣ" and "STRASSE" match);
+3. invisible characters deleted: soft hyphen, zero-width space/joiners, word joiner, BOM,
    bidi embeddings/overrides/isolates, variation selectors, tag characters, Hangul fillers
-   (all of Unicode category Cf, plus the few invisible ones filed elsewhere);
-3. Unicode NFKD with combining marks dropped (full-width and other compatibility forms
-   fold to plain letters; accents go, however they are encoded);
-4. lower-cased; every run of non-word characters (punctuation, symbols, white space, in
-   any script) becomes one space, so markup, escaping and spacing cannot hide text.
+   (all of Unicode category Cf, plus the few invisible ones filed elsewhere), and every
+   combining mark (full-width and other compatibility forms fold to plain letters; accents
+   go, however they are encoded);
+4. every run of non-word characters (punctuation, symbols, white space, in any script)
+   becomes one space, so markup, escaping and spacing cannot hide text.
+
+Out of scope: percent-escapes (``%20`` in a URL is not displayed text), text in UTF-16 or
+inside compressed binary formats other than gzip, and double escaping (``&amp;shy;`` shows
+as "&shy;", visibly).
 
 Question text is matched on **every** window of 8 consecutive words (a shorter question
 whole, from 4 words); windows made mostly of numbers and symbols are skipped, as they would
 match tables of scores. Canaries are matched anywhere, as word sequences.
 
-Speed: the output scan is one Aho-Corasick pass (Rust ``ahocorasick-rs``, bytes automaton)
-over the normalised bytes of each file; normalisation is C-level bytes operations
-(``bytes.translate``, ``bytes.replace``) with a Unicode pass only for files that hold
-non-ASCII bytes. ``bench/bench_leakscan.py`` prints the MB/s.
+Speed (``bench/bench_leakscan.py`` prints MB/s per CPU): one Aho-Corasick pass (Rust
+``ahocorasick-rs``) over each file's normalised bytes; normalisation runs on whole files
+with C-level primitives: ``bytes.translate`` for ASCII, numpy to squeeze runs of spaces,
+the non-ASCII runs folded through a cached codec error handler (or the whole text at once
+when it is dense, as Korean is), one constant-replacement regular expression for JSON's
+short escapes. The routes are pinned to the plain definition by
+tests/pipeline/test_leakscan_equivalence.py.
 """
 
 from __future__ import annotations
@@ -163,7 +176,9 @@ def normalise(data: bytes | str, *, binary: bool = False) -> bytes:
 # "\\u0041" is an escaped backslash and the text "u0041". What is left is \uXXXX.
 _JSON_SHORT = re.compile(rb'\\(?:["\\/bfnrt]|(?!u[0-9a-fA-F]{4}))')
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_ENTITY = re.compile(rb"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+# html.unescape's own pattern, on bytes: entity names are ASCII, so a name stops at the first
+# non-ASCII byte with the same result; digits bounded below int()'s 4,300-digit limit.
+_ENTITY = re.compile(rb"&(#[0-9]{1,4000};?|#[xX][0-9a-fA-F]{1,4000};?|[^\t\n\f <&#;\x80-\xff]{1,32};?)")
 
 
 def _json_unescape(data: bytes) -> bytes:
@@ -208,30 +223,62 @@ def _entity(m: re.Match[bytes]) -> bytes:
 
 
 _BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".pdf", ".zip"}
+# Files whose backslashes are string escapes. Elsewhere (a page, a CSV) a backslash is
+# itself: "\frac" in a question is TeX, and decoding "\f" there would hide the window.
+_JSON_SUFFIXES = {".json", ".jsonl", ".js", ".mjs", ".cjs", ".map", ".webmanifest"}
+_SCRIPT = re.compile(rb"<script\b[^>]*>|<SCRIPT\b[^>]*>")
+_SCRIPT_END = re.compile(rb"</script|</SCRIPT")
 
 
-def normalise_output(data: bytes, name: str) -> bytes:
-    """An output file normalised (steps 1–4): gzip opened, JSON escapes and HTML entities
-    decoded; a file that is not UTF-8 (an image, a font) is scanned for its ASCII."""
+def _text_form(data: bytes, json: bool) -> bytes:
+    # Escapes are ASCII and decode to valid UTF-8, so a file that was not UTF-8 stays so
+    # (UnicodeDecodeError).
+    if json and b"\\" in data:
+        data = _json_unescape(data)
+    if b"&" in data:
+        data = _ENTITY.sub(_entity, data)
+    if not data.isascii():
+        data = _fold_utf8(data)
+    return _squeeze(data.translate(_TABLE))
+
+
+def _scripts(data: bytes) -> bytes:
+    """The bodies of a page's inline scripts (where its JSON is), one per line."""
+    bodies = []
+    for m in _SCRIPT.finditer(data):
+        end = _SCRIPT_END.search(data, m.end())
+        bodies.append(data[m.end() : end.start() if end else len(data)])
+    return b"\n".join(bodies)
+
+
+def output_forms(data: bytes, name: str) -> list[bytes]:
+    """An output file normalised (steps 1–4), in every reading a browser or a reader could
+    give it: gzip opened; HTML entities decoded; JSON escapes decoded in JSON and scripts,
+    and in a page or CSV holding backslashes read both as written (TeX) and decoded where
+    JSON can be (inline scripts, or the whole file if it has a \\uXXXX escape). A file that
+    is not UTF-8 (an image, a font) is scanned for its ASCII."""
     if name.endswith(".gz"):
+        name = name[:-3]
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError):
             pass
-    if not data.isascii() and Path(name).suffix.lower() in _BINARY_SUFFIXES:
-        return normalise(data, binary=True)
-    text = data
+    suffix = Path(name).suffix.lower()
+    if not data.isascii() and suffix in _BINARY_SUFFIXES:
+        return [normalise(data, binary=True)]
     try:
-        # Escapes are ASCII and decode to valid UTF-8, so a file that was not UTF-8 stays so.
-        if b"\\" in text:
-            text = _json_unescape(text)
-        if b"&" in text:
-            text = _ENTITY.sub(_entity, text)
-        if text.isascii():
-            return _squeeze(text.translate(_TABLE))
-        return _squeeze(_fold_utf8(text).translate(_TABLE))
+        if b"\\" not in data or suffix in _JSON_SUFFIXES:
+            return [_text_form(data, json=True)]
+        forms = [_text_form(data, json=False)]
+        if _U_ESCAPE.search(data):
+            forms.append(_text_form(data, json=True))
+        else:
+            scripts = _scripts(data)
+            if b"\\" in scripts:
+                forms.append(_text_form(scripts, json=True))
+        return forms
     except UnicodeDecodeError:
-        return normalise(data, binary=True)
+        return [normalise(data, binary=True)]
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -274,7 +321,11 @@ class Needles:
         return found
 
     def scan_file(self, data: bytes, name: str) -> str | None:
-        return self.scan_bytes(normalise_output(data, name))
+        for form in output_forms(data, name):
+            found = self.scan_bytes(form)
+            if found is not None:
+                return found
+        return None
 
 
 def build_needles(entries: Iterable[tuple[str, str, Iterable[str]]]) -> Needles:
