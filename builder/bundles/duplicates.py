@@ -109,7 +109,6 @@ def find_duplicates(candidates: Iterable[Candidate]) -> dict[str, BundleError]:
 # Columns that say nothing about what a run answered: its identity, the sample numbering
 # (a clone may permute it) and lab-reported figures (a clone may retouch them).
 _NOT_CONTENT = ("submission", "sample", "output_tokens", "latency_s", "cost_usd")
-_HASH_KEYS = ("sealboard-clone-1", "sealboard-clone-2")  # two 64-bit hashes: 128 bits
 
 
 def content_fingerprints(results: pd.DataFrame) -> dict[str, tuple]:
@@ -117,7 +116,7 @@ def content_fingerprints(results: pd.DataFrame) -> dict[str, tuple]:
 
     First a cheap one (rows, correct verdicts, refusals, total answer length); only
     submissions sharing it with another get the full one: two order-free 64-bit sums of
-    their rows' hashes (a multiset hash, 128 bits). Collisions between different result
+    their rows' hashes (a multiset hash). Collisions between different result
     sets are not a concern: a false match would only refuse the later bundle of a set
     someone crafted to collide.
     """
@@ -138,10 +137,13 @@ def content_fingerprints(results: pd.DataFrame) -> dict[str, tuple]:
         return out
     rows = np.isin(codes, shared)
     sub_codes = codes[rows]
-    frame = results.loc[rows, [c for c in results.columns if c not in _NOT_CONTENT]]
+    # The row hash, and the same hash of the rows with their cells in reverse column order:
+    # a second 64-bit sum (hash_pandas_object ignores its hash_key for Arrow strings).
+    columns = [c for c in results.columns if c not in _NOT_CONTENT]
+    frame = results.loc[rows, columns]
     sums = []
-    for key in _HASH_KEYS:
-        h = pd.util.hash_pandas_object(frame, index=False, hash_key=key.ljust(16)[:16]).to_numpy(np.uint64)
+    for cols in (columns, columns[::-1]):
+        h = pd.util.hash_pandas_object(frame[cols], index=False).to_numpy(np.uint64)
         total = np.zeros(k, dtype=np.uint64)
         np.add.at(total, sub_codes, h)  # wraps modulo 2**64
         sums.append(total)
