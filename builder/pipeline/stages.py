@@ -14,6 +14,7 @@ from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_datas
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
+from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
@@ -103,7 +104,8 @@ def unseal_state(
     release: Any = None,
 ) -> BenchmarkState:
     dataset = (datasets or {}).get(config.version)
-    authorised = any(config.embargo_recipient in ident.recipients for ident in identities)
+    keys = BenchmarkKeys.select(identities, config)  # embargo and private key, kept apart
+    authorised = bool(keys.embargo)
     state = BenchmarkState(
         config=config,
         status="embargoed" if authorised else "sealed",
@@ -128,7 +130,7 @@ def unseal_state(
         return replace(state, status="sealed")
 
     try:
-        items = unseal_items(dataset, identities)
+        items = unseal_items(dataset, keys.embargo)
     except Exception as exc:  # any failure of the dataset is the benchmark's, named
         rejections.append(rejection(exc, where=dataset.where, stage="unseal", benchmark=config.id, lab=DATASET_DIR))
         rejections.append(
@@ -140,7 +142,7 @@ def unseal_state(
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
     limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
-    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids, limits):
+    for bundle, outcome in _unseal_isolated(bundles, keys, spec.results_extras(), item_ids, limits):
         if not isinstance(outcome, Exception):
             # Complete, and what the lab signed: a partial bundle never reaches a board.
             try:
@@ -166,7 +168,7 @@ def unseal_state(
 
 
 def _unseal_isolated(
-    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
+    bundles: list[VerifiedBundle], keys: BenchmarkKeys, extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
 ) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | Exception]]:
     """unseal_many, with any exception that escapes it pinned on one bundle.
 
@@ -175,7 +177,7 @@ def _unseal_isolated(
     """
     done = 0
     try:
-        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids, limits):
+        for bundle, outcome in unseal_many(bundles, keys, extras, item_ids, limits):
             done += 1
             yield bundle, outcome
         return
@@ -183,7 +185,7 @@ def _unseal_isolated(
         pass
     for bundle in bundles[done:]:
         try:
-            yield from unseal_many([bundle], identities, extras, item_ids, limits)
+            yield from unseal_many([bundle], keys, extras, item_ids, limits)
         except Exception as exc:
             yield bundle, exc
 
