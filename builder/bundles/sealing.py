@@ -21,9 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from builder.bundles.manifest import RESULTS
+from builder.bundles.ingest import Rejection
+from builder.bundles.manifest import RESULTS, TRANSCRIPTS
+from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
-from builder.errors import ConfigError, ResultsError, SealError
+from builder.errors import BuilderError, ConfigError, ResultsError, SealError
 from builder.trust.seal import Identity, unseal
 
 NOT_REPRODUCIBLE = "sealed-private"  # the reason a no-secret build gives for a private bundle
@@ -80,14 +82,7 @@ class BenchmarkKeys:
                     where=where, reason="not-sealed-to-embargo-key",
                     hint="recreate the bundle with 'sealboard bundle create', which seals opted-in files to the embargo key",
                 ) from None
-        if self.embargo and _opens(sealed, self.embargo, where):
-            raise ResultsError(
-                f"publish_on_release.{field} is false but {name} opens with the embargo key of {self.benchmark}, "
-                "which a full release publishes: the file the lab keeps private would become public",
-                where=where, reason="private-opens-with-embargo-key",
-                hint=f"recreate the bundle with 'sealboard bundle create' (it seals to the private results key), "
-                f"or opt in with publish_on_release.{field}: true",
-            )
+        self._refuse_embargo_opening(sealed, name, field, where)
         if not self.private:
             raise ResultsError(
                 f"{name} is sealed to the private results key of {self.benchmark} (publish_on_release.{field}: false), "
@@ -96,6 +91,32 @@ class BenchmarkKeys:
                 hint="only the authorised build scores it: add the private results identity as a further line of SEALBOARD_IDENTITY",
             )
         return unseal(sealed, list(self.private), where)
+
+    def _refuse_embargo_opening(self, sealed: bytes, name: str, field: str, where: str) -> None:
+        if self.embargo and _opens(sealed, self.embargo, where):
+            raise ResultsError(
+                f"publish_on_release.{field} is false but {name} opens with the embargo key of {self.benchmark}, "
+                "which a full release publishes: the file the lab keeps private would become public",
+                where=where, reason="private-opens-with-embargo-key",
+                hint=f"recreate the bundle with 'sealboard bundle create' (it seals to the private results key), "
+                f"or opt in with publish_on_release.{field}: true",
+            )
+
+    def refuse_leaky_transcripts(self, bundles: Sequence[VerifiedBundle], rejections: list[Rejection]) -> list[VerifiedBundle]:
+        """The bundles whose private transcripts do not open with the embargo key; the others
+        are rejected now, during the embargo, rather than leaked at release. (The build
+        never decrypts private transcripts: a file not addressed to the key fails at its header.)"""
+        kept = []
+        for bundle in bundles:
+            if not bundle.manifest.publish_transcripts and TRANSCRIPTS in bundle.files:
+                where = f"{bundle.where}/{TRANSCRIPTS}"
+                try:
+                    self._refuse_embargo_opening(bundle.files[TRANSCRIPTS], TRANSCRIPTS, "transcripts", where)
+                except BuilderError as exc:
+                    rejections.append(Rejection(where, exc.reason, str(exc), exc.hint, self.benchmark, bundle.manifest.lab))
+                    continue
+            kept.append(bundle)
+        return kept
 
 
 def _opens(sealed: bytes, identities: Sequence[Identity], where: str) -> bool:

@@ -23,6 +23,7 @@ from builder.pipeline.isolation import isolate, rejection
 from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.release.apply import apply_release
+from builder.release.transcripts import read_released
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
 
@@ -142,6 +143,7 @@ def unseal_state(
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
     limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
+    bundles = keys.refuse_leaky_transcripts(bundles, rejections)
     for bundle, outcome in _unseal_isolated(bundles, keys, spec.results_extras(), item_ids, limits):
         if not isinstance(outcome, Exception):
             # Complete, and what the lab signed: a partial bundle never reaches a board.
@@ -157,7 +159,7 @@ def unseal_state(
     results = pd.concat(frames, ignore_index=True) if frames else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
-    return apply_release(replace(
+    state = apply_release(replace(
         state,
         bundles=tuple(kept),
         submissions=submissions_frame(kept),
@@ -165,6 +167,7 @@ def unseal_state(
         results=results,
         embargoed_text=embargoed_text,
     ), items, release)
+    return read_released(state, keys, rejections)  # opted-in transcripts, if the release publishes them
 
 
 def _unseal_isolated(

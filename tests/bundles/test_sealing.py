@@ -3,6 +3,8 @@ does with a file sealed to the wrong one."""
 
 from __future__ import annotations
 
+import gzip
+
 import orjson
 import pytest
 
@@ -19,7 +21,7 @@ def inst(tmp_path_factory):
     inst = make_instance(tmp_path_factory.mktemp("sealing") / "inst")
     inst.add_submission("acme", "public", results_for(inst.items))
     inst.add_submission("beta", "private", results_for(inst.items), publish_results=False,
-                        transcripts=b'{"item": "m000", "lang": "en", "sample": 0, "text": "t"}\n')
+                        transcripts=gzip.compress(b'{"item": "m000", "lang": "en", "sample": 0, "text": "t"}\n'))
     return inst
 
 

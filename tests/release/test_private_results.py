@@ -4,6 +4,7 @@ published). A no-secret rebuild is exactly the authorised build without those bu
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import subprocess
 
@@ -19,7 +20,7 @@ from tests.factory import results_for
 from tests.release.support import AFTER, released_instance
 from tests.release.test_release_build import output_bytes
 
-TRANSCRIPT = b'{"item": "m000", "lang": "en", "sample": 0, "text": "private reasoning"}\n'
+TRANSCRIPT = gzip.compress(b'{"item": "m000", "lang": "en", "sample": 0, "text": "private reasoning"}\n')
 
 
 @pytest.fixture(scope="module")
