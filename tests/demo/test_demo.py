@@ -184,4 +184,10 @@ def test_authorised_demo_publishes_exactly_the_released_scope(demo, authorised):
     assert independent_scan(site, [it for it in lmb if it["id"] not in released], every=5) == set()
     assert independent_scan(site, _dataset_items(demo, "soohak"), every=25) == set()
     assert len(list((site / "kcsat-ml" / "items").glob("*.html"))) == len(_dataset_items(demo, "kcsat-ml"))
+    # opted-in transcripts of released items only (builder.demo.optin): one per benchmark released
+    published = sorted(p.relative_to(site / "data").as_posix() for p in (site / "data").glob("*/transcripts/*/*.jsonl"))
+    assert published == ["kcsat-ml/transcripts/lab-solar/solar-10-7b-instruct-v1-0-default-base.jsonl",
+                         "livemathematicianbench/transcripts/lab-gpt/gpt-5-4.jsonl"]
+    lines = [orjson.loads(line) for line in (site / "data" / published[1]).read_bytes().splitlines()]
+    assert {r["item"] for r in lines} == released
     assert orjson.loads((site / "data/index.json").read_bytes())["rehearsal"] is False

@@ -74,6 +74,8 @@ def test_no_secret_rebuild_is_the_authorised_build_without_private_bundles(relea
     a, b = output_bytes(tmp_path / "reproducible" / "data"), output_bytes(tmp_path / "public" / "data")
     assert a.keys() == b.keys()
     assert sorted(k for k in a if a[k] != b[k]) == ["index.json", "rejected.json"]
+    assert b"private reasoning" in b["soohak/transcripts/acme/open-transcripts.jsonl"]  # opted-in transcripts too
+    assert not any("beta/private" in k for k in b)
     # rejected.json (and the Rejected page) lists the private submission, with why
     [left_out] = orjson.loads(b["rejected.json"])["rejected"]
     assert (left_out["reason"], left_out["lab"]) == ("sealed-private", "beta")
