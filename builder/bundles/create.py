@@ -119,7 +119,7 @@ def create_bundle(
     dataset = load_dataset_manifest(root, benchmark, config.version)
     coverage = measure(frame, dataset, config.scoring, results_where, results)
     if transcripts is not None:  # the format the build reads at release (builder.bundles.transcripts)
-        read_transcripts(transcripts, "transcripts.jsonl.gz", config.scoring.primary_language, keep=lambda _: False)
+        read_transcripts(transcripts, "transcripts.jsonl.gz", config.scoring.primary_language, keep=lambda _: False, check_all=True)
     # Each file to the key its opt-in names (builder.bundles.sealing): opted in, the embargo
     # key (published at a full release); kept private, the private results key (never published).
     files = {RESULTS: seal(results, recipients_for(config, description.publish_results, maintainer_recipients, RESULTS))}
