@@ -61,10 +61,12 @@ class BenchmarkKeys:
     benchmark: str
     embargo: tuple[Identity, ...]
     private: tuple[Identity, ...]
+    has_private: bool = True  # whether the config names a private results key at all
 
     @classmethod
     def select(cls, identities: Sequence[Identity], config: BenchmarkConfig) -> BenchmarkKeys:
-        return cls(config.id, tuple(_only(identities, config.embargo_recipient)), tuple(_only(identities, config.private_recipient)))
+        return cls(config.id, tuple(_only(identities, config.embargo_recipient)), tuple(_only(identities, config.private_recipient)),
+                   config.private_recipient is not None)
 
     def open(self, sealed: bytes, published: bool, where: str) -> bytes:
         """Decrypt a bundle file whose manifest opts it in (``published``) or not."""
@@ -83,6 +85,12 @@ class BenchmarkKeys:
                     hint="recreate the bundle with 'sealboard bundle create', which seals opted-in files to the embargo key",
                 ) from None
         self._refuse_embargo_opening(sealed, name, field, where)
+        if not self.has_private:
+            raise ResultsError(
+                f"{name} is kept private (publish_on_release.{field}: false) but {self.benchmark} has no private results key to open it with",
+                where=where, reason=NOT_REPRODUCIBLE,
+                hint="maintainers: add private_recipient to the benchmark's config; labs: recreate the bundle with 'sealboard bundle create'",
+            )
         if not self.private:
             raise ResultsError(
                 f"{name} is sealed to the private results key of {self.benchmark} (publish_on_release.{field}: false), "

@@ -114,3 +114,16 @@ def test_private_recipient_must_not_be_the_embargo_key(tmp_path):
     with pytest.raises(ConfigError) as exc:
         load_config(path, inst.root)
     assert "private_recipient: is the embargo recipient" in exc.value.message
+
+
+def test_private_results_on_a_benchmark_without_a_private_key_say_so(tmp_path):
+    from builder.trust.seal import generate_identity
+
+    inst = make_instance(tmp_path / "inst")
+    path = inst.root / "leaderboards" / "soohak.yaml"
+    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True) if not line.startswith("private_recipient:")))
+    forge_submission(inst, "acme", "orphan", results_for(inst.items), publish_results=False, recipients=[generate_identity().recipient])
+    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW, render=False)
+    [r] = report.rejections
+    assert r.reason == "sealed-private"
+    assert "is kept private (publish_on_release.results: false) but soohak has no private results key to open it with" in r.message
