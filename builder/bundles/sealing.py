@@ -81,7 +81,7 @@ class BenchmarkKeys:
                 raise ResultsError(
                     f"publish_on_release.{field} is true but {name} does not open with the embargo key of {self.benchmark}: "
                     "after release nobody could reproduce it from the repository",
-                    where=where, reason="not-sealed-to-embargo-key",
+                    where=where, reason="no-matching-recipient",
                     hint="recreate the bundle with 'sealboard bundle create', which seals opted-in files to the embargo key",
                 ) from None
         self._refuse_embargo_opening(sealed, name, field, where)

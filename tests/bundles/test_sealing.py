@@ -83,7 +83,7 @@ def test_opted_in_results_sealed_to_the_private_key_only_are_refused(tmp_path):
     forge_submission(inst, "acme", "unreproducible", results_for(inst.items), recipients=[config.private_recipient])
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW, render=False)
     [r] = report.rejections
-    assert r.reason == "not-sealed-to-embargo-key"
+    assert r.reason == "no-matching-recipient"
     assert "publish_on_release.results is true but results.jsonl.age does not open with the embargo key of soohak" in r.message
 
 
