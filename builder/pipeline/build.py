@@ -28,6 +28,7 @@ from builder.pipeline.records import BenchmarkState, BuildReport, Progress
 from builder.pipeline.stages import reject_clones, score_states, unseal_state, verify_datasets
 from builder.release.identity import published_identities
 from builder.release.status import release_states
+from builder.release.transcripts import screen_transcripts
 from builder.render.site_guard import refuse_unsafe_site
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
@@ -186,6 +187,7 @@ def build(
     with timer.stage("screen", "Scanning lab-supplied text for embargoed item text"):
         needles = needles_for(report)
         screen_lab_text(report, needles)
+        screen_transcripts(report, needles)
     _check_strict(report, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.
