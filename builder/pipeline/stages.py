@@ -216,8 +216,11 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         state.items,
         state.results,
         state.submissions,
-        embargoed=state.status != "released",  # a partial release keeps suppression
+        embargoed=state.status != "released",
         grid=state.config.embargo_grid,
+        # a partial release lifts suppression for its published items only (the audit
+        # treats them as constants; builder.scoring.disclosure)
+        released=[it["id"] for it in state.released_items],
     )
     state = replace(state, boards=tuple(boards))
     board_files(state)

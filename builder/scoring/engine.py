@@ -56,6 +56,7 @@ figures never pins down the results on a withheld cell's items.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -66,6 +67,7 @@ import pandas as pd
 from builder.scoring import boards as B
 from builder.scoring import definitions as D
 from builder.scoring import pairs as P
+from builder.scoring.disclosure import audit, figures
 from builder.scoring.frames import prepare
 from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
@@ -81,6 +83,7 @@ def score_benchmark(
     *,
     embargoed: bool,
     grid: float | None = None,
+    released: Collection[str] = (),
 ) -> list[BoardTable]:
     """Score every board the spec declares (contamination twins included, in spec order).
 
@@ -93,7 +96,7 @@ def score_benchmark(
     """
     prep = prepare(spec, items, results, submissions)
     ctx = B.Context(prep, embargoed)
-    out: list[BoardTable] = []
+    built: list[B.RawBoard] = []
     for board in spec.boards:
         if spec.contamination is not None and board.contamination:
             suffix = spec.contamination.all_suffix
@@ -101,16 +104,38 @@ def score_benchmark(
             full = _build(ctx, board, board.id + suffix, False, suffix)
             post.notes.insert(0, D.CONTAMINATION + f" The board {board.id + suffix} counts every item.")
             full.notes.insert(0, f"Counts every item, including items published before a model's training cutoff (see {board.id}).")
-            out += [_finalize(ctx, post, twin=full), _finalize(ctx, full)]
+            built += [post, full]
         else:
-            out.append(_finalize(ctx, _build(ctx, board, board.id, False, "")))
+            built.append(_build(ctx, board, board.id, False, ""))
+    # One audit over every figure of every board (twins, composites, pairs) together.
+    masks, public = _disclosure(ctx, built, released)
+    out = [_finalize(ctx, raw, masks) for raw in built]
     if embargoed and grid:
         created = {
             str(s): (str(lab), c.to_pydatetime() if hasattr(c, "to_pydatetime") else c)
             for s, lab, c in zip(submissions["submission"], submissions["lab"], submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)))
         }
-        out = coarsen(out, created, grid)
+        out = coarsen(out, created, grid, public)
     return out
+
+
+def _disclosure(ctx: B.Context, built: list[B.RawBoard], released: Collection[str]) -> tuple[dict[tuple[str, str], np.ndarray], set[tuple[str, str, str]]]:
+    """Withheld rows per audited (board, column), and the cells resting on released items
+    only (builder.scoring.disclosure). Nothing is withheld outside an embargo."""
+    if not ctx.embargoed:
+        return {}, set()
+    prep = ctx.prep
+    public = np.isin(prep.item_ids, np.asarray(sorted(released), dtype=object)) if released else np.zeros(prep.n_items, dtype=bool)
+    figs, covered = figures(built)
+    withheld, constant = audit(figs, public, prep.spec.min_cell_items)
+    rows = {raw.board_id: len(raw.rows) for raw in built}
+    masks = {key: np.zeros(rows[key[0]], dtype=bool) for key in covered}
+    for f in withheld:
+        board, column, r = figs[f].key
+        masks[(board, column)][r] = True
+    subs_of = {raw.board_id: raw.rows for raw in built}
+    shown = {(figs[f].key[0], figs[f].key[1], str(prep.sub_ids[subs_of[figs[f].key[0]][figs[f].key[2]]])) for f in constant}
+    return masks, shown
 
 
 RANK_ITEMS_NOTE = (
@@ -139,43 +164,15 @@ def _build(ctx: B.Context, board: BoardSpec, board_id: str, contaminated: bool, 
     raise AssertionError(board.kind)  # pragma: no cover - the config admits no other kind
 
 
-def _secondary(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None) -> dict[str, np.ndarray]:
-    """Complementary suppression masks per column (see the module docstring)."""
-    k = ctx.prep.spec.min_cell_items
-    r = len(raw.rows)
-    masks = {name: np.zeros(r, dtype=bool) for name in raw.est}
-    if not ctx.embargoed:
-        return masks
-    if twin is not None:
-        for name, est in raw.est.items():
-            other = twin.est.get(name)
-            if other is not None and len(other.n) == r:
-                gap = other.n - est.n
-                masks[name] |= (gap > 0) & (gap < k)
-    if raw.partition is not None:
-        overall, groups, hidden = raw.partition
-        if groups:
-            n = np.stack([raw.est[g].n for g in groups], axis=1)  # (R, G)
-            primary = np.stack([raw.est[g].min_n < k for g in groups], axis=1) & (n > 0)
-            for row in range(r):
-                held = int(hidden[row] + n[row, primary[row]].sum())
-                if not 0 < held < k:
-                    continue
-                for g in np.argsort(np.where(primary[row] | (n[row] == 0), np.iinfo(np.int64).max, n[row]), kind="stable"):
-                    if held >= k or primary[row, g] or n[row, g] == 0:
-                        break
-                    masks[groups[g]][row] = True
-                    held += int(n[row, g])
-                if held < k:
-                    masks[overall][row] = True
-    return masks
-
-
-def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -> BoardTable:
+def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.ndarray]) -> BoardTable:
     spec = ctx.prep.spec
     k = spec.min_cell_items
-    masks = _secondary(ctx, raw, twin)
-    table = {name: cells(est, ctx.embargoed, k, masks.get(name)) for name, est in raw.est.items()}
+    # Audited columns are withheld by the audit alone (its primary rule counts embargoed
+    # items only); the rest keep the plain small-cell rule.
+    table = {
+        name: cells(est, ctx.embargoed, 0 if (raw.board_id, name) in masks else k, masks.get((raw.board_id, name)))
+        for name, est in raw.est.items()
+    }
     if ctx.embargoed:
         # A withheld cell keeps no item count either: n of a cell cut by a training cutoff or
         # a group says how many items lie on each side of the cut, which a lab can probe.
