@@ -53,6 +53,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 NODE_BUDGET = 20000  # search nodes per audit round before the conservative answer
 _TOL = 1e-9
@@ -85,22 +86,33 @@ class Figure:
 
     key: tuple[str, str, int]  # (board id, column, row)
     cost: int
-    terms: list[tuple[float, tuple, int, np.ndarray, np.ndarray | None]]  # coef, stream, submission, elig, d
+    # per term: coef, stream, submission, item set, denominators, embargoed item set (packed bits), Σd
+    terms: list[tuple[float, tuple, int, np.ndarray, np.ndarray | None, bytes, float]]
 
 
-def figures(boards: Iterable[Any]) -> tuple[list[Figure], set[tuple[str, str]]]:
+def figures(boards: Iterable[Any], public: np.ndarray) -> tuple[list[Figure], set[tuple[str, str]]]:
     """The audited figures of raw boards (objects with board_id and est), and the
-    (board, column) pairs the audit covers. Undefined cells publish nothing."""
+    (board, column) pairs the audit covers. Undefined cells publish nothing. `public`
+    (I,) bool marks released items."""
     out: list[Figure] = []
     covered: set[tuple[str, str]] = set()
+    embargoed = ~public
+    done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for raw in boards:
         for name, est in raw.est.items():
             if not est.basis:
                 continue
             covered.add((raw.board_id, name))
+            for t in est.basis:  # once per term, vectorised over its rows
+                if id(t) not in done:
+                    totals = t.elig.sum(axis=1).astype(np.float64) if t.d is None else np.where(t.elig, t.d, 0.0).sum(axis=1)
+                    done[id(t)] = (np.packbits(t.elig & embargoed, axis=1), totals)
             defined = np.equal(est.flag, None) & ~np.isnan(est.value)
             for r in np.flatnonzero(defined).tolist():
-                terms = [(t.coef, t.stream, int(t.subs[r]), t.elig[r], None if t.d is None else t.d[r]) for t in est.basis]
+                terms = []
+                for t in est.basis:
+                    packed, totals = done[id(t)]
+                    terms.append((t.coef, t.stream, int(t.subs[r]), t.elig[r], None if t.d is None else t.d[r], packed[r].tobytes(), float(totals[r])))
                 out.append(Figure((raw.board_id, name, r), int(est.n[r]), terms))
     return out, covered
 
@@ -113,15 +125,18 @@ def audit(figs: list[Figure], public: np.ndarray, k: int) -> tuple[set[int], set
     withheld: set[int] = set()
     constant: set[int] = set()
     for f, fig in enumerate(figs):
-        counts = [int((elig & embargoed).sum()) for _, _, _, elig, _ in fig.terms]
+        counts = [int((elig & embargoed).sum()) for _, _, _, elig, *_ in fig.terms]
         if any(0 < c < k for c in counts):
             withheld.add(f)  # primary: isolates 1…k−1 embargoed items
         elif not any(counts):
             constant.add(f)  # public items only: a constant, nothing to protect
     groups = _groups(figs, withheld | constant)
-    cache: dict[bytes, list[int]] = {}
-    for members in groups:
-        withheld |= _audit_group(figs, members, embargoed, k, cache)
+    cache: dict[tuple, list[int]] = {}
+    # Many tiny factorisations: BLAS threads only contend (on a loaded 2-core runner one
+    # LiveMathematicianBench audit took 4 s threaded, 0.03 s on one thread).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for members in groups:
+            withheld |= _audit_group(figs, members, embargoed, k, cache)
     withheld |= _composites_of(figs, withheld)
     return withheld, constant
 
@@ -140,7 +155,7 @@ def _groups(figs: list[Figure], skip: set[int]) -> list[list[int]]:
     for f, fig in enumerate(figs):
         if f in skip:
             continue
-        subs = [s for _, _, s, _, _ in fig.terms]
+        subs = [t[2] for t in fig.terms]
         for s in subs[1:]:
             parent[find(s)] = find(subs[0])
     out: dict[int, list[int]] = {}
@@ -154,8 +169,8 @@ def _rows(figs: list[Figure], members: list[int], embargoed: np.ndarray) -> tupl
     """(F, m) rows over the group's atoms, and each atom's number of embargoed items."""
     per_unit: dict[tuple[int, tuple], list[tuple[int, int, float, np.ndarray, np.ndarray | None]]] = {}
     for j, f in enumerate(members):
-        for t, (coef, stream, sub, elig, d) in enumerate(figs[f].terms):
-            per_unit.setdefault((sub, stream), []).append((j, t, coef, elig, d))
+        for t, (coef, stream, sub, elig, d, _, total) in enumerate(figs[f].terms):
+            per_unit.setdefault((sub, stream), []).append((j, t, coef, elig, total if d is not None else None))
     rows = np.zeros((len(members), 0))
     weights: list[int] = []
     blocks = []
@@ -166,18 +181,22 @@ def _rows(figs: list[Figure], members: list[int], embargoed: np.ndarray) -> tupl
         if not live.any():
             continue
         # atoms: the items of equal membership; packed bits make the columns cheap to compare
-        packed = np.packbits(member[:, live], axis=0).T
-        cols, inverse = np.unique(packed, axis=0, return_inverse=True)
+        packed = np.ascontiguousarray(np.packbits(member[:, live], axis=0).T)
+        if packed.shape[1] <= 8:  # up to 64 item sets: one integer per item
+            code = np.pad(packed, ((0, 0), (0, 8 - packed.shape[1]))).view(np.uint64).ravel()
+        else:
+            code = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        cols, inverse = np.unique(code, return_inverse=True)
         inverse = np.asarray(inverse).reshape(-1)
         counts = np.bincount(inverse, minlength=len(cols))
         first = np.zeros(len(cols), dtype=np.int64)  # one representative item per atom
         first[inverse[::-1]] = np.arange(len(inverse))[::-1]
         inside = member[:, live][:, first]  # (T, m): does the term's item set hold the atom
         block = np.zeros((len(members), len(cols)))
-        for (j, _, coef, elig, d), value in zip(entries, inside):
+        for (j, _, coef, _, total), value in zip(entries, inside):
             # unknowns: each atom's total of the per-item numerators a_i; W = Σ d over the
             # whole item set (released items included: their a_i are constants)
-            block[j] += (coef if d is None else coef / float(np.where(elig, d, 0.0).sum())) * value
+            block[j] += (coef if total is None else coef / total) * value
         blocks.append(block)
         weights += counts.tolist()
     if blocks:
@@ -185,13 +204,22 @@ def _rows(figs: list[Figure], members: list[int], embargoed: np.ndarray) -> tupl
     return rows, np.asarray(weights, dtype=np.int64)
 
 
-def _audit_group(figs: list[Figure], members: list[int], embargoed: np.ndarray, k: int, cache: dict[bytes, list[int]]) -> set[int]:
-    rows, weight = _rows(figs, members, embargoed)
-    key = rows.tobytes() + b"|" + weight.tobytes() + b"|" + str(rows.shape).encode() + np.array([f.cost for f in (figs[m] for m in members)]).tobytes()
-    if key not in cache:
+def _audit_group(figs: list[Figure], members: list[int], embargoed: np.ndarray, k: int, cache: dict[tuple, list[int]]) -> set[int]:
+    # The structure (item sets, weights, costs, with submissions renamed by first
+    # appearance) decides the outcome, so groups of equal structure share one audit.
+    local: dict[int, int] = {}
+    key: list[Any] = []
+    for f in members:
+        fig = figs[f]
+        key.append(fig.cost)
+        for coef, stream, sub, _, d, packed, total in fig.terms:
+            key.append((coef, stream, local.setdefault(sub, len(local)), packed, d is None, total))
+    signature = tuple(key)
+    if signature not in cache:
+        rows, weight = _rows(figs, members, embargoed)
         cost = np.array([figs[m].cost for m in members], dtype=np.float64)
-        cache[key] = _protect(rows, weight, cost, k)
-    return {members[j] for j in cache[key]}
+        cache[signature] = _protect(rows, weight, cost, k)
+    return {members[j] for j in cache[signature]}
 
 
 def _protect(rows: np.ndarray, weight: np.ndarray, cost: np.ndarray, k: int) -> list[int]:
@@ -224,80 +252,100 @@ def offending(rows: np.ndarray, weight: np.ndarray, k: int, budget: int = NODE_B
     """A vector in the row space of `rows` (over atoms) resting on fewer than k embargoed
     items, or None if there is none."""
     m = rows.shape[1]
-    small = np.flatnonzero(weight < k)
+    small_mask = weight < k
+    small = np.flatnonzero(small_mask)
     if not len(small) or not len(rows):
         return None
-    # null space of rows: v ∈ rowspace ⟺ Kᵀv = 0
-    _, sv, vt = np.linalg.svd(rows, full_matrices=True)
-    rank = int((sv > sv.max(initial=0.0) * max(rows.shape) * np.finfo(float).eps * 1e3).sum())
-    K = vt[rank:].T  # (m, m − rank)
-    Ks = K[small]
-    if Ks.shape[1] == 0:
-        found = [int(np.argmin(weight[small]))]  # R is everything: any small atom is determined
-        return _vector(Ks, small, found, m)
-    if np.linalg.matrix_rank(Ks, tol=1e-8) == len(small):
-        return None  # dim(R ∩ span(small atoms)) = 0
+    # dim(R ∩ span{e_a : a small}) = rank(R) − rank(R restricted to the other atoms)
+    big = rows[:, ~small_mask]
+    if _rank(rows) == _rank(big):
+        return None
+    # R ∩ span(small atoms) = {yᵀR : yᵀR_big = 0}: y in the left null space of R_big
+    u, sv, _ = np.linalg.svd(big, full_matrices=False)
+    rb = _rank(big, sv)
+    q, _ = np.linalg.qr(u[:, :rb], mode="complete")
+    V = q[:, rb:].T @ rows[:, small]
+    keep = np.abs(V).max(axis=0) > _TOL * max(1.0, float(np.abs(V).max(initial=0.0)))
+    small, V = small[keep], V[:, keep]  # atoms no vector of R ∩ span(small) touches cannot help
+    _, sv, vt = np.linalg.svd(V, full_matrices=False)
+    B = vt[: _rank(V, sv)]  # orthonormal basis of R ∩ span(small atoms), over `small`
     order = np.argsort(weight[small], kind="stable")
-    found = _search(Ks[order], weight[small][order], k, budget)
+    found = _search(B[:, order], weight[small][order], k, budget)
     if found is None:
         return None
-    if found == "budget":
-        # Undecided within the budget: treat as unsafe, with a vector of R ∩ span(small).
-        _, s2, vt2 = np.linalg.svd(Ks.T, full_matrices=True)
-        r2 = int((s2 > 1e-8).sum())
-        u = vt2[r2]
-        v = np.zeros(m)
-        v[small] = u
-        return v
-    return _vector(Ks, small, [int(order[j]) for j in found], m)
-
-
-def _vector(Ks: np.ndarray, small: np.ndarray, found: list[int], m: int) -> np.ndarray:
-    sub = Ks[found]  # dependent rows: uᵀ sub = 0
-    if sub.shape[1] == 0:
-        u = np.ones(len(found))
-    else:
-        _, _, vt = np.linalg.svd(sub.T, full_matrices=True)
-        u = vt[-1]
     v = np.zeros(m)
-    v[small[found]] = u
+    if found == "budget":
+        # Undecided within the budget: treat as unsafe, with the sparsest basis vector of
+        # R ∩ span(small atoms) (conservative: it can only withhold more).
+        v[small] = B[np.argmin((np.abs(B) > _TOL).sum(axis=1))]
+        return v
+    chosen = [int(order[j]) for j in found]
+    # the vector of span(B) supported on `chosen`: c with cᵀB = 0 off `chosen`
+    rest = np.ones(len(small), dtype=bool)
+    rest[chosen] = False
+    if rest.any():
+        _, sv2, vt2 = np.linalg.svd(B[:, rest].T, full_matrices=True)
+        c = vt2[_rank(B[:, rest], sv2)]
+    else:
+        c = np.eye(len(B))[0]
+    v[small] = c @ B
+    v[np.abs(v) <= _TOL * max(1.0, float(np.abs(v).max(initial=0.0)))] = 0.0
     return v
 
 
-def _search(Ks: np.ndarray, w: np.ndarray, k: int, budget: int) -> list[int] | str | None:
-    """Indices of dependent rows of Ks with total weight < k (w ascending), None if none,
-    "budget" if the search ran out."""
-    norms = np.linalg.norm(Ks, axis=1)
-    for j in range(len(Ks)):
-        if norms[j] <= _TOL:
-            return [j]
-    unit = Ks / norms[:, None]
+def _rank(a: np.ndarray, sv: np.ndarray | None = None) -> int:
+    if a.size == 0:
+        return 0
+    if sv is None:
+        sv = np.linalg.svd(a, compute_uv=False)
+    return int((sv > sv.max(initial=0.0) * max(a.shape) * np.finfo(float).eps * 1e3).sum())
+
+
+def _search(B: np.ndarray, w: np.ndarray, k: int, budget: int) -> list[int] | str | None:
+    """Columns T of B (weights w, ascending) with total weight < k such that span(B) holds a
+    non-zero vector supported on T; None if there is none, "budget" if the search ran out.
+
+    With Q = I − BᵀB (the projector onto the complement of span(B)), span(B) holds a vector
+    supported on T exactly when Q[T, T] is singular; the search grows T depth-first and
+    keeps the Cholesky factor of Q[T, T], so each step solves one triangular system of at
+    most k − 1 unknowns.
+    """
+    n = B.shape[1]
+    diag = 1.0 - np.einsum("ij,ij->j", B, B)
+    for j in range(n):
+        if diag[j] <= 1e-9:
+            return [j]  # the atom itself is determined
     nodes = 0
 
-    def dfs(start: int, q: np.ndarray, chosen: list[int], total: int) -> list[int] | str | None:
+    def dfs(start: int, chosen: list[int], L: np.ndarray, total: int) -> list[int] | str | None:
         nonlocal nodes
-        for j in range(start, len(Ks)):
+        for j in range(start, n):
             if total + w[j] >= k:
                 break  # weights ascend: nothing further fits
-            r = unit[j] - q.T @ (q @ unit[j]) if len(q) else unit[j]
-            n = float(np.linalg.norm(r))
-            if n <= 1e-7:
+            col = -(B[:, chosen].T @ B[:, j])  # Q[chosen, j]
+            ell = np.linalg.solve(L, col) if chosen else col
+            rest = diag[j] - float(ell @ ell)
+            if rest <= 1e-9:
                 return chosen + [j]
             nodes += 1
             if nodes > budget:
                 return "budget"
-            got = dfs(j + 1, np.vstack([q, r / n]) if len(q) else (r / n)[None, :], chosen + [j], total + int(w[j]))
+            grown = np.zeros((len(chosen) + 1, len(chosen) + 1))
+            grown[:-1, :-1] = L
+            grown[-1, :-1] = ell
+            grown[-1, -1] = rest**0.5
+            got = dfs(j + 1, chosen + [j], grown, total + int(w[j]))
             if got is not None:
                 return got
         return None
 
-    return dfs(0, np.zeros((0, Ks.shape[1])), [], 0)
+    return dfs(0, [], np.zeros((0, 0)), 0)
 
 
 def _composites_of(figs: list[Figure], withheld: set[int]) -> set[int]:
     """Figures built from a withheld cell (a composite, a difference) are withheld with it."""
     def term_key(t: tuple) -> tuple:
-        _, stream, sub, elig, _ = t
+        _, stream, sub, elig, *_ = t
         return (stream, sub, np.packbits(elig).tobytes())
 
     gone = {term_key(figs[f].terms[0]) for f in withheld if len(figs[f].terms) == 1}

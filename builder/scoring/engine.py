@@ -126,7 +126,7 @@ def _disclosure(ctx: B.Context, built: list[B.RawBoard], released: Collection[st
         return {}, set()
     prep = ctx.prep
     public = np.isin(prep.item_ids, np.asarray(sorted(released), dtype=object)) if released else np.zeros(prep.n_items, dtype=bool)
-    figs, covered = figures(built)
+    figs, covered = figures(built, public)
     withheld, constant = audit(figs, public, prep.spec.min_cell_items)
     rows = {raw.board_id: len(raw.rows) for raw in built}
     masks = {key: np.zeros(rows[key[0]], dtype=bool) for key in covered}
