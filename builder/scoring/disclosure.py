@@ -226,25 +226,27 @@ def _protect(rows: np.ndarray, weight: np.ndarray, cost: np.ndarray, k: int) -> 
     """Local indices of rows to withhold so that no vector of the remaining rows' span rests
     on fewer than k embargoed items (see the module text)."""
     alive = np.ones(len(rows), dtype=bool)
-    while True:
+    while alive.any():
         v = offending(rows[alive], weight, k)
         if v is None:
             break
-        support = np.flatnonzero(np.abs(v) > _TOL)
-        a = int(support[np.argmin(weight[support])])
-        outside = np.ones(rows.shape[1], dtype=bool)
-        outside[support] = False
+        support = np.flatnonzero(v)
+        a = int(support[np.argmax(np.abs(v[support]))])
         live_rows = np.flatnonzero(alive)
         here = rows[live_rows]
         scale = max(1.0, float(np.abs(here).max(initial=0.0)))
         diff = np.abs(here[:, [a]] - here) > _TOL * scale  # (F, m): rows that see a unit moved from b to a
-        lost = cost[live_rows] @ diff  # items withheld for each partner b
-        lost[~outside] = np.inf
-        if not np.isfinite(lost).any():
-            alive[live_rows[np.abs(here[:, a]) > _TOL * scale]] = False  # no partner: withhold a's rows
-            continue
-        b = int(np.argmin(lost))
-        alive[live_rows[diff[:, b]]] = False
+        lost = cost[live_rows] @ diff + 1e-9 * diff.sum(axis=0)  # items withheld for each partner b
+        lost[support] = np.inf
+        lost[~diff.any(axis=0)] = np.inf  # a partner no row tells apart would withhold nothing
+        if np.isfinite(lost).any():
+            gone = live_rows[diff[:, int(np.argmin(lost))]]
+        else:
+            # no partner outside the support: withhold every row that touches the support
+            gone = live_rows[(np.abs(here[:, support]) > _TOL * scale).any(axis=1)]
+            if not len(gone):
+                gone = live_rows  # numerically degenerate: publish nothing of this group
+        alive[gone] = False
     return np.flatnonzero(~alive).tolist()
 
 

@@ -19,10 +19,10 @@ This is adaptive overfitting to a reused holdout (Dwork et al., 2015; Blum & Har
    (flag `ladder`). Rates resting on fewer than 2/η + 1 items, and every figure that is
    neither a rate nor a lab-reported token/cost figure, are withheld; ranks come from the
    shown values only.
-4. **Suppression over every published figure.** Withheld cells keep no value, interval or
-   item count `n`; the board notes and facts that count results (the "items solved by no
-   submission" note) are withheld; breakdowns and the `-all` twins are suppressed jointly
-   (below), and composites of withheld cells are withheld.
+4. **One disclosure audit over every published figure** (below). Withheld cells keep no
+   value, interval or item count `n`; the board notes and facts that count results (the
+   "items solved by no submission" note) are withheld; composites of withheld cells are
+   withheld.
 
 **The bound.** A shown cell is a grid point or withheld: at most log2(1/η + 2) bits
 (4.4 bits at η = 0.05). A lab's cell can rise at most 1/η times over the whole embargo, so
@@ -35,23 +35,53 @@ attacker recovers 79 of 360 gold letters, exactly what guessing one letter every
 gets (chance is 20%); the published boards are identical whatever the probed items'
 gold letters are. Without budget and Ladder the same probes read their items exactly.
 
-**Cell suppression.** Under embargo a cell resting on fewer than ``min_cell_items`` items
-is withheld (value, interval and ``n`` null, ``suppressed: true``), and so is any cell
-that would let a reader recover a withheld one by subtraction:
+**Cell suppression: a joint disclosure audit** (`builder/scoring/disclosure.py`). The
+reader is anyone who sees the whole build at once — every board, both twins of a
+contamination-aware board, breakdowns, contrasts, composites, TTS pairs, counts — and
+combines published figures linearly (statistical disclosure control's "audit by linear
+algebra"). The protected secret: the results of one submission on any set of fewer than
+`min_cell_items` (k) embargoed items. Every audited figure (each rate, difference,
+composite, SCF/DRG, and the grading disagreement figures) is a linear functional of one
+submission's per-item results in a *stream* (a graded quantity under one selection of
+result conditions; for multilingual boards each language is its own stream, so the unit is
+(item, language)). The engine records each figure's item sets internally; they are never
+published.
 
-- in a breakdown, the overall column minus the shown groups reveals the hidden items
-  (small groups, groups below ``min_group_items``, items without a group); if those
-  number from 1 to k−1 for a row, its smallest shown groups are withheld until they
-  reach k;
-- a contamination-aware board and its ``-all`` twin differ by the items published before
-  the model's cutoff; if those number from 1 to k−1, the contamination-aware cell is
-  withheld;
-- composites and differences are withheld when any cell they are computed from would be.
+- *Atoms.* Per submission and stream, items that lie in exactly the same published item
+  sets form an atom; a figure is a row over atom totals, and R is the span of the published
+  rows. Items in the scope of a release in force (their text and results public) are
+  constants, not unknowns — so a partial (rolling) release lifts suppression exactly for
+  its items: a cell resting on released items only is shown exactly (outside the Ladder),
+  a cell isolating 1…k−1 embargoed items is still withheld.
+- *Rule.* Nothing published may determine a non-zero combination of results resting on
+  fewer than k embargoed items: R must contain no non-zero vector supported on atoms with
+  fewer than k embargoed items in total. A cell isolating 1…k−1 embargoed items is withheld
+  first; then dim(R ∩ span{small atoms}) is computed by ranks — zero means safe; otherwise
+  an exact depth-first search (Cholesky on the complement projector) over sets of small
+  atoms of total weight < k finds an offending combination, or proves there is none. Past
+  a node budget the audit treats the set as unsafe (it only withholds more).
+- *Secondary suppression* (greedy, not optimal): for an offending combination v, take an
+  atom a it uses and a partner atom b outside it, and withhold every published figure that
+  would see one unit of value moved from b to a; that move is then invisible in what stays
+  published while it changes v, so v is no longer determined. b minimises the items of
+  the figures withheld. Repeat until the rank test passes. Example: a training cutoff 3
+  items into an edition — (edition, all items) − (edition, after the cutoff) would give
+  those 3 items; the audit withholds the edition's `-all` cell and the cheapest
+  complement (another edition's `-all` cell), so the overall column, the other editions
+  and the twin no longer pin them down.
 
-A withheld cell is never ranked, so a rank cannot leak it either. The rounding of the
-Ladder then protects what exact subtraction across boards would still give: every shown
-rate is uncertain by ±η/2 of its items (at least one item), so a difference of shown
-figures never pins down the results on a withheld cell's items.
+Lab-reported figures (tokens, cost) and counts that do not depend on the answer key
+(regraded, judge-graded, unparsed samples) are outside the linear model and keep the plain
+rule: withheld under k items. Calibration slopes are nonlinear and are withheld by the
+Ladder under embargo. A withheld cell is never ranked, so a rank cannot leak it.
+
+**What the audit guarantees, and what it does not.** With exact figures (only with
+`insecure_exact_scores`), no linear combination of everything published determines the
+results on fewer than k embargoed items of any submission: the test suite solves the
+published system exactly (rational Gaussian elimination) for the subtraction attack and
+checks the property on random item sets, groupings, releases and differences. It does not
+bound what a prior over results lets a reader infer from a large cell (that is the Ladder's
+job), and it treats item counts as known.
 """
 
 from __future__ import annotations
