@@ -34,6 +34,9 @@ two probes of 252 attempted, on a 360-item LiveMathematicianBench-shaped key) an
 attacker recovers 79 of 360 gold letters, exactly what guessing one letter everywhere
 gets (chance is 20%); the published boards are identical whatever the probed items'
 gold letters are. Without budget and Ladder the same probes read their items exactly.
+The attack also runs through the full authorised build (signed, sealed bundles; board JSON
+read back): four of six probes are refused as over budget, and the two admitted show
+nothing that differs from the baseline, so recovery equals the prior.
 
 **Cell suppression: a joint disclosure audit** (`builder/scoring/disclosure.py`). The
 reader is anyone who sees the whole build at once — every board, both twins of a
