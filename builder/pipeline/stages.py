@@ -11,6 +11,7 @@ import pandas as pd
 
 from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
+from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
@@ -19,7 +20,7 @@ from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
-from builder.pipeline.isolation import isolate, rejection
+from builder.pipeline.isolation import isolate, rejection, restrict
 from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.release.apply import apply_release
@@ -168,6 +169,23 @@ def unseal_state(
         embargoed_text=embargoed_text,
     ), items, release)
     return read_released(state, keys, rejections)  # opted-in transcripts, if the release publishes them
+
+
+def reject_clones(state: BenchmarkState, admitted_first: list[str], rejections: list[Rejection]) -> BenchmarkState:
+    """Refuse re-sealed clones (builder.bundles.duplicates): results row for row an earlier bundle's."""
+    by_key = {b.manifest.key: b for b in state.bundles}
+    key_of = {b.where: b.manifest.key for b in state.bundles}
+    clones = find_clones(content_fingerprints(state.results), [key_of[w] for w in admitted_first if w in key_of])
+    if not clones:
+        return state
+    for later, earlier in clones.items():
+        bundle = by_key[later]
+        where = f"{bundle.where}/{RESULTS}"
+        rejections.append(Rejection(
+            where, "duplicate-submission",
+            f"{where}: its results are, row for row, those of {by_key[earlier].where} (re-sealed or re-configured); only the earlier is ranked",
+            "withdraw the copy; a different run has its own results", state.config.id, bundle.manifest.lab))
+    return restrict(state, set(by_key) - set(clones))
 
 
 def _unseal_isolated(

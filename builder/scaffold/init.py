@@ -17,6 +17,7 @@ repository (so ``git add -A`` can never pick it up), written 0600.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
@@ -31,19 +32,19 @@ from builder.trust.seal import generate_identity, identity_file_text
 
 PRESETS = ("soohak", "livemathematicianbench", "kcsat-ml")
 VERSION = "v1"
-# The project's workflows install Sealboard from its own source tree; a leaderboard
-# repository installs the pinned release instead. These are the only differences.
-INSTALL_FROM_SOURCE = (
-    ("python -m pip install ./trusted", "python -m pip install -r trusted/requirements.txt"),
-    ("python -m pip install .", "python -m pip install -r requirements.txt"),
+# The project's workflows install Sealboard from its own source tree, after its hash-locked
+# requirements/build.txt; a leaderboard repository installs the release pinned in its
+# requirements.txt instead. This is the only difference.
+_SOURCE_INSTALL = re.compile(
+    r"\|\n(?:          #.*\n)*"
+    r"          python -m pip install --require-hashes --no-deps -r (trusted/)?requirements/build\.txt\n"
+    r"          python -m pip install --no-deps --no-build-isolation --no-index \S+"
 )
 
 
 def adapt_workflow(text: str) -> str:
     """The project's workflow text as a leaderboard repository runs it."""
-    for source, pinned in INSTALL_FROM_SOURCE:
-        text = text.replace(source, pinned)
-    return text
+    return _SOURCE_INSTALL.sub(lambda m: f"python -m pip install -r {m.group(1) or ''}requirements.txt", text)
 
 
 def _file(name: str) -> str:
