@@ -54,7 +54,7 @@ def unseal_results(
     plaintext = unseal(sealed, list(identities), where)
     frame = parse_results(plaintext, where, extras, limits)
     # Distinct ids are few: compare those, and look for rows only when one is unknown.
-    strangers = set(frame["item"].unique()) - item_ids
+    strangers = set(frame["item"].unique().tolist()) - item_ids  # tolist: one conversion, not a step per Arrow element
     if strangers:
         unknown = frame["item"].isin(strangers).to_numpy()
         first = int(unknown.argmax())

@@ -110,6 +110,19 @@ def _require(frame: pd.DataFrame, columns: Sequence[str], what: str, where: str)
         raise ScoringInputError(f"the {what} frame lacks column(s) {', '.join(missing)}", where=where)
 
 
+def _positions(values: pd.Series, ids: np.ndarray) -> np.ndarray:
+    """(rows,) int64 position of each value in `ids`, -1 where absent.
+
+    Ids repeat thousands of times (an item per submission and sample; a submission per
+    row), so the few distinct values are looked up and the row codes mapped through them:
+    factorising an Arrow string column stays in C++, whereas an Index lookup of every row
+    first converts it to a million Python strings.
+    """
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    found = np.append(pd.Index(ids).get_indexer(np.asarray(uniques, dtype=object)), -1)
+    return found[np.asarray(codes, dtype=np.int64)].astype(np.int64, copy=False)  # code -1 (missing) picks the trailing -1
+
+
 def _tokens(values: pd.Series) -> np.ndarray:
     """Object array of canonical tokens (see config.token); None for missing."""
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
@@ -249,11 +262,11 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
     _require(results, cond_fields, "results", where)
     n_rows = len(results)
-    row_item = pd.Index(item_ids).get_indexer(results["item"])
+    row_item = _positions(results["item"], item_ids)
     if (row_item < 0).any():
         first = results["item"].iloc[int(np.flatnonzero(row_item < 0)[0])]
         raise ScoringInputError(f"{int((row_item < 0).sum())} result row(s) name items not in the dataset (first: {first!r})", where=where)
-    row_sub = pd.Index(sub_ids).get_indexer(results["submission"])
+    row_sub = _positions(results["submission"], sub_ids)
     if (row_sub < 0).any():
         first = results["submission"].iloc[int(np.flatnonzero(row_sub < 0)[0])]
         raise ScoringInputError(f"result rows name submission {first!r}, which is not in the submissions frame", where=where)
