@@ -10,38 +10,52 @@ Two places, one rule (design, "What is public when"):
 
 Normalisation, the same on both sides (needles and haystack):
 
-1. JSON ``\\uXXXX`` escapes and HTML entities decoded (output only);
-2. invisible characters removed: soft hyphen, zero-width space/joiners, word joiner, BOM,
+1. output only: gzip opened; HTML entities decoded (as ``html.unescape``); JSON escapes
+   (``\\uXXXX`` with surrogate pairs, ``\\n``, ``\\"``, …) decoded in JSON and scripts. A page
+   or a CSV holding backslashes is read as written (``\\frac`` in a question is TeX: decoding
+   ``\\f`` would hide every window holding it) and also decoded where JSON can be in it
+   (inline scripts; the whole file if it has a ``\\uXXXX``). A file that is not UTF-8 (an
+   image, a font) is scanned for its ASCII, every other byte a separator;
+2. Unicode NFKD, then case folding (not ``lower()``: "ΣΟΣ" and "STRASSE" match);
+3. invisible characters deleted: soft hyphen, zero-width space/joiners, word joiner, BOM,
    bidi embeddings/overrides/isolates, variation selectors, tag characters, Hangul fillers
-   (all of Unicode category Cf, plus the few invisible ones filed elsewhere);
-3. Unicode NFKD with combining marks dropped (full-width and other compatibility forms
-   fold to plain letters; accents go, however they are encoded);
-4. lower-cased; every run of non-word characters (punctuation, symbols, white space, in
-   any script) becomes one space, so markup, escaping and spacing cannot hide text.
+   (all of Unicode category Cf, plus the few invisible ones filed elsewhere), and every
+   combining mark (full-width and other compatibility forms fold to plain letters; accents
+   go, however they are encoded);
+4. every run of non-word characters (punctuation, symbols, white space, in any script)
+   becomes one space, so markup, escaping and spacing cannot hide text.
+
+Out of scope: percent-escapes (``%20`` in a URL is not displayed text), text in UTF-16 or
+inside compressed binary formats other than gzip, and double escaping (``&amp;shy;`` shows
+as "&shy;", visibly).
 
 Question text is matched on **every** window of 8 consecutive words (a shorter question
 whole, from 4 words); windows made mostly of numbers and symbols are skipped, as they would
 match tables of scores. Canaries are matched anywhere, as word sequences.
 
-Speed: the output scan is one Aho-Corasick pass (Rust ``ahocorasick-rs``, bytes automaton)
-over the normalised bytes of each file; normalisation is C-level bytes operations
-(``bytes.translate``, ``bytes.replace``) with a Unicode pass only for files that hold
-non-ASCII bytes. ``bench/bench_leakscan.py`` prints the MB/s.
+Speed (``bench/bench_leakscan.py`` prints MB/s per CPU): one Aho-Corasick pass (Rust
+``ahocorasick-rs``) over each file's normalised bytes; normalisation runs on whole files
+with C-level primitives: ``bytes.translate`` for ASCII, numpy to squeeze runs of spaces,
+the non-ASCII runs folded through a cached codec error handler (or the whole text at once
+when it is dense, as Korean is), one constant-replacement regular expression for JSON's
+short escapes. The routes are pinned to the plain definition by
+tests/pipeline/test_leakscan_equivalence.py.
 """
 
 from __future__ import annotations
 
+import codecs
 import functools
 import gzip
 import html
 import re
 import unicodedata
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import ahocorasick_rs
+import numpy as np
 
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
@@ -62,116 +76,209 @@ def _invisible_chars() -> str:
 
 
 _INVISIBLE = _invisible_chars()
-_INVISIBLE_RE = re.compile("[" + re.escape(_INVISIBLE) + "]")
-_DROP_RE = re.compile("[" + re.escape("".join(chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me"))) + "]")
+_MARKS = "".join(chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me"))
+# What is deleted after NFKD and case folding: invisible characters and combining marks.
+# Two sets: a class holding characters beyond U+FFFF is tested range by range in `re`
+# (20x slower), and text beyond U+FFFF is rare, so it takes a check of its own.
+_DROP_RE = re.compile("[" + re.escape("".join(c for c in _INVISIBLE + _MARKS if c <= "\uffff")) + "]")
+_DROP_ASTRAL = {ord(c): None for c in _INVISIBLE + _MARKS if c > "\uffff"}
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 # Non-ASCII characters that are not word characters (Unicode spaces, dashes, quotes, math
 # symbols): separators, like ASCII punctuation.
 _NONWORD_RE = re.compile(r"[^\x00-\x7f\w]")
-_NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
 # ASCII: letters lower-cased, digits, "_" and every non-ASCII byte kept, all else a space.
 _TABLE = bytes(c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95 or c >= 128) else 32 for c in range(256))
-# JSON string escapes: \uXXXX and the short ones (\n would otherwise glue "n" to a word).
-_JSON_ESCAPE = re.compile(rb"\\(u[0-9a-fA-F]{4}|[\"\\/bfnrt])")
-_JSON_SHORT = {b'"': b'"', b"\\": b"\\", b"/": b"/", b"b": b" ", b"f": b" ", b"n": b" ", b"r": b" ", b"t": b" "}
-
-
+# A binary file (an image, a font): its ASCII is scanned, every other byte separates words.
+_BINARY_TABLE = _TABLE[:128] + b" " * 128
 _TAG = re.compile(r"<[^<>]{0,200}>")
+_FOLD = "sealboard-leakscan-fold"
 
 
-def _json_unescape(m: re.Match[bytes]) -> bytes:
-    code = m.group(1)
-    if len(code) == 1:
-        return _JSON_SHORT[code]
-    return chr(int(code[1:], 16)).encode("utf-8", "replace")
+def _fold(text: str) -> str:
+    """Steps 2–4 on Unicode text, with whole-text C primitives.
 
-
-def _collapse(data: bytes) -> bytes:
-    # bytes.replace runs in C; each pass shortens every run of spaces, long runs first.
-    for run in (b" " * 32, b" " * 8, b"    "):
-        if run in data:
-            data = data.replace(run, b" ")
-    while b"  " in data:
-        data = data.replace(b"  ", b" ")
-    return data
+    Every step works character by character (NFKD reorders only combining marks, which are
+    dropped; case folding has no context, unlike lower(), which spells a final sigma apart),
+    so folding a text in pieces split at ASCII characters gives the same as folding it
+    whole; tests/pipeline/test_leakscan_equivalence.py pins that. (NFKD once suffices:
+    the case folding of any NFKD character is NFKD again, checked over all of Unicode.)"""
+    text = _DROP_RE.sub("", unicodedata.normalize("NFKD", text).casefold())
+    if _ASTRAL_RE.search(text):
+        text = text.translate(_DROP_ASTRAL)
+    return _NONWORD_RE.sub(" ", text)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _unicode_text(run: bytes) -> bytes:
-    # One run of non-ASCII bytes: invisible characters removed, NFKD, combining marks
-    # dropped (so "é" composed, decomposed or split from its letter compares as "e"),
-    # lower-cased, non-word characters (Unicode spaces, dashes, quotes, symbols) turned
-    # into spaces. Invalid UTF-8 is compared as a browser shows it (U+FFFD). Runs repeat
-    # ("—", "·", a model's name), hence the cache.
-    text = unicodedata.normalize("NFKD", _INVISIBLE_RE.sub("", run.decode("utf-8", "replace")))
-    text = _NONWORD_RE.sub(" ", _DROP_RE.sub("", text).lower())
-    return text.encode("utf-8", "surrogatepass")
+def _fold_run(run: str) -> bytes:
+    # Runs repeat ("·", "—", a model's name, a Korean word): hence the cache.
+    return _fold(run).encode("utf-8", "replace")
 
 
-def _unicode_run(m: re.Match[bytes]) -> bytes:
-    return _unicode_text(m.group())
+def _fold_error(err: UnicodeError) -> tuple[bytes, int]:
+    assert isinstance(err, UnicodeEncodeError)
+    return _fold_run(err.object[err.start : err.end]), err.end
+
+
+codecs.register_error(_FOLD, _fold_error)
+
+
+def _fold_utf8(data: bytes) -> bytes:
+    """Non-ASCII UTF-8 (UnicodeDecodeError if it is not UTF-8): steps 2–4 on the non-ASCII
+    characters, ASCII left to the byte table.
+
+    Mostly-ASCII text (a page with a few "·" and "—") is encoded to ASCII with an error
+    handler that folds each run of non-ASCII characters (cached), so the Unicode steps see
+    only those runs; dense text (Korean, where every word is a run) is folded whole."""
+    text = data.decode("utf-8")
+    if (len(data) - len(text)) * 8 > len(data):
+        return _fold(text).encode("utf-8", "replace")
+    return text.encode("ascii", _FOLD)
+
+
+def _squeeze(data: bytes) -> bytes:
+    """Every run of spaces made one, and one space at each end: numpy does it in C
+    (``bytes.replace`` needed a pass per halving and was the scan's largest cost)."""
+    if b"  " not in data and data[:1] == data[-1:] == b" ":
+        return data
+    a = np.empty(len(data) + 2, np.uint8)
+    a[0] = a[-1] = 32
+    a[1:-1] = np.frombuffer(data, np.uint8)
+    word = a != 32
+    keep = np.empty(len(a), np.bool_)
+    keep[0] = True
+    np.logical_or(word[1:], word[:-1], out=keep[1:])
+    return a[keep].tobytes()
 
 
 def normalise(data: bytes | str, *, binary: bool = False) -> bytes:
-    """Normalised form (steps 2–4): lower-case words separated by single spaces, padded.
+    """Normalised form (steps 2–4): words separated by single spaces, padded.
 
-    ASCII is handled by ``bytes.translate`` and ``bytes.replace`` alone; only the runs of
-    non-ASCII bytes go through the Unicode steps (not at all in a ``binary`` file, an image
-    or a font, whose ASCII is still scanned). Text and bytes take the same path, so needles
-    and output are normalised identically.
+    ASCII is handled by ``bytes.translate`` and numpy alone; only non-ASCII text goes
+    through the Unicode steps (not at all in a ``binary`` file, an image or a font, whose
+    ASCII is still scanned). Text and bytes take the same path, so needles and output are
+    normalised identically. Invalid UTF-8 in text is compared as a browser shows it
+    (U+FFFD, a separator).
     """
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    if not binary and not data.isascii():
-        data = _NON_ASCII_RUN.sub(_unicode_run, data)
-    return b" " + _collapse(data.translate(_TABLE)).strip(b" ") + b" "
+    if binary:
+        return _squeeze(data.translate(_BINARY_TABLE))
+    if not data.isascii():
+        try:
+            data = _fold_utf8(data)
+        except UnicodeDecodeError:
+            data = _fold_utf8(data.decode("utf-8", "replace").encode("utf-8", "surrogatepass"))
+    return _squeeze(data.translate(_TABLE))
 
 
-# Entities that decode to punctuation or space: the same as a space after normalisation.
-_PUNCT_ENTITIES = (b"&amp;", b"&lt;", b"&gt;", b"&quot;", b"&#39;", b"&#x27;", b"&apos;", b"&nbsp;", b"&#34;", b"&para;", b"&middot;", b"&mdash;", b"&ndash;")
-_ENTITY = re.compile(rb"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+# JSON string escapes. Every short escape (\" \\ \/ \b \f \n \r \t) stands for a separator,
+# and so does a backslash before anything else (in a script); matched left to right, so
+# "\\u0041" is an escaped backslash and the text "u0041". What is left is \uXXXX.
+_JSON_SHORT = re.compile(rb'\\(?:["\\/bfnrt]|(?!u[0-9a-fA-F]{4}))')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# html.unescape's own pattern, on bytes: entity names are ASCII, so a name stops at the first
+# non-ASCII byte with the same result; digits bounded below int()'s 4,300-digit limit.
+_ENTITY = re.compile(rb"&(#[0-9]{1,4000};?|#[xX][0-9a-fA-F]{1,4000};?|[^\t\n\f <&#;\x80-\xff]{1,32};?)")
+
+
+def _json_unescape(data: bytes) -> bytes:
+    data = _JSON_SHORT.sub(b" ", data)
+    escapes = data.count(b"\\u")
+    if not escapes:
+        return data
+    if escapes * 64 < len(data):  # a few (a script's regular expressions): one cached call each
+        return _U_ESCAPE.sub(_u_escape, data)
+    # Dense (ensure_ascii JSON of Korean text): the C codec decodes every \uXXXX at once
+    # (non-ASCII text is passed through it as escapes of its own); surrogate pairs joined.
+    if data.isascii():
+        text = data.decode("unicode_escape")
+    else:
+        text = data.decode("utf-8").encode("ascii", "backslashreplace").decode("unicode_escape")
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.encode("utf-8", "replace")
+
+
+_U_ESCAPE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _u_text(escape: bytes) -> bytes:
+    # A lone surrogate becomes U+FFFD, as in the codec path: a separator either way.
+    text = escape.decode("unicode_escape").encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.encode("utf-8")
+
+
+def _u_escape(m: re.Match[bytes]) -> bytes:
+    return _u_text(m.group())
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def _entity_text(entity: bytes) -> bytes:
-    return html.unescape(entity.decode("ascii")).encode("utf-8", "surrogatepass")
+    return html.unescape(entity.decode("ascii")).encode("utf-8", "replace")
+
+
+def _entity(m: re.Match[bytes]) -> bytes:
+    return _entity_text(m.group())
 
 
 _BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".pdf", ".zip"}
+# Files whose backslashes are string escapes. Elsewhere (a page, a CSV) a backslash is
+# itself: "\frac" in a question is TeX, and decoding "\f" there would hide the window.
+_JSON_SUFFIXES = {".json", ".jsonl", ".js", ".mjs", ".cjs", ".map", ".webmanifest"}
+_SCRIPT = re.compile(rb"<script\b[^>]*>|<SCRIPT\b[^>]*>")
+_SCRIPT_END = re.compile(rb"</script|</SCRIPT")
 
 
-def decode_output(data: bytes, name: str) -> tuple[bytes, bool]:
-    """An output file's bytes with gzip opened, JSON escapes and HTML entities decoded;
-    and whether it is binary (not UTF-8: an image, a font)."""
+def _text_form(data: bytes, json: bool) -> bytes:
+    # Escapes are ASCII and decode to valid UTF-8, so a file that was not UTF-8 stays so
+    # (UnicodeDecodeError).
+    if json and b"\\" in data:
+        data = _json_unescape(data)
+    if b"&" in data:
+        data = _ENTITY.sub(_entity, data)
+    if not data.isascii():
+        data = _fold_utf8(data)
+    return _squeeze(data.translate(_TABLE))
+
+
+def _scripts(data: bytes) -> bytes:
+    """The bodies of a page's inline scripts (where its JSON is), one per line."""
+    bodies = []
+    for m in _SCRIPT.finditer(data):
+        end = _SCRIPT_END.search(data, m.end())
+        bodies.append(data[m.end() : end.start() if end else len(data)])
+    return b"\n".join(bodies)
+
+
+def output_forms(data: bytes, name: str) -> list[bytes]:
+    """An output file normalised (steps 1–4), in every reading a browser or a reader could
+    give it: gzip opened; HTML entities decoded; JSON escapes decoded in JSON and scripts,
+    and in a page or CSV holding backslashes read both as written (TeX) and decoded where
+    JSON can be (inline scripts, or the whole file if it has a \\uXXXX escape). A file that
+    is not UTF-8 (an image, a font) is scanned for its ASCII."""
     if name.endswith(".gz"):
+        name = name[:-3]
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError):
             pass
-    if data.isascii():
-        pass
-    elif Path(name).suffix.lower() in _BINARY_SUFFIXES:
-        return data, True
-    else:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return data, True
-    if b"\\" in data:
-        if data.isascii() and b"\\u" in data:
-            # ASCII JSON (ensure_ascii): the C codec decodes every escape at once (and warns
-            # about escapes JSON does not have, as in a script's regular expressions).
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                data = data.decode("unicode_escape", "replace").encode("utf-8", "surrogatepass")
+    suffix = Path(name).suffix.lower()
+    if not data.isascii() and suffix in _BINARY_SUFFIXES:
+        return [normalise(data, binary=True)]
+    try:
+        if b"\\" not in data or suffix in _JSON_SUFFIXES:
+            return [_text_form(data, json=True)]
+        forms = [_text_form(data, json=False)]
+        if _U_ESCAPE.search(data):
+            forms.append(_text_form(data, json=True))
         else:
-            data = _JSON_ESCAPE.sub(_json_unescape, data)
-    if b"&" in data:
-        for entity in _PUNCT_ENTITIES:
-            if entity in data:
-                data = data.replace(entity, b" ")
-        if b"&" in data:
-            data = _ENTITY.sub(lambda m: _entity_text(m.group()), data)
-    return data, False
+            scripts = _scripts(data)
+            if b"\\" in scripts:
+                forms.append(_text_form(scripts, json=True))
+        return forms
+    except UnicodeDecodeError:
+        return [normalise(data, binary=True)]
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -214,8 +321,11 @@ class Needles:
         return found
 
     def scan_file(self, data: bytes, name: str) -> str | None:
-        data, binary = decode_output(data, name)
-        return self.scan_bytes(normalise(data, binary=binary))
+        for form in output_forms(data, name):
+            found = self.scan_bytes(form)
+            if found is not None:
+                return found
+        return None
 
 
 def build_needles(entries: Iterable[tuple[str, str, Iterable[str]]]) -> Needles:

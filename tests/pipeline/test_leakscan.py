@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import html
+import json
+import unicodedata
 
 import orjson
 import pytest
@@ -88,3 +90,71 @@ def test_normalisation_is_the_same_for_text_and_bytes():
     text = "Ｆｕｌｌ\u00ad-width, <b>bold</b> — and\u200b zero\u2060width É"
     assert normalise(text) == normalise(text.encode())
     assert normalise(text) == b" full width b bold b and zerowidth e "
+
+
+# --- the site's own output: every reading of a file a reader or a browser could give ---------
+
+TEX = r"Let \frac{a}{b} be \theta times \nabla f where \right\| \bar{x} \tan \beta exceeds \rho over \binom{n}{k} and \neq zero"
+GREEK = "ΕΣΤΩ ΟΤΙ Ο ΑΡΙΘΜΟΣ ΤΩΝ ΛΥΣΕΩΝ ΤΗΣ ΕΞΙΣΩΣΗΣ ΕΙΝΑΙ ΠΕΠΕΡΑΣΜΕΝΟΣ ΚΑΙ ΘΕΤΙΚΟΣ"
+GERMAN = "Die Straße der Fußgänger misst genau dreißig Meter und die Größe bleibt gleich"
+OTHERS = build_needles([("b item tex", "", [TEX]), ("b item el", "", [GREEK.lower()]), ("b item de", "", [GERMAN])])
+BOLD = {c: 0x1D41A + c - 0x61 for c in range(0x61, 0x7B)}  # a-z as MATHEMATICAL BOLD SMALL letters
+
+
+def _png_text_chunk(text: bytes) -> bytes:
+    return b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\xff\xfe" + b"\x00\x00\x00\x40tEXtComment\x00" + text + b"\xff\xd8\x00\x00IEND\xaeB`\x82"
+
+
+OUTPUT_DISGUISES = {
+    "json-ensure-ascii-math-bold-surrogate-pairs": lambda t: (json.dumps({"x": t.lower().translate(BOLD)}).encode(), "board.json"),
+    "json-escaped-soft-hyphens": lambda t: (json.dumps({"x": t.replace("e", "\u00ade")}).encode(), "board.json"),
+    "json-escaped-zero-width-in-gzip": lambda t: (gzip.compress(json.dumps({"x": "\u200b".join(t)}).encode()), "search.json.gz"),
+    "html-shy-entities": lambda t: (t.replace("e", "&shy;e").encode(), "page.html"),
+    "html-numeric-soft-hyphens": lambda t: (t.replace("e", "&#173;e").replace("o", "&#xAD;o").encode(), "page.html"),
+    "html-every-letter-a-numeric-entity": lambda t: ("".join(f"&#{ord(c)};" for c in t).encode(), "page.html"),
+    "html-entities-with-leading-zeros": lambda t: (t.replace("t", "&#0000116;").encode(), "page.html"),
+    "html-legacy-nbsp-without-semicolon": lambda t: (t.replace(" ", "&nbsp").encode(), "page.html"),
+    "html-full-width-entities": lambda t: ("".join(f"&#x{ord(c) + 0xFEE0:X};" if "!" <= c <= "~" else c for c in t).encode(), "page.html"),
+    "script-json-with-newline-escapes": lambda t: (b"<p>x</p><script>var d = " + json.dumps(t.replace(" ", "\n")).encode() + b";</script>", "page.html"),
+    "png-text-chunk-binary-bytes-between-words": lambda t: (_png_text_chunk(t.replace(" ", "\xff").encode("latin-1")), "logo.png"),
+    "csv-upper-case-quoted": lambda t: (f'1,"{t.upper()}",2\n'.encode(), "items.csv"),
+}
+
+
+@pytest.mark.parametrize("name", OUTPUT_DISGUISES)
+def test_disguised_text_in_output_files_is_found(name):
+    data, filename = OUTPUT_DISGUISES[name](" ".join(WORDS[20:30]))
+    assert NEEDLES.scan_file(data, filename) == "question text of soohak item x1", name
+
+
+def test_korean_in_decomposed_jamo_and_escaped_json_is_found():
+    text = "참고 문제: 정수 해의 개수를 구하시오 단 조건은 다음과"
+    nfd = unicodedata.normalize("NFD", text)
+    assert nfd != text
+    assert NEEDLES.scan_file(nfd.encode(), "page.html") == "question text of soohak item x1"
+    assert NEEDLES.scan_file(json.dumps({"q": nfd}).encode(), "search_index.json") == "question text of soohak item x1"
+
+
+def test_tex_is_read_as_written_in_pages_and_decoded_in_json():
+    # "\frac", "\theta", "\nabla", "\right", "\bar", "\beta", "\rho", "\binom", "\neq" begin with
+    # JSON's short escapes; a page or a CSV shows them as written, so they are read so there.
+    window = " ".join(TEX.split()[4:14])
+    assert OTHERS.scan_file(html.escape(window).encode(), "item.html") == "question text of b item tex"
+    assert OTHERS.scan_file(window.encode(), "items.csv") == "question text of b item tex"
+    assert OTHERS.scan_file(orjson.dumps({"q": window}), "items.json") == "question text of b item tex"
+    assert OTHERS.scan_file(json.dumps({"q": window}).encode(), "items.json") == "question text of b item tex"
+
+
+def test_case_folding_beyond_lower():
+    # lower() spells a final sigma apart ("ς" at a word's end) and keeps "ß"; case folding
+    # does neither, so upper-case Greek and "STRASSE" match the needles.
+    assert OTHERS.scan_file(GREEK.encode(), "page.html") == "question text of b item el"
+    assert OTHERS.scan_file(GERMAN.upper().encode(), "page.html") == "question text of b item de"
+    assert OTHERS.scan_text(GERMAN.replace("ß", "ss")) == "question text of b item de"
+
+
+def test_escaped_backslash_is_not_an_escape():
+    # JSON "\\u0041" is a backslash and the text "u0041", not "A": no false hit, no lost word.
+    needles = build_needles([("b item u", "", ["alpha beta gamma delta u0041 epsilon zeta theta"])])
+    assert needles.scan_file(b'{"q": "alpha beta gamma delta \\\\u0041 epsilon zeta theta"}', "x.json") == "question text of b item u"
+
