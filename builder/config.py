@@ -27,7 +27,8 @@ _FIELDS = {
     "description": "one paragraph for the benchmark's page (optional)",
     "paper": "citation or URL of the paper that defines the metrics (optional)",
     "version": "the benchmark version that bundles must name in benchmark_version",
-    "embargo_recipient": "the age recipient (age1…) bundles' results are sealed to",
+    "embargo_recipient": "the age recipient (age1…) that files published at release are sealed to (the dataset; opted-in results and transcripts)",
+    "private_recipient": "the age recipient (age1…) of the private results key, never published: results and transcripts a lab does not opt to publish",
     "scoring": "boards, samples and breakdowns (see the Data page)",
     "embargo": "what a lab may submit and see during the embargo: budget {bundles, window_days}, grid (optional)",
 }
@@ -46,6 +47,9 @@ class BenchmarkConfig:
     path: str
     budget: Budget = Budget()  # per-lab submissions per window (builder.bundles.budget)
     embargo_grid: float | None = DEFAULT_GRID  # the Ladder's grid under embargo; None: exact (insecure)
+    # The private results key (builder.bundles.sealing): never published, so what a lab keeps
+    # private stays sealed after a full release publishes the embargo identity.
+    private_recipient: str | None = None
 
 
 def load_configs(root: Path) -> list[BenchmarkConfig]:
@@ -76,7 +80,7 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
         errors.append((key, f"unknown key (allowed: {', '.join(_FIELDS)})"))
     for key in sorted(_REQUIRED - set(raw)):
         errors.append((key, f"missing: {_FIELDS[key]}"))
-    for key in ("benchmark", "title", "version", "embargo_recipient", "description", "paper"):
+    for key in ("benchmark", "title", "version", "embargo_recipient", "private_recipient", "description", "paper"):
         if key in raw and not isinstance(raw[key], str):
             errors.append((key, "must be a string"))
     bench = raw.get("benchmark")
@@ -85,12 +89,14 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
             errors.append(("benchmark", "must be 1–64 characters of a-z, 0-9 and '-'"))
         elif bench != path.stem:
             errors.append(("benchmark", f"is {bench!r} but the file is named {path.name}; they must agree"))
-    recipient = raw.get("embargo_recipient")
-    if isinstance(recipient, str):
-        try:
-            parse_recipient(recipient, where)
-        except BuilderError as exc:
-            errors.append(("embargo_recipient", exc.message))
+    for key in ("embargo_recipient", "private_recipient"):
+        if isinstance(raw.get(key), str):
+            try:
+                parse_recipient(raw[key], where)
+            except BuilderError as exc:
+                errors.append((key, exc.message))
+    if raw.get("private_recipient") is not None and raw.get("private_recipient") == raw.get("embargo_recipient"):
+        errors.append(("private_recipient", "is the embargo recipient; it must be a key of its own, never published (age-keygen)"))
     scoring = None
     if isinstance(raw.get("scoring"), dict):
         try:
@@ -135,4 +141,5 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
         path=where,
         budget=budget,
         embargo_grid=grid,
+        private_recipient=raw.get("private_recipient"),
     )

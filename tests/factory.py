@@ -6,6 +6,7 @@ All keys here are throwaway test keys generated per test.
 from __future__ import annotations
 
 import copy
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -20,7 +21,7 @@ from builder.config import load_config
 from builder.demo.instance import MKDOCS_YML, _config_text
 from builder.trust.registry import load_registry
 from builder.trust.registry_admin import add_lab, init_registry, sign_registry
-from builder.trust.seal import Identity, generate_identity, identity_file_text
+from builder.trust.seal import Identity, generate_identity, identity_file_text, load_identity
 from builder.trust.sshkeys import PrivateKey, generate_ed25519, load_private_key
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
@@ -78,6 +79,19 @@ def results_for(items: list[dict[str, Any]], correct: dict[str, list[bool]] | No
     return rows
 
 
+def own_wrong_answers(rows: list[dict[str, Any]], run: str) -> list[dict[str, Any]]:
+    """`rows` with every wrong integer answer moved by a run-specific offset: still wrong."""
+    offset = zlib.crc32(run.encode()) % 9973 + 1
+    out = []
+    for r in rows:
+        r = dict(r)  # never the caller's dicts: tests share row lists
+        answer = r.get("answer")
+        if not r.get("correct") and isinstance(answer, str) and answer.lstrip("-").isdigit():
+            r["answer"] = str(int(answer) + offset * (1 if int(answer) >= 0 else -1))
+        out.append(r)
+    return out
+
+
 @dataclass
 class Instance:
     root: Path
@@ -88,8 +102,16 @@ class Instance:
     items: list[dict[str, Any]]
     bundles: dict[str, Path] = field(default_factory=dict)
 
-    def add_submission(self, lab: str, submission: str, rows: list[dict[str, Any]], *, model: dict[str, Any] | None = None, sign_with: str | None = None) -> Path:
+    def add_submission(
+        self, lab: str, submission: str, rows: list[dict[str, Any]], *, model: dict[str, Any] | None = None, sign_with: str | None = None,
+        publish_results: bool = True, publish_transcripts: bool = False, transcripts: bytes | None = None, own_answers: bool = True,
+    ) -> Path:
+        """Create and sign a bundle of `rows`. With `own_answers`, the run's wrong answers are
+        spelled its own way, so that tests reusing one row set make distinct runs rather than
+        the re-sealed clones the build refuses (builder.bundles.duplicates); scores are unchanged."""
         config = load_config(self.root / "leaderboards" / "soohak.yaml", self.root)
+        if own_answers:
+            rows = own_wrong_answers(rows, f"{lab}/{submission}")
         # Each run its own model id, each lab its own model name (the duplicate rule,
         # builder.bundles.duplicates): acme keeps "Model One", beta gets "Model One Beta".
         m = copy.deepcopy(model or dict(MODEL, id=f"m-{lab}-{submission}", name=MODEL["name"] + ("" if lab == "acme" else f" {lab.title()}")))
@@ -100,16 +122,21 @@ class Instance:
             lab=lab,
             submission=submission,
             results=b"".join(orjson.dumps(r) + b"\n" for r in rows),
-            description=Description(model=m, config=dict(RUN), harness={"name": "test-harness", "version": "1.0"}, judge="judge-1", publish_results=True, publish_transcripts=False),
+            description=Description(model=m, config=dict(RUN), harness={"name": "test-harness", "version": "1.0"}, judge="judge-1",
+                                    publish_results=publish_results, publish_transcripts=publish_transcripts),
             created=NOW,
             config=config,
+            transcripts=transcripts,
         )
         sign_bundle(path, self.lab_keys[sign_with or lab])
         self.bundles[f"{lab}/{submission}"] = path
         return path
 
 
-def forge_submission(inst: "Instance", lab: str, submission: str, rows: list[dict[str, Any]] | bytes, *, coverage: dict[str, Any] | None = None) -> Path:
+def forge_submission(
+    inst: "Instance", lab: str, submission: str, rows: list[dict[str, Any]] | bytes, *, coverage: dict[str, Any] | None = None,
+    recipients: list[str] | None = None, publish_results: bool = True,
+) -> Path:
     """A bundle written without `bundle create`'s checks, as a lab's own tooling could:
     validly signed and sealed, holding any rows and any (or no) coverage summary."""
     import hashlib
@@ -119,7 +146,7 @@ def forge_submission(inst: "Instance", lab: str, submission: str, rows: list[dic
     from builder.trust.sshsig import NS_BUNDLE, sign
 
     plain = rows if isinstance(rows, bytes) else b"".join(orjson.dumps(r) + b"\n" for r in rows)
-    sealed = seal(plain, [inst.identity.recipient])
+    sealed = seal(plain, recipients or [inst.identity.recipient])
     path = inst.root / "bundles" / "soohak" / lab / submission
     path.mkdir(parents=True)
     (path / RESULTS).write_bytes(sealed)
@@ -134,7 +161,7 @@ def forge_submission(inst: "Instance", lab: str, submission: str, rows: list[dic
         harness={"name": "own-tooling", "version": "1"},
         judge=None,
         files=[{"path": RESULTS, "sha256": hashlib.sha256(sealed).hexdigest(), "bytes": len(sealed), "sealed": True}],
-        publish_results=True,
+        publish_results=publish_results,
         publish_transcripts=False,
         coverage=coverage,
     )
@@ -167,10 +194,12 @@ def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: l
     sign_registry(root, maintainers["m1"])
     sign_registry(root, maintainers["m3"])
 
-    identity = generate_identity()
-    (keydir / "identity.txt").write_text(identity_file_text(identity))
+    # The authorised build's identity file holds the embargo key, then the private results key.
+    embargo, private = generate_identity(), generate_identity()
+    (keydir / "identity.txt").write_text(identity_file_text(embargo) + identity_file_text(private))
+    identity = load_identity((keydir / "identity.txt").read_text())
     (root / "leaderboards").mkdir()
-    (root / "leaderboards" / "soohak.yaml").write_text(_config_text("soohak", VERSION, identity.recipient))
+    (root / "leaderboards" / "soohak.yaml").write_text(_config_text("soohak", VERSION, embargo.recipient, private=private.recipient))
     (root / "mkdocs.yml").write_text(MKDOCS_YML.replace("Sealboard demo", "Sealboard test"))
     (root / "site_src").mkdir()
     (root / "site_src" / "index.md").write_text("# Test instance\n\n<!-- sealboard:benchmarks -->\n")

@@ -15,6 +15,8 @@ from builder.bundles.coverage import check_against_dataset, load_dataset_manifes
 from builder.bundles.ingest import read_bundle
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
 from builder.bundles.results import parse_results
+from builder.bundles.sealing import recipients_for
+from builder.bundles.transcripts import read_transcripts
 from builder.bundles.verify import VerifiedBundle, verify_bundle
 from builder.config import CONFIG_DIR, BenchmarkConfig, load_config
 from builder.errors import BundleError, ConfigError
@@ -106,9 +108,9 @@ def create_bundle(
     """Validate results, seal them, write the manifest. Returns the bundle directory.
 
     Results are parsed with the same strict parser the build uses, so a lab sees every
-    problem before it signs. Transcripts that the lab does not opt to publish are sealed to
-    the maintainers' recipients only: the embargo identity is published at release and
-    must not open them.
+    problem before it signs. Results and transcripts the lab does not opt to publish are
+    sealed to the benchmark's private results key (and the maintainers' recipients), never
+    to the embargo key: its identity is published at a full release and must not open them.
     """
     config = config or load_config(root / "leaderboards" / f"{benchmark}.yaml", root)
     frame = parse_results(results, results_where, config.scoring.results_extras())
@@ -116,19 +118,13 @@ def create_bundle(
     # sign what they cover so PR validation can check it without the secret.
     dataset = load_dataset_manifest(root, benchmark, config.version)
     coverage = measure(frame, dataset, config.scoring, results_where, results)
-    recipients = [config.embargo_recipient, *maintainer_recipients]
-    files = {RESULTS: seal(results, recipients)}
+    if transcripts is not None:  # the format the build reads at release (builder.bundles.transcripts)
+        read_transcripts(transcripts, "transcripts.jsonl.gz", config.scoring.primary_language, keep=lambda _: False, check_all=True)
+    # Each file to the key its opt-in names (builder.bundles.sealing): opted in, the embargo
+    # key (published at a full release); kept private, the private results key (never published).
+    files = {RESULTS: seal(results, recipients_for(config, description.publish_results, maintainer_recipients, RESULTS))}
     if transcripts is not None:
-        if description.publish_transcripts:
-            files[TRANSCRIPTS] = seal(transcripts, recipients)
-        elif maintainer_recipients:
-            files[TRANSCRIPTS] = seal(transcripts, list(maintainer_recipients))
-        else:
-            raise ConfigError(
-                "transcripts not opted in for release need maintainers' recipients to seal to",
-                where="keys/registry",
-                hint="set publish_on_release.transcripts: true, or ask maintainers to add age_recipient to the registry",
-            )
+        files[TRANSCRIPTS] = seal(transcripts, recipients_for(config, description.publish_transcripts, maintainer_recipients, TRANSCRIPTS))
     manifest = manifest_dict(
         benchmark=benchmark,
         benchmark_version=config.version,

@@ -15,14 +15,29 @@ lab-written ``created`` therefore cannot jump ahead of a bundle already admitted
   is ranked.
 - ``model-name-taken``: a bundle whose model display name (compared case-folded, NFKC) is
   already used by another lab's earlier bundle, on any benchmark. A lab may reuse its own.
+
+The build alone (it holds the plaintext) adds one more, after unsealing:
+
+- ``duplicate-submission`` for a **re-sealed clone**: a bundle whose results are, row for
+  row, those of an earlier bundle of the same benchmark — the same multiset of (item,
+  language, variant and other declared fields, answer, verdict, refusal), whatever the
+  row order, sample numbering, lab-reported token/latency/cost figures, sealing or
+  configuration. Re-sealing a copy changes every ciphertext byte and a tweaked
+  ``temperature`` changes the run key above, so neither rule would see it; the content
+  fingerprint does. An answer re-spelled on purpose makes a different run for this rule;
+  under embargo the Ladder (builder.scoring.ladder) then shows it only if it beats the
+  lab's best by the grid.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+
+import numpy as np
+import pandas as pd
 
 from builder.bundles.manifest import MANIFEST, RESULTS, Manifest
 from builder.errors import BundleError
@@ -40,6 +55,11 @@ class Candidate:
 def _order(c: Candidate) -> tuple:
     m = c.manifest
     return (c.admitted is None, c.admitted or m.created, m.created, c.where)
+
+
+def admission_order(candidates: Iterable[Candidate]) -> list[str]:
+    """Bundle paths, earliest admitted first: the order every duplicate rule keeps the first of."""
+    return [c.where for c in sorted(candidates, key=_order)]
 
 
 def _run(m: Manifest) -> tuple:
@@ -84,3 +104,64 @@ def find_duplicates(candidates: Iterable[Candidate]) -> dict[str, BundleError]:
         runs[_run(m)] = c.where
         names.setdefault(name_key(m.model.name), (m.lab, c.where))
     return refused
+
+
+# Columns that say nothing about what a run answered: its identity, the sample numbering
+# (a clone may permute it) and lab-reported figures (a clone may retouch them).
+_NOT_CONTENT = ("submission", "sample", "output_tokens", "latency_s", "cost_usd")
+
+
+def content_fingerprints(results: pd.DataFrame) -> dict[str, tuple]:
+    """Submission -> a fingerprint of its results that ignores row order and renumbering.
+
+    First a cheap one (rows, correct verdicts, refusals, total answer length); only
+    submissions sharing it with another get the full one: two order-free 64-bit sums of
+    their rows' hashes (a multiset hash). Collisions between different result
+    sets are not a concern: a false match would only refuse the later bundle of a set
+    someone crafted to collide.
+    """
+    if results is None or not len(results):
+        return {}
+    codes, subs = pd.factorize(results["submission"], sort=False)
+    k = len(subs)
+    cheap = np.stack([
+        np.bincount(codes, minlength=k).astype(float),
+        np.bincount(codes, weights=results["lab_correct"].to_numpy(dtype=float), minlength=k),
+        np.bincount(codes, weights=results["refused"].to_numpy(dtype=float), minlength=k),
+        np.bincount(codes, weights=results["answer"].str.len().fillna(-1).to_numpy(dtype=float), minlength=k),  # null: refused
+    ], axis=1)
+    out: dict[str, tuple] = {str(s): tuple(int(x) for x in cheap[i]) for i, s in enumerate(subs)}
+    _, group, size = np.unique(cheap, axis=0, return_inverse=True, return_counts=True)
+    shared = np.flatnonzero(size[group.ravel()] > 1)
+    if not len(shared):
+        return out
+    rows = np.isin(codes, shared)
+    sub_codes = codes[rows]
+    # The row hash, and the same hash of the rows with their cells in reverse column order:
+    # a second 64-bit sum (hash_pandas_object ignores its hash_key for Arrow strings).
+    columns = [c for c in results.columns if c not in _NOT_CONTENT]
+    frame = results.loc[rows, columns]
+    sums = []
+    for cols in (columns, columns[::-1]):
+        h = pd.util.hash_pandas_object(frame[cols], index=False).to_numpy(np.uint64)
+        total = np.zeros(k, dtype=np.uint64)
+        np.add.at(total, sub_codes, h)  # wraps modulo 2**64
+        sums.append(total)
+    for i in shared:
+        out[str(subs[i])] += (int(sums[0][i]), int(sums[1][i]))
+    return out
+
+
+def find_clones(fingerprints: dict[str, tuple], order: Sequence[str]) -> dict[str, str]:
+    """Later submission -> the earlier one whose results it repeats (``order``: earliest first)."""
+    first: dict[tuple, str] = {}
+    clones: dict[str, str] = {}
+    for sub in order:
+        fp = fingerprints.get(sub)
+        if fp is None:
+            continue
+        if fp in first:
+            clones[sub] = first[fp]
+        else:
+            first[fp] = sub
+    return clones

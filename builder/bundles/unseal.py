@@ -21,6 +21,7 @@ from builder import errors
 from builder.bundles.dataset import ITEMS, VerifiedDataset, parse_items
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ExtraType, ResultsLimits, line_of_row, parse_results
+from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
 from builder.trust.seal import Identity, unseal
@@ -40,7 +41,7 @@ def unseal_items(dataset: VerifiedDataset, identities: Sequence[Identity]) -> li
 
 def unseal_results(
     bundle: VerifiedBundle,
-    identities: Sequence[Identity],
+    keys: BenchmarkKeys,
     extras: dict[str, ExtraType],
     item_ids: set[str],
     limits: ResultsLimits | None = None,
@@ -51,7 +52,8 @@ def unseal_results(
         # Verification matched this length to the signed manifest's `bytes`: the declared
         # size bounds the plaintext before a byte of it is decrypted.
         limits.check_sealed_size(len(sealed), where)
-    plaintext = unseal(sealed, list(identities), where)
+    # The embargo key if the lab opted in, else the private results key (builder.bundles.sealing).
+    plaintext = keys.open(sealed, bundle.manifest.publish_results, where)
     frame = parse_results(plaintext, where, extras, limits)
     # Distinct ids are few: compare those, and look for rows only when one is unknown.
     strangers = set(frame["item"].unique()) - item_ids
@@ -75,16 +77,16 @@ def unseal_results(
 # bundle per task. Workers are forked after verification: they inherit the verified bytes
 # and the identity from the parent's memory, so no secret is ever pickled or sent through
 # a pipe. Only frames (or error fields) come back.
-_JOB: tuple[Sequence[VerifiedBundle], Sequence[Identity], dict[str, ExtraType], set[str], ResultsLimits | None] | None = None
+_JOB: tuple[Sequence[VerifiedBundle], BenchmarkKeys, dict[str, ExtraType], set[str], ResultsLimits | None] | None = None
 MIN_PARALLEL_BUNDLES = 8
 Outcome = tuple[str, Any]  # ("ok", frame) or ("error", error fields)
 
 
 def _work(index: int) -> Outcome:
     assert _JOB is not None  # set by unseal_many before the fork
-    bundles, identities, extras, item_ids, limits = _JOB
+    bundles, keys, extras, item_ids, limits = _JOB
     try:
-        return "ok", unseal_results(bundles[index], identities, extras, item_ids, limits).results
+        return "ok", unseal_results(bundles[index], keys, extras, item_ids, limits).results
     except errors.BuilderError as exc:
         return "error", (type(exc).__name__, exc.message, exc.where, exc.line, exc.hint, exc.reason)
 
@@ -104,7 +106,7 @@ def workers_available() -> int:
 
 def unseal_many(
     bundles: Sequence[VerifiedBundle],
-    identities: Sequence[Identity],
+    keys: BenchmarkKeys,
     extras: dict[str, ExtraType],
     item_ids: set[str],
     limits: ResultsLimits | None = None,
@@ -115,11 +117,11 @@ def unseal_many(
     if workers < 2 or len(bundles) < MIN_PARALLEL_BUNDLES or "fork" not in multiprocessing.get_all_start_methods():
         for bundle in bundles:
             try:
-                yield bundle, unseal_results(bundle, identities, extras, item_ids, limits).results
+                yield bundle, unseal_results(bundle, keys, extras, item_ids, limits).results
             except errors.BuilderError as exc:
                 yield bundle, exc
         return
-    _JOB = (bundles, identities, extras, item_ids, limits)
+    _JOB = (bundles, keys, extras, item_ids, limits)
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:

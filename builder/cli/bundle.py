@@ -27,7 +27,10 @@ def bundle() -> None:
 @click.option("--transcripts", "transcripts_path", type=_FILE, help="Optional transcripts.jsonl.gz to seal too.")
 @translate_errors
 def create_command(root: Path, benchmark: str, lab: str, submission: str, results_path: Path, description_path: Path, transcripts_path: Path | None) -> None:
-    """Validate results, seal them to the benchmark's embargo key and write the manifest.
+    """Validate results, seal them and write the manifest.
+
+    Files you opt to publish (publish_on_release) are sealed to the benchmark's embargo
+    key, published at a full release; the rest to its private results key, never published.
 
     \b
     Example:
@@ -39,6 +42,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
 
     config = benchmark_config(root, benchmark)
     registry = load_registry(root, datetime.now(timezone.utc))
+    described = load_description(description_path)
     progress(f"Checking {results_path} against {config.id} dataset {config.version}, then sealing…")
     target = create_bundle(
         root=root,
@@ -47,11 +51,14 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
         lab=lab,
         submission=submission,
         results=results_path.read_bytes(),
-        description=load_description(description_path),
+        description=described,
         transcripts=transcripts_path.read_bytes() if transcripts_path else None,
         maintainer_recipients=tuple(registry.maintainer_recipients),
         results_where=str(results_path),
     )
+    for name, public in (("results", described.publish_results), ("transcripts", described.publish_transcripts)):
+        if name == "results" or transcripts_path:
+            click.echo(f"{name}: " + ("sealed to the embargo key: public after a full release" if public else "sealed to the private results key: never published"))
     click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
 
 

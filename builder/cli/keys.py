@@ -200,9 +200,9 @@ def revoke_command(root: Path, key_or_fingerprint: str, mode: str | None, reason
 def set_recipient_command(root: Path, maintainer_id: str, recipient: str) -> None:
     """Propose giving an existing maintainer an age recipient (age1…), or 'none' to remove it.
 
-    Files that must stay private even after release (transcripts a lab does not publish)
-    are sealed to maintainers' recipients, never to the embargo key. Like any change, the
-    threshold signs it.
+    Every bundle file is also sealed to maintainers' recipients, so maintainers can audit
+    it, including what a lab keeps private (sealed to the benchmark's private results key,
+    never to the embargo key). Like any change, the threshold signs it.
 
     \b
     Example:

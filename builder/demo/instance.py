@@ -21,6 +21,7 @@ from builder.bundles.create import Description, create_bundle, sign_bundle
 from builder.config import load_config
 from builder.bundles.dataset import new_salt
 from builder.bundles.dataset_create import sign_dataset, write_dataset
+from builder.demo import optin
 from builder.demo.releases import write_releases
 from builder.errors import BuilderError
 from builder.bundles.manifest import MANIFEST, SIGNATURE
@@ -123,7 +124,7 @@ def _scoring_yaml(benchmark: str) -> str:
 DEMO_EMBARGO = "embargo:\n  budget: {bundles: 1000, window_days: 30}\n  insecure_exact_scores: true  # synthetic demo only: exact scores can be probed\n"
 
 
-def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DEMO_EMBARGO) -> str:
+def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DEMO_EMBARGO, private: str | None = None) -> str:
     title, description, paper = BENCHMARK_META[benchmark]
     scoring = "\n".join("  " + line if line.strip() else "" for line in _scoring_yaml(benchmark).splitlines())
     return (
@@ -134,7 +135,8 @@ def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DE
         f'paper: "{paper}"\n'
         f'version: "{version}"\n'
         f"embargo_recipient: {recipient}\n"
-        f"{embargo}"
+        + (f"private_recipient: {private}  # never published: results and transcripts labs keep private\n" if private else "")
+        + f"{embargo}"
         f"scoring:\n{scoring}\n"
     )
 
@@ -166,7 +168,10 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     # One embargo key per benchmark version: a full release publishes its identity, which
     # must open that version and nothing else. The demo identity file holds all of them.
     embargoes = {synth.benchmark: generate_identity() for synth in synths}
-    _write(keys_dir / "identity.txt", "".join(identity_file_text(e) for e in embargoes.values()), 0o600)
+    # And one private results key per benchmark (builder.bundles.sealing): never published;
+    # the authorised build's identity file holds it too, after the embargo keys.
+    privates = {synth.benchmark: generate_identity() for synth in synths}
+    _write(keys_dir / "identity.txt", "".join(identity_file_text(e) for e in [*embargoes.values(), *privates.values()]), 0o600)
 
     # Registry v2 registers every lab's key, signed by the threshold of v1's maintainers.
     lab_keys = {}
@@ -192,7 +197,7 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     for synth in synths:
         progress(f"Writing {synth.benchmark}: dataset bundle and {len(synth.submissions)} signed, sealed submissions")
         embargo = embargoes[synth.benchmark]
-        _write(out / "leaderboards" / f"{synth.benchmark}.yaml", _config_text(synth.benchmark, synth.version, embargo.recipient))
+        _write(out / "leaderboards" / f"{synth.benchmark}.yaml", _config_text(synth.benchmark, synth.version, embargo.recipient, private=privates[synth.benchmark].recipient))
         config = load_config(out / "leaderboards" / f"{synth.benchmark}.yaml", out)
 
         # The dataset bundle: salted items sealed to the embargo key, signed by the threshold.
@@ -202,13 +207,15 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
 
         for sub in synth.submissions:
             results = b"".join(orjson.dumps(r) + b"\n" for r in sub.results)
+            key = f"{sub.lab}/{sub.submission}"
+            publish_results, publish_transcripts = optin.opt_in(synth.benchmark, key)
             description = Description(
                 model=sub.model,
                 config=sub.config,
                 harness=sub.harness,
                 judge=sub.judge,
-                publish_results=True,
-                publish_transcripts=False,
+                publish_results=publish_results,
+                publish_transcripts=publish_transcripts,
             )
             bundle_dir = create_bundle(
                 root=out,
@@ -219,6 +226,7 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
                 description=description,
                 created=now,
                 config=config,
+                transcripts=optin.transcripts(synth.benchmark, key, sub.model["name"], sub.results),
             )
             sign_bundle(bundle_dir, load_private_key(keys_dir / sub.lab))
         made["benchmarks"][synth.benchmark] = {"items": len(synth.items), "submissions": len(synth.submissions)}

@@ -14,7 +14,7 @@ from pathlib import Path
 from builder.bundles.access import review as review_access
 from builder.bundles.budget import Entry as BudgetEntry
 from builder.bundles.budget import over_budget
-from builder.bundles.duplicates import Candidate, find_duplicates
+from builder.bundles.duplicates import Candidate, admission_order, find_duplicates
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.verify import VerifiedBundle
 from builder.bundles.withdrawn import read_tombstones, withdrawn_error
@@ -25,9 +25,10 @@ from builder.pipeline.isolation import isolate_render
 from builder.pipeline.leakscan import screen_lab_text
 from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.records import BenchmarkState, BuildReport, Progress
-from builder.pipeline.stages import score_states, unseal_state, verify_datasets
+from builder.pipeline.stages import reject_clones, score_states, unseal_state, verify_datasets
 from builder.release.identity import published_identities
 from builder.release.status import release_states
+from builder.release.transcripts import screen_transcripts
 from builder.render.site_guard import refuse_unsafe_site
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
@@ -163,6 +164,7 @@ def build(
         # same rule as `sealboard validate`).
         candidates = [Candidate(b.where, b.manifest, admissions.time(raw_of[b.where])) for bs in verified.values() for b in bs]
         refused = find_duplicates(candidates)
+        admitted_first = admission_order(candidates)
         for config in configs:
             for b in verified[config.id]:
                 if b.where in refused:
@@ -177,13 +179,15 @@ def build(
     with timer.stage("unseal", "Unsealing results" if identities else "No identity: building the public (sealed) site"):
         for config in configs:
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
-            report.benchmarks.append(state)
+            # A re-sealed clone is only visible in the plaintext (builder.bundles.duplicates).
+            report.benchmarks.append(reject_clones(state, admitted_first, report.rejections))
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
     # still be built without it (the output scan at publish fails the build instead).
     with timer.stage("screen", "Scanning lab-supplied text for embargoed item text"):
         needles = needles_for(report)
         screen_lab_text(report, needles)
+        screen_transcripts(report, needles)
     _check_strict(report, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.

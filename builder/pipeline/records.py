@@ -47,6 +47,8 @@ class BenchmarkState:
     # The dataset items a release in force publishes (full item dicts, salt included so
     # anyone can re-check commitments); empty while embargoed. Never written for others.
     released_items: tuple[dict[str, Any], ...] = ()
+    # submission -> opted-in transcript lines of released items (builder.release.transcripts).
+    transcripts: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
 
 
 @dataclass

@@ -11,17 +11,20 @@ import pandas as pd
 
 from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
+from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
+from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.unseal import unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
-from builder.pipeline.isolation import isolate, rejection
+from builder.pipeline.isolation import isolate, rejection, restrict
 from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.release.apply import apply_release
+from builder.release.transcripts import read_released
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
 
@@ -103,7 +106,8 @@ def unseal_state(
     release: Any = None,
 ) -> BenchmarkState:
     dataset = (datasets or {}).get(config.version)
-    authorised = any(config.embargo_recipient in ident.recipients for ident in identities)
+    keys = BenchmarkKeys.select(identities, config)  # embargo and private key, kept apart
+    authorised = bool(keys.embargo)
     state = BenchmarkState(
         config=config,
         status="embargoed" if authorised else "sealed",
@@ -128,7 +132,7 @@ def unseal_state(
         return replace(state, status="sealed")
 
     try:
-        items = unseal_items(dataset, identities)
+        items = unseal_items(dataset, keys.embargo)
     except Exception as exc:  # any failure of the dataset is the benchmark's, named
         rejections.append(rejection(exc, where=dataset.where, stage="unseal", benchmark=config.id, lab=DATASET_DIR))
         rejections.append(
@@ -140,7 +144,8 @@ def unseal_state(
     kept: list[VerifiedBundle] = []
     frames: list[pd.DataFrame] = []
     limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
-    for bundle, outcome in _unseal_isolated(bundles, identities, spec.results_extras(), item_ids, limits):
+    bundles = keys.refuse_leaky_transcripts(bundles, rejections)
+    for bundle, outcome in _unseal_isolated(bundles, keys, spec.results_extras(), item_ids, limits):
         if not isinstance(outcome, Exception):
             # Complete, and what the lab signed: a partial bundle never reaches a board.
             try:
@@ -155,7 +160,7 @@ def unseal_state(
     results = pd.concat(frames, ignore_index=True) if frames else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
-    return apply_release(replace(
+    state = apply_release(replace(
         state,
         bundles=tuple(kept),
         submissions=submissions_frame(kept),
@@ -163,10 +168,28 @@ def unseal_state(
         results=results,
         embargoed_text=embargoed_text,
     ), items, release)
+    return read_released(state, keys, rejections)  # opted-in transcripts, if the release publishes them
+
+
+def reject_clones(state: BenchmarkState, admitted_first: list[str], rejections: list[Rejection]) -> BenchmarkState:
+    """Refuse re-sealed clones (builder.bundles.duplicates): results row for row an earlier bundle's."""
+    by_key = {b.manifest.key: b for b in state.bundles}
+    key_of = {b.where: b.manifest.key for b in state.bundles}
+    clones = find_clones(content_fingerprints(state.results), [key_of[w] for w in admitted_first if w in key_of])
+    if not clones:
+        return state
+    for later, earlier in clones.items():
+        bundle = by_key[later]
+        where = f"{bundle.where}/{RESULTS}"
+        rejections.append(Rejection(
+            where, "duplicate-submission",
+            f"{where}: its results are, row for row, those of {by_key[earlier].where} (re-sealed or re-configured); only the earlier is ranked",
+            "withdraw the copy; a different run has its own results", state.config.id, bundle.manifest.lab))
+    return restrict(state, set(by_key) - set(clones))
 
 
 def _unseal_isolated(
-    bundles: list[VerifiedBundle], identities: list[Identity], extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
+    bundles: list[VerifiedBundle], keys: BenchmarkKeys, extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
 ) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | Exception]]:
     """unseal_many, with any exception that escapes it pinned on one bundle.
 
@@ -175,7 +198,7 @@ def _unseal_isolated(
     """
     done = 0
     try:
-        for bundle, outcome in unseal_many(bundles, identities, extras, item_ids, limits):
+        for bundle, outcome in unseal_many(bundles, keys, extras, item_ids, limits):
             done += 1
             yield bundle, outcome
         return
@@ -183,7 +206,7 @@ def _unseal_isolated(
         pass
     for bundle in bundles[done:]:
         try:
-            yield from unseal_many([bundle], identities, extras, item_ids, limits)
+            yield from unseal_many([bundle], keys, extras, item_ids, limits)
         except Exception as exc:
             yield bundle, exc
 

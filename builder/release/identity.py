@@ -10,9 +10,10 @@ The build honours a published identity only for a benchmark whose whole version 
 released at its clock: a file committed early is reported and ignored (the embargo is
 then broken anyway — rotate the embargo key — but the site never treats it as a release).
 
-Nothing else opens with it: transcripts a lab does not opt to publish are sealed to the
-maintainers' recipients only (builder.bundles.create), and each benchmark version has its
-own embargo key.
+Nothing else opens with it: results and transcripts a lab does not opt to publish are
+sealed to the benchmark's private results key, never published (builder.bundles.sealing),
+and each benchmark version has its own embargo key. Only the embargo key is written here,
+and a published file holding any other key is ignored.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@
 - ``items.csv``: the same, one column per language for question and gold answer;
 - ``matrix.csv``: the item × submission results matrix, one row per sample, for the
   submissions whose manifests opted in (``publish_on_release.results``) and released
-  items only. ``correct`` is the lab's grading; ``answer`` lets anyone regrade.
+  items only. ``correct`` is the lab's grading; ``answer`` lets anyone regrade;
+- ``transcripts/<lab>/<submission>.jsonl``: opted-in transcripts of released items, if the
+  release publishes transcripts (builder.release.transcripts).
 
 Also the per-item summary the item pages and the item browser render from
 (``item_summaries``), so no number on those pages is missing from a data file.
@@ -21,6 +23,7 @@ import pandas as pd
 
 from builder.bundles.dataset import ITEM_METADATA
 from builder.pipeline.records import BenchmarkState
+from builder.release.transcripts import transcript_files
 from builder.render.data import to_csv
 
 MATRIX_FIRST = ["submission", "item", "lang", "sample", "answer", "correct", "refused"]
@@ -137,4 +140,5 @@ def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: p
     }
     if state.release.publishes("results"):
         files[f"{bench}/matrix.csv"] = to_csv(list(matrix.columns), matrix.astype(object).where(matrix.notna(), None).to_dict("records"))
+    files.update(transcript_files(state))  # opted-in, released items only (builder.release.transcripts)
     return files

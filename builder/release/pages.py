@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from builder.pipeline.records import BenchmarkState, BuildReport
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
+from builder.release.transcripts import by_item, publishes_transcripts
 
 _ENV = Environment(
     loader=PackageLoader("builder.release", "templates"),
@@ -65,15 +66,17 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
             release_summary=state.release.summary().capitalize(), has_matrix=f"{bench}/matrix.csv" in files,
         )
     }
+    transcripts = by_item(state)
     for s, row in zip(summaries, rows):
-        pages[f"{bench}/items/{row['page']}.md"] = _item_page(state, s, row)
+        pages[f"{bench}/items/{row['page']}.md"] = _item_page(state, s, row, transcripts.get(s.item["id"], []))
     return files, pages
 
 
-def _item_page(state: BenchmarkState, s: ItemSummary, row: dict[str, Any]) -> str:
+def _item_page(state: BenchmarkState, s: ItemSummary, row: dict[str, Any], transcripts: list[dict[str, Any]]) -> str:
     return _render(
         "item.md.j2", bench=state.config.id, bench_title=state.config.title, item=s.item, row=row,
         subs=s.per_submission, commitment=state.dataset_commitments.get(s.item["id"], ""),
+        transcripts=transcripts, shows_transcripts=publishes_transcripts(state),
     )
 
 

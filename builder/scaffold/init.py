@@ -17,6 +17,7 @@ repository (so ``git add -A`` can never pick it up), written 0600.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
@@ -31,19 +32,19 @@ from builder.trust.seal import generate_identity, identity_file_text
 
 PRESETS = ("soohak", "livemathematicianbench", "kcsat-ml")
 VERSION = "v1"
-# The project's workflows install Sealboard from its own source tree; a leaderboard
-# repository installs the pinned release instead. These are the only differences.
-INSTALL_FROM_SOURCE = (
-    ("python -m pip install ./trusted", "python -m pip install -r trusted/requirements.txt"),
-    ("python -m pip install .", "python -m pip install -r requirements.txt"),
+# The project's workflows install Sealboard from its own source tree, after its hash-locked
+# requirements/build.txt; a leaderboard repository installs the release pinned in its
+# requirements.txt instead. This is the only difference.
+_SOURCE_INSTALL = re.compile(
+    r"\|\n(?:          #.*\n)*"
+    r"          python -m pip install --require-hashes --no-deps -r (trusted/)?requirements/build\.txt\n"
+    r"          python -m pip install --no-deps --no-build-isolation --no-index \S+"
 )
 
 
 def adapt_workflow(text: str) -> str:
     """The project's workflow text as a leaderboard repository runs it."""
-    for source, pinned in INSTALL_FROM_SOURCE:
-        text = text.replace(source, pinned)
-    return text
+    return _SOURCE_INSTALL.sub(lambda m: f"python -m pip install -r {m.group(1) or ''}requirements.txt", text)
 
 
 def _file(name: str) -> str:
@@ -64,7 +65,7 @@ class Scaffolded:
     files: tuple[str, ...]
 
 
-def _config_text(benchmark: str, preset: str | None, title: str, recipient: str) -> str:
+def _config_text(benchmark: str, preset: str | None, title: str, recipient: str, private: str) -> str:
     scoring = f"scoring:\n  extends: {preset}\n" if preset else (
         "scoring:\n"
         "  # Declare the samples, languages, item fields and boards (see the 'Adding a benchmark' page).\n"
@@ -77,8 +78,10 @@ def _config_text(benchmark: str, preset: str | None, title: str, recipient: str)
         f"benchmark: {benchmark}\n"
         f"title: {title}\n"
         f'version: "{VERSION}"\n'
-        f"# The embargo identity's recipient: bundles' results are sealed to it.\n"
+        f"# The embargo key: the dataset and what labs opt to publish; published at a full release.\n"
         f"embargo_recipient: {recipient}\n"
+        f"# The private results key: what labs keep private; never published.\n"
+        f"private_recipient: {private}\n"
         f"{scoring}"
     )
 
@@ -109,11 +112,13 @@ def scaffold(
         raise ConfigError(f"threshold {threshold} exceeds the {len(maintainers)} maintainer(s)", where="--threshold",
                           hint="give at least as many --maintainer as the threshold")
 
-    identity = generate_identity()
+    # One identity file, two keys: the embargo key first, then the private results key
+    # (builder.bundles.sealing); publish-identity only ever publishes the first.
+    identity, private = generate_identity(), generate_identity()
     identity_out.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(identity_out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(identity_file_text(identity, now))
+        fh.write(identity_file_text(identity, now) + identity_file_text(private, now))
 
     written: list[str] = []
 
@@ -128,7 +133,7 @@ def scaffold(
     write("mkdocs.yml", _file("mkdocs.yml").format(**fields))
     write("site_src/index.md", _file("index.md").format(**fields))
     write("README.md", _file("README.md").format(**fields))
-    write(f"leaderboards/{benchmark}.yaml", _config_text(benchmark, preset, title, identity.recipient))
+    write(f"leaderboards/{benchmark}.yaml", _config_text(benchmark, preset, title, identity.recipient, private.recipient))
     write("requirements.txt", f"sealboard=={__version__}\n")
     write(".gitignore", "site/\n.sealboard/\n*identity*.txt\n")
     write(".github/CODEOWNERS", _file("CODEOWNERS"))

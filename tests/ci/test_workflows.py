@@ -10,6 +10,7 @@ may write Pages or mint an OIDC token. Every action is pinned by a full commit S
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,8 @@ def test_validate_never_checks_out_or_runs_pr_code() -> None:
         if "refs/sealboard/pr" in r and r not in fetch:
             assert r.startswith("sealboard validate "), r
         assert "checkout" not in r and "worktree" not in r and "git switch" not in r
-    install = [r for r in runs if "pip install" in r]
-    assert install == ["python -m pip install ./trusted"], "only the base branch's code is installed"
+    installed = [line.split()[-1] for r in runs for line in r.splitlines() if "pip install" in line]
+    assert installed == ["trusted/requirements/build.txt", "./trusted"], "only the base branch's code and lock are installed"
     # No expression from the event is spliced into a shell line (template injection).
     assert not any("${{" in r for r in runs)
 
@@ -107,3 +108,45 @@ def test_pages_and_id_token_only_on_deploy() -> None:
         else:
             assert perms == {"contents": "read"}, job_id
             assert "pages" not in perms and "id-token" not in perms
+
+
+LOCK = WORKFLOWS.parents[1] / "requirements" / "build.txt"
+PIP_INSTALL = re.compile(r"python -m pip install (?P<args>.*)")
+
+
+def _lock() -> dict[str, tuple[str, list[str]]]:
+    """requirements/build.txt as name -> (pinned version, hashes)."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    for entry in re.sub(r"\\\n\s*", " ", LOCK.read_text()).splitlines():
+        entry = entry.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        spec, *options = entry.split()
+        name, _, version = spec.partition("==")
+        assert version, f"{spec}: every requirement is pinned with =="
+        out[re.sub(r"[-_.]+", "-", name).lower()] = (version, [o for o in options if o.startswith("--hash=sha256:")])
+    return out
+
+
+@pytest.mark.parametrize(("name", "prefix"), [("build.yml", ""), ("validate.yml", "trusted/")])
+def test_install_is_hash_locked(name: str, prefix: str) -> None:
+    """Nothing reaches the build (or the PR check) that the lock does not pin by hash."""
+    installs = [m["args"] for _, s in steps(load(name)) for m in PIP_INSTALL.finditer(s.get("run", ""))]
+    assert installs == [
+        f"--require-hashes --no-deps -r {prefix}requirements/build.txt",
+        f"--no-deps --no-build-isolation --no-index {'./trusted' if prefix else '.'}",
+    ]
+
+
+def test_lock_pins_every_dependency_by_hash() -> None:
+    from packaging.requirements import Requirement
+
+    lock = _lock()
+    assert all(hashes for _, hashes in lock.values()), [n for n, (_, h) in lock.items() if not h]
+    pyproject = tomllib.loads((WORKFLOWS.parents[1] / "pyproject.toml").read_text())
+    needed = [*pyproject["project"]["dependencies"], *pyproject["build-system"]["requires"]]
+    for text in needed:
+        req = Requirement(text)
+        key = re.sub(r"[-_.]+", "-", req.name).lower()
+        assert key in lock, f"{req.name} is a dependency but not in requirements/build.txt: run requirements/lock.sh"
+        assert req.specifier.contains(lock[key][0]), f"{req.name}=={lock[key][0]} does not satisfy {req.specifier}"

@@ -10,8 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.pipeline.build import build, load_identities
 from builder.demo.instance import write_demo
+from builder.pipeline.build import build, load_identities
 from builder.trust.seal import unseal
 
 NOW = datetime.now(timezone.utc)
@@ -44,7 +44,8 @@ def test_demo_layout_and_throwaway_keys(demo):
         assert (demo / path).is_file(), path
     identity = demo / "keys/demo/identity.txt"
     assert stat.S_IMODE(identity.stat().st_mode) == 0o600
-    assert identity.read_text().count("AGE-SECRET-KEY-1") == 3  # one embargo key per benchmark version
+    # one embargo key per benchmark version, then one private results key per benchmark
+    assert identity.read_text().count("AGE-SECRET-KEY-1") == 6
     labs = {p.name for p in (demo / "bundles/soohak").iterdir()} - {"_dataset"}
     for lab in labs:  # one private key per lab, named by its lab id
         assert (demo / "keys/demo" / lab).read_bytes().startswith(b"-----BEGIN OPENSSH PRIVATE KEY-----")
@@ -139,18 +140,34 @@ def test_release_status_shows_all_three_states(demo):
     assert r.output.startswith("soohak 1.0: released")
 
 
-def test_published_kcsat_identity_opens_nothing_else(demo):
-    from builder.errors import BuilderError
-    from builder.release.identity import identity_path
-    from builder.trust.seal import load_identity
+def test_published_kcsat_identity_opens_exactly_what_was_opted_in(demo):
+    """The real age CLI, with the identity KCSAT-ML's full release published, on every .age
+    file of the demo: it opens KCSAT-ML's dataset and the results and transcripts its labs
+    opted in, and nothing else (no private file, nothing of the other benchmarks)."""
+    import subprocess
 
-    published = load_identity(identity_path(demo, "kcsat-ml", "1.0").read_text())
-    for bench in ("soohak", "livemathematicianbench"):
-        for sealed in demo.glob(f"bundles/{bench}/**/*.age"):
-            with pytest.raises(BuilderError):
-                unseal(sealed.read_bytes(), [published], bench)
-    sealed = next((demo / "bundles" / "kcsat-ml" / "_dataset").glob("*/items.jsonl.age")).read_bytes()
-    assert unseal(sealed, [published], "kcsat")
+    from builder.demo.optin import PRIVATE_RESULTS, TRANSCRIPTS
+    from builder.release.identity import identity_path
+
+    published = identity_path(demo, "kcsat-ml", "1.0")
+    opened, refused = set(), set()
+    files = sorted(demo.rglob("*.age"))
+    for path in files:
+        run = subprocess.run(["age", "-d", "-i", str(published), "-o", "/dev/null", str(path)], capture_output=True)
+        (opened if run.returncode == 0 else refused).add(str(path.relative_to(demo)))
+        assert run.returncode == 0 or b"no identity matched any of the recipients" in run.stderr, path
+    kcsat = {p.parent.relative_to(demo / "bundles/kcsat-ml").as_posix() for p in demo.glob("bundles/kcsat-ml/*/*/manifest.json")}
+    subs = kcsat - {k for k in kcsat if k.startswith("_dataset/")}
+    expected = {f"bundles/kcsat-ml/{k}/items.jsonl.age" for k in kcsat - subs}
+    expected |= {f"bundles/kcsat-ml/{k}/results.jsonl.age" for k in subs - PRIVATE_RESULTS["kcsat-ml"]}
+    expected |= {f"bundles/kcsat-ml/{k}/transcripts.jsonl.gz.age" for k, public in TRANSCRIPTS["kcsat-ml"].items() if public}
+    assert opened == expected
+    assert len(opened) == 1 + 101 + 1 and len(refused) == len(files) - len(opened)
+    # every file kept private is among the refused, in every benchmark
+    for bench, keys in PRIVATE_RESULTS.items():
+        assert {f"bundles/{bench}/{k}/results.jsonl.age" for k in keys} <= refused
+    for bench, transcripts in TRANSCRIPTS.items():
+        assert {f"bundles/{bench}/{k}/transcripts.jsonl.gz.age" for k, public in transcripts.items() if not public} <= refused
 
 
 def test_authorised_demo_publishes_exactly_the_released_scope(demo, authorised):
@@ -167,4 +184,10 @@ def test_authorised_demo_publishes_exactly_the_released_scope(demo, authorised):
     assert independent_scan(site, [it for it in lmb if it["id"] not in released], every=5) == set()
     assert independent_scan(site, _dataset_items(demo, "soohak"), every=25) == set()
     assert len(list((site / "kcsat-ml" / "items").glob("*.html"))) == len(_dataset_items(demo, "kcsat-ml"))
+    # opted-in transcripts of released items only (builder.demo.optin): one per benchmark released
+    published = sorted(p.relative_to(site / "data").as_posix() for p in (site / "data").glob("*/transcripts/*/*.jsonl"))
+    assert published == ["kcsat-ml/transcripts/lab-solar/solar-10-7b-instruct-v1-0-default-base.jsonl",
+                         "livemathematicianbench/transcripts/lab-gpt/gpt-5-4.jsonl"]
+    lines = [orjson.loads(line) for line in (site / "data" / published[1]).read_bytes().splitlines()]
+    assert {r["item"] for r in lines} == released
     assert orjson.loads((site / "data/index.json").read_bytes())["rehearsal"] is False

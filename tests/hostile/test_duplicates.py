@@ -12,7 +12,7 @@ from builder.bundles.manifest import parse_manifest
 from builder.validate.pr import validate
 from hostile.support import ACME, BETA, NOW, VALID_ROWS, assert_rejected, edit_manifest, reseal, rows_bytes, run, where_of
 from hostile.test_validate_pr import base_repo, commit, repo  # noqa: F401  (fixtures)
-from tests.factory import MODEL
+from tests.factory import MODEL, own_wrong_answers
 
 DUP, TAKEN = "duplicate-submission", "model-name-taken"
 
@@ -62,8 +62,25 @@ def test_another_labs_model_name_is_taken(inst) -> None:
         assert_rejected(run(inst), (where_of(BETA, "manifest.json"), TAKEN), publishes=[ACME])
 
 
+def _another_run() -> list[dict]:
+    """VALID_ROWS with one answer changed: a different run, not a clone."""
+    rows = own_wrong_answers(VALID_ROWS, ACME)
+    rows[0].update(answer="a different answer", correct=not rows[0]["correct"])
+    return rows
+
+
+def _clone_rows() -> list[dict]:
+    """VALID_ROWS as a cloner re-sealing them would disguise them: rows reversed, samples
+    renumbered within each item, lab-reported token counts retouched."""
+    rows = [dict(r) for r in reversed(own_wrong_answers(VALID_ROWS, ACME))]  # acme/run-1's rows
+    for r in rows:
+        r["sample"] = {0: 2, 2: 0}.get(r["sample"], r["sample"])
+        r["output_tokens"] = 123
+    return rows
+
+
 def test_a_lab_reuses_its_own_model_name_for_another_run(inst) -> None:
-    inst.add_submission("acme", "run-7", VALID_ROWS, model=dict(MODEL, id="m-acme-run-7"))
+    inst.add_submission("acme", "run-7", _another_run(), model=dict(MODEL, id="m-acme-run-7"))
     report = run(inst)
     assert report.rejections == []
 
@@ -102,3 +119,24 @@ def test_validate_refuses_another_labs_model_name(repo) -> None:  # noqa: F811
     commit(repo)
     report = validate(repo.root, repo.base, "HEAD", now=NOW)
     assert [(p.path, p.reason) for p in report.problems] == [("bundles/soohak/beta/run-9/manifest.json", TAKEN)]
+
+
+def test_resealed_clone_with_a_tweaked_configuration_is_ranked_once(inst) -> None:
+    """Re-sealing changes every ciphertext byte and a new temperature changes the run key;
+    the results, row for row, are still run-1's (builder.bundles.duplicates, after unseal)."""
+    inst.add_submission("acme", "run-1-again", _clone_rows(), model=dict(MODEL, id="m-acme-run-1"), own_answers=False)
+    edit_manifest(inst.bundles["acme/run-1-again"], lambda obj: obj["config"].update(temperature=0.71), inst.lab_keys["acme"])
+    report = run(inst)
+    assert_rejected(report, (where_of("acme/run-1-again", "results.jsonl.age"), DUP))
+    [r] = [r for r in report.rejections if r.reason == DUP]
+    assert f"those of {where_of(ACME)}" in r.message
+
+
+def test_a_colluding_labs_resealed_copy_is_refused(inst) -> None:
+    inst.add_submission("beta", "borrowed", _clone_rows(), model=dict(MODEL, id="m-beta-borrowed", name="Beta Borrowed"), own_answers=False)
+    assert_rejected(run(inst), (where_of("beta/borrowed", "results.jsonl.age"), DUP))
+
+
+def test_one_changed_answer_is_a_different_run(inst) -> None:
+    inst.add_submission("beta", "close", _another_run(), model=dict(MODEL, id="m-beta-close", name="Beta Close"), own_answers=False)
+    assert [r.reason for r in run(inst).rejections] == []

@@ -18,7 +18,7 @@ from builder.errors import BuilderError
 from builder.pipeline.build import build
 from builder.pipeline.isolation import culprits
 from hostile.support import ACME, BETA, NOW, VALID_ROWS, assert_rejected, published, reseal, rows_bytes, run, where_of
-from tests.factory import make_instance, results_for, soohak_items
+from tests.factory import make_instance, own_wrong_answers, results_for, soohak_items
 
 
 def test_fraction_answer_1e9999_is_isolated(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def boom(monkeypatch: pytest.MonkeyPatch):
 
 
 def _poison(inst, key: str, marker: str = "BOOM") -> None:
-    rows = [dict(r) for r in VALID_ROWS]
+    rows = own_wrong_answers(VALID_ROWS, key)  # each poisoned run its own, not a clone of another
     rows[0]["answer"] = marker
     reseal(inst, key, rows_bytes(rows))
 

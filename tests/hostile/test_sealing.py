@@ -160,9 +160,13 @@ def test_sealed_to_maintainers_only_never_opens_with_embargo_key(inst: Instance)
     maintainer = generate_identity()
     reseal(inst, ACME, rows_bytes(VALID_ROWS), recipients=[maintainer.recipient])
     assert_rejected(run(inst), (RESULTS_WHERE, "no-matching-recipient"), publishes=(BETA,))
-    # …and the embargo identity together with a maintainer's opens it (control).
+    # …nor when the build also holds the maintainer's identity: opted-in results open with
+    # the embargo key alone (builder.bundles.sealing), or nobody could rebuild them after release.
     report = run(inst, [inst.identity, maintainer])
-    assert_rejected(report)
+    assert_rejected(report, (RESULTS_WHERE, "no-matching-recipient"), publishes=(BETA,))
+    # control: sealed to the embargo key and a maintainer's, it opens
+    reseal(inst, ACME, rows_bytes(VALID_ROWS), recipients=[inst.identity.recipient, maintainer.recipient])
+    assert_rejected(run(inst))
 
 
 def test_armored_age_file(inst: Instance, tmp_path: Path) -> None:

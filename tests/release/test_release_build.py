@@ -24,7 +24,7 @@ from builder.release.identity import identity_path, publish_identity
 from builder.release.statement import Scope
 from builder.release.status import release_states
 from builder.trust.registry import load_registry
-from builder.trust.seal import generate_identity, load_identity, unseal
+from builder.trust.seal import generate_identity, load_identity
 from tests.release.support import AFTER, BEFORE, T, released_instance
 
 
@@ -145,28 +145,6 @@ def test_identity_committed_early_is_ignored_and_reported(full, tmp_path):
     report = build(root, tmp_path / "site", identities=[], now=BEFORE)
     assert report.benchmarks[0].status == "sealed"
     assert [r.reason for r in report.rejections] == ["identity-before-release"]
-
-
-def test_published_identity_opens_nothing_else(full, tmp_path):
-    from builder.bundles.create import Description, create_bundle
-    from builder.config import load_config
-    from tests.factory import MODEL, NOW, RUN, results_for
-
-    root = tmp_path / "inst"
-    shutil.copytree(full.root, root)
-    maintainer = generate_identity()
-    path = create_bundle(
-        root=root, benchmark="soohak", lab="acme", submission="private-transcripts",
-        results=b"".join(orjson.dumps(r) + b"\n" for r in results_for(full.items)),
-        description=Description(model=dict(MODEL), config=dict(RUN), harness={"name": "h", "version": "1"}, judge="j",
-                                publish_results=True, publish_transcripts=False),
-        created=NOW, config=load_config(root / "leaderboards" / "soohak.yaml", root),
-        transcripts=b'{"item": "m000", "text": "a private transcript"}\n', maintainer_recipients=(maintainer.recipient,),
-    )
-    sealed = (path / "transcripts.jsonl.gz.age").read_bytes()
-    assert unseal(sealed, [maintainer], "t")  # the maintainers can read it
-    with pytest.raises(BuilderError):
-        unseal(sealed, [full.identity], "t")  # the published embargo identity cannot
 
 
 def test_rehearsal_pages_carry_banner_and_noindex(full, tmp_path):

@@ -53,9 +53,12 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
     secure.mkdir()
     made = subprocess.run(["age-keygen", "-o", str(secure / "putnam-lite-identity.txt")], capture_output=True, text=True, check=True)
     recipient = re.search(r"age1[0-9a-z]+", made.stderr + made.stdout).group(0)
+    made = subprocess.run(["age-keygen", "-o", str(secure / "putnam-lite-private.txt")], capture_output=True, text=True, check=True)
+    private_recipient = re.search(r"age1[0-9a-z]+", made.stderr + made.stdout).group(0)
 
     # 2. The config, from the page.
-    (root / "leaderboards" / "putnam-lite.yaml").write_text(files["leaderboards/putnam-lite.yaml"].replace("AGE_RECIPIENT", recipient))
+    config = files["leaderboards/putnam-lite.yaml"].replace("PRIVATE_RECIPIENT", private_recipient).replace("AGE_RECIPIENT", recipient)
+    (root / "leaderboards" / "putnam-lite.yaml").write_text(config)
 
     # 3. The dataset, from the page, signed by the threshold (2 of 3). The page's questions
     #    are public (the site prints them), and the leak scan rightly refuses a site showing
@@ -98,7 +101,7 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
 
     # 5. Build with both benchmarks' identities in one identity file.
     both = secure / "identity.txt"
-    both.write_text((keys / "identity.txt").read_text() + (secure / "putnam-lite-identity.txt").read_text())
+    both.write_text("".join(path.read_text() for path in (keys / "identity.txt", secure / "putnam-lite-identity.txt", secure / "putnam-lite-private.txt")))
     output = run("build", "--root", root, "--identity", both)
     assert "putnam-lite: embargoed, 1 submission(s), 2 board(s)" in output and "rejected:" not in output
 

@@ -1,0 +1,99 @@
+"""Opted-in transcripts of released items: read in the build, published as data and on item pages.
+
+Only when a release in force publishes transcripts, only of submissions whose manifests
+opted in (``publish_on_release.transcripts``), and only the lines of released items: the
+rest of the file is never kept in memory. They are opened with the embargo key alone
+(builder.bundles.sealing), so after a full release a no-secret rebuild publishes the same.
+A transcript that quotes embargoed item text is dropped with its submission's other
+transcripts (``screen_transcripts``), so one lab's text never takes the site down.
+
+Published as ``data/<benchmark>/transcripts/<lab>/<submission>.jsonl`` (keys sorted, one
+line per item, language and sample); item pages show them collapsed, escaped and cut to
+``PAGE_CHARS`` characters, with a link to the full text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from builder.bundles.ingest import Rejection
+from builder.bundles.manifest import TRANSCRIPTS
+from builder.bundles.sealing import BenchmarkKeys
+from builder.bundles.transcripts import read_transcripts
+from builder.errors import BuilderError
+from builder.pipeline.records import BenchmarkState, BuildReport
+
+PAGE_CHARS = 4000  # of one transcript on an item page; the data file holds it whole
+
+
+def publishes_transcripts(state: BenchmarkState) -> bool:
+    return bool(state.released_items) and state.release is not None and state.release.publishes("transcripts")
+
+
+def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[Rejection]) -> BenchmarkState:
+    """The state with ``transcripts`` (submission -> rows of released items) filled."""
+    if not publishes_transcripts(state):
+        return state
+    released = {it["id"] for it in state.released_items}
+    found: dict[str, tuple[dict[str, Any], ...]] = {}
+    for bundle in state.bundles:
+        if not bundle.manifest.publish_transcripts or TRANSCRIPTS not in bundle.files:
+            continue
+        where = f"{bundle.where}/{TRANSCRIPTS}"
+        try:
+            plain = keys.open(bundle.files[TRANSCRIPTS], True, where)
+            rows = read_transcripts(plain, where, state.config.scoring.primary_language, released.__contains__)
+        except BuilderError as exc:
+            rejections.append(Rejection(where, exc.reason, f"transcripts not published: {exc}", exc.hint, state.config.id, bundle.manifest.lab))
+            continue
+        if rows:
+            found[bundle.manifest.key] = tuple(sorted(rows, key=lambda r: (r["item"], r["lang"], r["sample"])))
+    return replace(state, transcripts=found)
+
+
+def screen_transcripts(report: BuildReport, needles: Any) -> None:
+    """Drop a submission's transcripts if any of them quotes an embargoed item (its canary
+    or question text): released items' transcripts may quote other, still embargoed items."""
+    if needles.empty:
+        return
+    for i, state in enumerate(report.benchmarks):
+        leaky = {key for key, rows in state.transcripts.items() if any(needles.scan_text(r["text"]) is not None for r in rows)}
+        for key in sorted(leaky):
+            lab = key.split("/", 1)[0]
+            where = f"bundles/{state.config.id}/{key}/{TRANSCRIPTS}"
+            report.rejections.append(Rejection(
+                where, "embargoed-text", f"{where}: a transcript of a released item quotes embargoed item text; this submission's transcripts are not published",
+                "transcripts are published for released items only; the quoted item is still embargoed", state.config.id, lab))
+        if leaky:
+            report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in leaky})
+
+
+def published(state: BenchmarkState) -> dict[str, tuple[dict[str, Any], ...]]:
+    """Transcripts to publish: of submissions still on the site (a rejected one drops out)."""
+    keys = {b.manifest.key for b in state.bundles if b.manifest.publish_transcripts}
+    return {k: v for k, v in state.transcripts.items() if k in keys} if publishes_transcripts(state) else {}
+
+
+def transcript_files(state: BenchmarkState) -> dict[str, bytes]:
+    return {
+        f"{state.config.id}/transcripts/{key}.jsonl": b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows)
+        for key, rows in sorted(published(state).items())
+    }
+
+
+def by_item(state: BenchmarkState) -> dict[str, list[dict[str, Any]]]:
+    """Item id -> what its page shows: submission, model, lab, lang, sample, text (cut), more."""
+    models = {b.manifest.key: (b.manifest.model.name, b.manifest.lab) for b in state.bundles}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, rows in sorted(published(state).items()):
+        model, lab = models[key]
+        for r in rows:
+            text = r["text"]
+            out.setdefault(r["item"], []).append({
+                "submission": key, "model": model, "lab": lab, "lang": r["lang"], "sample": r["sample"],
+                "text": text[:PAGE_CHARS], "more": max(0, len(text) - PAGE_CHARS),
+            })
+    return out
