@@ -16,7 +16,7 @@ from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
 from builder.bundles.sealing import BenchmarkKeys
-from builder.bundles.unseal import unseal_items, unseal_many
+from builder.bundles.unseal import concat_results, unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
@@ -157,7 +157,7 @@ def unseal_state(
         else:
             frames.append(outcome)
             kept.append(bundle)
-    results = pd.concat(frames, ignore_index=True) if frames else None
+    results = concat_results(frames) if frames else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
     state = apply_release(replace(
