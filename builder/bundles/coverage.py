@@ -79,6 +79,16 @@ def _by_split(missing: Sequence[str], dataset: DatasetManifest) -> str:
     return ", ".join(f"{split} {counts[split]} of {dataset.splits[split]}" for split in dataset.splits if split in counts)
 
 
+def _factorize(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """(codes, values): plain Python values (str, bool) with None appended last for missing
+    ones, and each row's index into them."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    # tolist() of an object array: one conversion, not a Python step per Arrow element
+    values = np.asarray(uniques, dtype=object).tolist() + [None]
+    codes = np.asarray(codes, dtype=np.int64)
+    return np.where(codes < 0, len(values) - 1, codes), values
+
+
 def load_dataset_manifest(root: Path, benchmark: str, version: str) -> DatasetManifest:
     """The public manifest of the dataset a bundle for ``benchmark`` ``version`` must cover."""
     rel = f"bundles/{benchmark}/{DATASET_DIR}/{version}/{MANIFEST}"
@@ -115,7 +125,11 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
     def line(mask: np.ndarray) -> int | None:
         return line_of_row(data, int(mask.argmax())) if data is not None else None
 
-    known = frame["item"].isin(dataset.item_splits.keys()).to_numpy()
+    # Per-row checks go through the few distinct values (pandas.factorize stays in C++ for
+    # Arrow strings): a bundle has thousands of rows but about a thousand items, a handful
+    # of languages and variants, and this runs in the build's parent once per bundle.
+    item_codes, item_names = _factorize(frame["item"])
+    known = np.array([name in dataset.item_splits for name in item_names])[item_codes]
     if not known.all():
         unknown = set(frame["item"][~known])
         raise ResultsError(
@@ -125,10 +139,10 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
             reason="unknown-item",
             hint="use the ids of the dataset you received (they are listed in the dataset bundle's manifest.json)",
         )
-    langs = frame["lang"].to_numpy(dtype=object)
-    declared = np.isin(langs, list(spec.languages))
+    lang_codes, lang_names = _factorize(frame["lang"])
+    declared = np.array([name in spec.languages for name in lang_names])[lang_codes]
     if not declared.all():
-        bad = sorted(set(langs[~declared]))
+        bad = sorted(set(frame["lang"].to_numpy(dtype=object)[~declared]))
         raise ResultsError(
             f"language(s) {', '.join(map(repr, bad))} are not declared by {spec.benchmark}; it declares {', '.join(spec.languages)}",
             where=where,
@@ -150,13 +164,28 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
 
     fields = variant_fields(spec)
     keys = ["lang", *fields]
-    # Absent categorical fields are None in the frame; group on a printable stand-in.
-    work = frame[["item", *keys]].astype(object).where(frame[["item", *keys]].notna(), None)
+    # One integer per (lang, variant…) combination, then one bincount of (combination,
+    # item): the samples each item has in each combination. Absent fields are None.
+    combined = np.zeros(len(frame), dtype=np.int64)
+    values_of = []
+    for name in keys:
+        codes, values = (lang_codes, lang_names) if name == "lang" else _factorize(frame[name])
+        values_of.append(values)
+        combined = combined * len(values) + codes
+    combos_present, combo_of_row = np.unique(combined, return_inverse=True)
+    n_names = len(item_names)
+    counts_of = np.bincount(combo_of_row.ravel() * n_names + item_codes, minlength=len(combos_present) * n_names).reshape(-1, n_names)
+    names = np.asarray(item_names[:-1], dtype=object)
     groups: dict[tuple[str, tuple[tuple[str, Any], ...]], pd.Series] = {}
-    for key, group in work.groupby(keys, sort=True, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        combo = tuple(zip(fields, (None if pd.isna(v) else v for v in key[1:])))
-        groups[(key[0], combo)] = group["item"].value_counts()
+    for g, code in enumerate(combos_present.tolist()):
+        parts = []
+        for values in reversed(values_of):
+            code, r = divmod(code, len(values))
+            parts.append(values[r])
+        lang, *rest = reversed(parts)
+        present = counts_of[g, :-1] > 0
+        # An object index: set(counts.index) below then iterates plain str, not Arrow scalars.
+        groups[(lang, tuple(zip(fields, rest)))] = pd.Series(counts_of[g, :-1][present], index=pd.Index(names[present], dtype=object))
     present_langs = sorted({lang for lang, _ in groups})
     combos = sorted({combo for _, combo in groups}, key=repr)
     primary = spec.primary_language

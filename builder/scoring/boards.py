@@ -12,6 +12,7 @@ import numpy as np
 
 from builder.scoring import definitions as D
 from builder.scoring.definitions import measure_def
+from builder.scoring.disclosure import Term
 from builder.scoring.frames import Prepared
 from builder.scoring.measures import Scores, delta, estimate, scores, select
 from builder.scoring.spec import BoardSpec, Filter, Reference
@@ -37,7 +38,6 @@ class RawBoard:
     references: list[tuple[Reference, dict[str, Estimate]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
-    partition: tuple[str, list[str], np.ndarray] | None = None  # overall, groups, hidden items per row
     contaminated: bool = False
     extra_needs: dict[str, str] = field(default_factory=dict)  # row extra -> column it is derived from
 
@@ -169,23 +169,10 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
             hidden |= gmask
         else:
             shown_values.append(value)
-    # Items in no column shown are a leak by subtraction (overall − columns) when there are
-    # fewer of them than the embargo's minimum cell; rather than withhold a whole group for
-    # them (two untyped items would cost SOOHAK's 92-item "beyond" column), leave them out
-    # of the overall column too.
-    k = ctx.prep.spec.min_cell_items
-    overall_mask = mask
-    if 0 < int(hidden.sum()) < k:
-        overall_mask = mask & ~hidden
-        raw.notes.append(
-            f"{int(hidden.sum())} item(s) have no {board.by} shown here and are left out of every column, "
-            f"the overall one included (fewer than {k}: a difference of columns would reveal them)."
-        )
-        hidden = np.zeros_like(hidden)
     overall = board.measure.name
-    raw.est[overall] = estimate(sc, None if overall_mask is mask else overall_mask)
+    raw.est[overall] = estimate(sc)
     raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
-    _add_refs(raw, overall, _reference_estimates(ctx, sc, overall_mask, board, raw))
+    _add_refs(raw, overall, _reference_estimates(ctx, sc, mask, board, raw))
     shown = []
     for value in shown_values:
         gmask = mask & (groups == value)
@@ -198,7 +185,6 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
         raw.notes.append(f"Groups with fewer than {board.min_group_items} items are not shown: {', '.join(dropped)}.")
     if hidden.any():
         raw.notes.append(f"{int(hidden.sum())} item(s) count in the overall column but in no column shown.")
-    raw.partition = (overall, shown, (sc.elig & hidden[None, :]).sum(axis=1))
     _regrade_note(ctx, raw)
     return raw
 
@@ -297,7 +283,12 @@ def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -
     rated = elig & (q["regraded"] > 0)
     rate_flag = flag.copy()
     rate_flag[np.equal(rate_flag, None) & (rated.sum(axis=1) == 0)] = "undefined"
-    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag)
+    # Disagreements and equivalence grading depend on the gold answers: audited like rates
+    # (the count and the rate share their unknowns, the per-item disagreement counts).
+    stream = ("disagree", 0, sel.conds.tobytes())
+    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag, stream=stream)
+    raw.est["disagreements"].basis = (Term(1.0, stream, rows, elig, None),)
+    raw.est["equivalence_graded"].basis = (Term(1.0, ("equivalence", 0, sel.conds.tobytes()), rows, elig, None),)
     raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
     for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
         unit = "fraction" if name == "disagreement_rate" else "count"

@@ -19,10 +19,10 @@ This is adaptive overfitting to a reused holdout (Dwork et al., 2015; Blum & Har
    (flag `ladder`). Rates resting on fewer than 2/η + 1 items, and every figure that is
    neither a rate nor a lab-reported token/cost figure, are withheld; ranks come from the
    shown values only.
-4. **Suppression over every published figure.** Withheld cells keep no value, interval or
-   item count `n`; the board notes and facts that count results (the "items solved by no
-   submission" note) are withheld; breakdowns and the `-all` twins are suppressed jointly
-   (below), and composites of withheld cells are withheld.
+4. **One disclosure audit over every published figure** (below). Withheld cells keep no
+   value, interval or item count `n`; the board notes and facts that count results (the
+   "items solved by no submission" note) are withheld; composites of withheld cells are
+   withheld.
 
 **The bound.** A shown cell is a grid point or withheld: at most log2(1/η + 2) bits
 (4.4 bits at η = 0.05). A lab's cell can rise at most 1/η times over the whole embargo, so
@@ -34,28 +34,62 @@ two probes of 252 attempted, on a 360-item LiveMathematicianBench-shaped key) an
 attacker recovers 79 of 360 gold letters, exactly what guessing one letter everywhere
 gets (chance is 20%); the published boards are identical whatever the probed items'
 gold letters are. Without budget and Ladder the same probes read their items exactly.
+The attack also runs through the full authorised build (signed, sealed bundles; board JSON
+read back): four of six probes are refused as over budget, and the two admitted show
+nothing that differs from the baseline, so recovery equals the prior.
 
-**Cell suppression.** Under embargo a cell resting on fewer than ``min_cell_items`` items
-is withheld (value, interval and ``n`` null, ``suppressed: true``), and so is any cell
-that would let a reader recover a withheld one by subtraction:
+**Cell suppression: a joint disclosure audit** (`builder/scoring/disclosure.py`). The
+reader is anyone who sees the whole build at once — every board, both twins of a
+contamination-aware board, breakdowns, contrasts, composites, TTS pairs, counts — and
+combines published figures linearly (statistical disclosure control's "audit by linear
+algebra"). The protected secret: the results of one submission on any set of fewer than
+`min_cell_items` (k) embargoed items. Every audited figure (each rate, difference,
+composite, SCF/DRG, and the grading disagreement figures) is a linear functional of one
+submission's per-item results in a *stream* (a graded quantity under one selection of
+result conditions; for multilingual boards each language is its own stream, so the unit is
+(item, language)). The engine records each figure's item sets internally; they are never
+published.
 
-- in a breakdown, the overall column minus the shown groups reveals the hidden items
-  (small groups, groups below ``min_group_items``, items without a group); if those
-  number from 1 to k−1 for a row, its smallest shown groups are withheld until they
-  reach k;
-- a contamination-aware board and its ``-all`` twin differ by the items published before
-  the model's cutoff; if those number from 1 to k−1, the contamination-aware cell is
-  withheld;
-- composites and differences are withheld when any cell they are computed from would be.
+- *Atoms.* Per submission and stream, items that lie in exactly the same published item
+  sets form an atom; a figure is a row over atom totals, and R is the span of the published
+  rows. Items in the scope of a release in force (their text and results public) are
+  constants, not unknowns — so a partial (rolling) release lifts suppression exactly for
+  its items: a cell resting on released items only is shown exactly (outside the Ladder),
+  a cell isolating 1…k−1 embargoed items is still withheld.
+- *Rule.* Nothing published may determine a non-zero combination of results resting on
+  fewer than k embargoed items: R must contain no non-zero vector supported on atoms with
+  fewer than k embargoed items in total. A cell isolating 1…k−1 embargoed items is withheld
+  first; then dim(R ∩ span{small atoms}) is computed by ranks — zero means safe; otherwise
+  an exact depth-first search (Cholesky on the complement projector) over sets of small
+  atoms of total weight < k finds an offending combination, or proves there is none. Past
+  a node budget the audit treats the set as unsafe (it only withholds more).
+- *Secondary suppression* (greedy, not optimal): for an offending combination v, take an
+  atom a it uses and a partner atom b outside it, and withhold every published figure that
+  would see one unit of value moved from b to a; that move is then invisible in what stays
+  published while it changes v, so v is no longer determined. b minimises the items of
+  the figures withheld. Repeat until the rank test passes. Example: a training cutoff 3
+  items into an edition — (edition, all items) − (edition, after the cutoff) would give
+  those 3 items; the audit withholds the edition's `-all` cell and the cheapest
+  complement (another edition's `-all` cell), so the overall column, the other editions
+  and the twin no longer pin them down.
 
-A withheld cell is never ranked, so a rank cannot leak it either. The rounding of the
-Ladder then protects what exact subtraction across boards would still give: every shown
-rate is uncertain by ±η/2 of its items (at least one item), so a difference of shown
-figures never pins down the results on a withheld cell's items.
+Lab-reported figures (tokens, cost) and counts that do not depend on the answer key
+(regraded, judge-graded, unparsed samples) are outside the linear model and keep the plain
+rule: withheld under k items. Calibration slopes are nonlinear and are withheld by the
+Ladder under embargo. A withheld cell is never ranked, so a rank cannot leak it.
+
+**What the audit guarantees, and what it does not.** With exact figures (only with
+`insecure_exact_scores`), no linear combination of everything published determines the
+results on fewer than k embargoed items of any submission: the test suite solves the
+published system exactly (rational Gaussian elimination) for the subtraction attack and
+checks the property on random item sets, groupings, releases and differences. It does not
+bound what a prior over results lets a reader infer from a large cell (that is the Ladder's
+job), and it treats item counts as known.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -66,6 +100,7 @@ import pandas as pd
 from builder.scoring import boards as B
 from builder.scoring import definitions as D
 from builder.scoring import pairs as P
+from builder.scoring.disclosure import audit, figures
 from builder.scoring.frames import prepare
 from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
@@ -81,6 +116,7 @@ def score_benchmark(
     *,
     embargoed: bool,
     grid: float | None = None,
+    released: Collection[str] = (),
 ) -> list[BoardTable]:
     """Score every board the spec declares (contamination twins included, in spec order).
 
@@ -93,7 +129,7 @@ def score_benchmark(
     """
     prep = prepare(spec, items, results, submissions)
     ctx = B.Context(prep, embargoed)
-    out: list[BoardTable] = []
+    built: list[B.RawBoard] = []
     for board in spec.boards:
         if spec.contamination is not None and board.contamination:
             suffix = spec.contamination.all_suffix
@@ -101,16 +137,38 @@ def score_benchmark(
             full = _build(ctx, board, board.id + suffix, False, suffix)
             post.notes.insert(0, D.CONTAMINATION + f" The board {board.id + suffix} counts every item.")
             full.notes.insert(0, f"Counts every item, including items published before a model's training cutoff (see {board.id}).")
-            out += [_finalize(ctx, post, twin=full), _finalize(ctx, full)]
+            built += [post, full]
         else:
-            out.append(_finalize(ctx, _build(ctx, board, board.id, False, "")))
+            built.append(_build(ctx, board, board.id, False, ""))
+    # One audit over every figure of every board (twins, composites, pairs) together.
+    masks, public = _disclosure(ctx, built, released)
+    out = [_finalize(ctx, raw, masks) for raw in built]
     if embargoed and grid:
         created = {
             str(s): (str(lab), c.to_pydatetime() if hasattr(c, "to_pydatetime") else c)
             for s, lab, c in zip(submissions["submission"], submissions["lab"], submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)))
         }
-        out = coarsen(out, created, grid)
+        out = coarsen(out, created, grid, public)
     return out
+
+
+def _disclosure(ctx: B.Context, built: list[B.RawBoard], released: Collection[str]) -> tuple[dict[tuple[str, str], np.ndarray], set[tuple[str, str, str]]]:
+    """Withheld rows per audited (board, column), and the cells resting on released items
+    only (builder.scoring.disclosure). Nothing is withheld outside an embargo."""
+    if not ctx.embargoed:
+        return {}, set()
+    prep = ctx.prep
+    public = np.isin(prep.item_ids, np.asarray(sorted(released), dtype=object)) if released else np.zeros(prep.n_items, dtype=bool)
+    figs, covered = figures(built, public)
+    withheld, constant = audit(figs, public, prep.spec.min_cell_items)
+    rows = {raw.board_id: len(raw.rows) for raw in built}
+    masks = {key: np.zeros(rows[key[0]], dtype=bool) for key in covered}
+    for f in withheld:
+        board, column, r = figs[f].key
+        masks[(board, column)][r] = True
+    subs_of = {raw.board_id: raw.rows for raw in built}
+    shown = {(figs[f].key[0], figs[f].key[1], str(prep.sub_ids[subs_of[figs[f].key[0]][figs[f].key[2]]])) for f in constant}
+    return masks, shown
 
 
 RANK_ITEMS_NOTE = (
@@ -139,43 +197,15 @@ def _build(ctx: B.Context, board: BoardSpec, board_id: str, contaminated: bool, 
     raise AssertionError(board.kind)  # pragma: no cover - the config admits no other kind
 
 
-def _secondary(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None) -> dict[str, np.ndarray]:
-    """Complementary suppression masks per column (see the module docstring)."""
-    k = ctx.prep.spec.min_cell_items
-    r = len(raw.rows)
-    masks = {name: np.zeros(r, dtype=bool) for name in raw.est}
-    if not ctx.embargoed:
-        return masks
-    if twin is not None:
-        for name, est in raw.est.items():
-            other = twin.est.get(name)
-            if other is not None and len(other.n) == r:
-                gap = other.n - est.n
-                masks[name] |= (gap > 0) & (gap < k)
-    if raw.partition is not None:
-        overall, groups, hidden = raw.partition
-        if groups:
-            n = np.stack([raw.est[g].n for g in groups], axis=1)  # (R, G)
-            primary = np.stack([raw.est[g].min_n < k for g in groups], axis=1) & (n > 0)
-            for row in range(r):
-                held = int(hidden[row] + n[row, primary[row]].sum())
-                if not 0 < held < k:
-                    continue
-                for g in np.argsort(np.where(primary[row] | (n[row] == 0), np.iinfo(np.int64).max, n[row]), kind="stable"):
-                    if held >= k or primary[row, g] or n[row, g] == 0:
-                        break
-                    masks[groups[g]][row] = True
-                    held += int(n[row, g])
-                if held < k:
-                    masks[overall][row] = True
-    return masks
-
-
-def _finalize(ctx: B.Context, raw: B.RawBoard, twin: B.RawBoard | None = None) -> BoardTable:
+def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.ndarray]) -> BoardTable:
     spec = ctx.prep.spec
     k = spec.min_cell_items
-    masks = _secondary(ctx, raw, twin)
-    table = {name: cells(est, ctx.embargoed, k, masks.get(name)) for name, est in raw.est.items()}
+    # Audited columns are withheld by the audit alone (its primary rule counts embargoed
+    # items only); the rest keep the plain small-cell rule.
+    table = {
+        name: cells(est, ctx.embargoed, 0 if (raw.board_id, name) in masks else k, masks.get((raw.board_id, name)))
+        for name, est in raw.est.items()
+    }
     if ctx.embargoed:
         # A withheld cell keeps no item count either: n of a cell cut by a training cutoff or
         # a group says how many items lie on each side of the cut, which a lab can probe.

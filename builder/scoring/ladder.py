@@ -30,7 +30,7 @@ are shown as reported. Every other figure (counts, slopes) is withheld under emb
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -66,12 +66,16 @@ def _withheld(cell: Cell, flag: str | None = None) -> Cell:
     return Cell(None, None, None, None, suppressed=True, flag=flag)
 
 
-def coarsen(tables: list[BoardTable], created: Mapping[str, tuple[str, datetime]], grid: float) -> list[BoardTable]:
-    """Apply the Ladder to every board. ``created``: submission -> (lab, signed created)."""
-    return [_board(t, created, grid) for t in tables]
+def coarsen(
+    tables: list[BoardTable], created: Mapping[str, tuple[str, datetime]], grid: float, public: Collection[tuple[str, str, str]] = ()
+) -> list[BoardTable]:
+    """Apply the Ladder to every board. ``created``: submission -> (lab, signed created);
+    ``public``: (board, metric, submission) cells resting on released items only, which are
+    constants anyone can recompute from the release and so are shown exactly."""
+    return [_board(t, created, grid, public) for t in tables]
 
 
-def _board(table: BoardTable, created: Mapping[str, tuple[str, datetime]], grid: float) -> BoardTable:
+def _board(table: BoardTable, created: Mapping[str, tuple[str, datetime]], grid: float, public: Collection[tuple[str, str, str]] = ()) -> BoardTable:
     floor_n = min_items(grid)
     order = sorted(range(len(table.rows)), key=lambda i: (created.get(table.rows[i].submission, ("", LAST))[1], table.rows[i].submission))
     metrics: list[dict[str, Cell]] = [dict(r.metrics) for r in table.rows]
@@ -81,6 +85,8 @@ def _board(table: BoardTable, created: Mapping[str, tuple[str, datetime]], grid:
         best: dict[str, float] = {}
         for i in order:
             cell = metrics[i].get(m.name)
+            if (table.board, m.name, table.rows[i].submission) in public:
+                continue  # released items only: nothing embargoed to protect
             if cell is None or cell.value is None:
                 if cell is not None and cell.suppressed:
                     metrics[i][m.name] = _withheld(cell)

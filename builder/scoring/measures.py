@@ -70,6 +70,7 @@ class Scores:
     unreported: np.ndarray  # (S, I) some sample lacks tokens / cost
     row_flag: np.ndarray
     memo: dict[Any, Any]  # the Prepared's memo: estimates are reused across boards
+    stream: tuple | None = None  # what `a` is, for the disclosure audit (None: lab-reported, not audited)
 
 
 def scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
@@ -110,7 +111,9 @@ def _scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
         L = None
     else:  # pragma: no cover - config admits no other kind
         raise ValueError(kind)
-    return Scores(measure, a, d, L, sel.elig, n, short, unreported, sel.row_flag, prep.memo)
+    # Rates graded against the key (and refusals) are audited; tokens and cost are lab-reported.
+    stream = (kind, measure.k if kind == "pass" else 0, sel.conds.tobytes()) if kind in RATES else None
+    return Scores(measure, a, d, L, sel.elig, n, short, unreported, sel.row_flag, prep.memo, stream)
 
 
 def _pass_at_k(n: np.ndarray, c: np.ndarray, k: int, live: np.ndarray) -> tuple[np.ndarray, float]:
@@ -161,12 +164,18 @@ def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
 RATES = ("avg", "pass", "refusal_rate")  # item scores in [0, 1]: Wilson intervals
 
 
+def _rows(est: Estimate, subs: np.ndarray) -> Estimate:
+    """`est` (computed on rows picked by `subs`) with its audit terms naming those submissions."""
+    est.basis = tuple(t.on(subs) for t in est.basis)
+    return est
+
+
 def estimate(sc: Scores, items: np.ndarray | None = None) -> Estimate:
     """The cell Σa/Σd for every submission, over the eligible items (∩ `items`)."""
     key = ("estimate", id(sc), None if items is None else items.tobytes())
     if key not in sc.memo:
         elig = sc.elig if items is None else sc.elig & items[None, :]
-        sc.memo[key] = ratio(sc.a, sc.d, elig, flags(sc, elig), bounded=sc.measure.kind in RATES)
+        sc.memo[key] = ratio(sc.a, sc.d, elig, flags(sc, elig), bounded=sc.measure.kind in RATES, stream=sc.stream)
     return sc.memo[key]
 
 
@@ -195,8 +204,8 @@ def delta(
     f1, f2 = first_est.flag, second_est.flag
     flag = np.where(np.equal(f1, None), f2, f1).astype(object)
     bounded = first.measure.kind in RATES and second.measure.kind in RATES
-    e1 = ratio(first.a[i1], first.d[i1], elig, flag, bounded=bounded)
-    e2 = ratio(second.a[i2], second.d[i2], elig, flag, bounded=bounded)
-    est = linear([(-1.0, e1), (1.0, e2)], n=elig.sum(axis=1))
+    e1 = ratio(first.a[i1], first.d[i1], elig, flag, bounded=bounded, stream=first.stream)
+    e2 = ratio(second.a[i2], second.d[i2], elig, flag, bounded=bounded, stream=second.stream)
+    est = linear([(-1.0, _rows(e1, i1)), (1.0, _rows(e2, i2))], n=elig.sum(axis=1))
     est.min_n = np.minimum(first_est.min_n, second_est.min_n)
     return est

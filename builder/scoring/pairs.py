@@ -119,7 +119,7 @@ def _scf(ctx: Context, board: BoardSpec, sel: Any, bin_value: str) -> Estimate:
     sc = scores(prep, sel, Measure("accuracy", "avg", prep.spec.samples))
     elig = sel.elig & in_bin[None, :]
     live = elig & ~sc.short & (untied > 0)
-    return ratio(above, untied, live, flags(sc, elig), n=live.sum(axis=1))
+    return ratio(above, untied, live, flags(sc, elig), n=live.sum(axis=1), stream=("scf", 0, sel.conds.tobytes()))
 
 
 def drg(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:

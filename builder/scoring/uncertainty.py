@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from builder.scoring.disclosure import Term
 from builder.scoring.tables import Cell
 
 Z = 1.959963984540054  # two-sided 95% normal quantile
@@ -77,11 +78,14 @@ class Estimate:
     min_n: np.ndarray  # (S,) smallest item count among the cells it was computed from
     flag: np.ndarray  # (S,) object: why the value is undefined, or None
     integer: bool = False  # a count: rendered as int
+    # What each row is a linear functional of (builder.scoring.disclosure): internal, for the
+    # embargo's disclosure audit; empty for figures the audit does not cover (lab-reported).
+    basis: tuple[Term, ...] = ()
 
     def take(self, idx: np.ndarray) -> "Estimate":
         return Estimate(
             self.value[idx], self.lo[idx], self.hi[idx], None if self.infl is None else self.infl[idx],
-            self.cols, self.n[idx], self.min_n[idx], self.flag[idx], self.integer,
+            self.cols, self.n[idx], self.min_n[idx], self.flag[idx], self.integer, tuple(t.take(idx) for t in self.basis),
         )
 
 
@@ -146,12 +150,15 @@ def _interval(value: np.ndarray, var: np.ndarray, n: np.ndarray, bounded: bool) 
     return value - half, value + half
 
 
-def ratio(a: np.ndarray, d: np.ndarray, elig: np.ndarray, flag: np.ndarray, n: np.ndarray | None = None, *, bounded: bool = True) -> Estimate:
+def ratio(
+    a: np.ndarray, d: np.ndarray, elig: np.ndarray, flag: np.ndarray, n: np.ndarray | None = None, *, bounded: bool = True, stream: tuple | None = None
+) -> Estimate:
     """Σ a / Σ d over each row's eligible items, with its item-clustered interval.
 
     `a` and `d` are (S, I) item numerators/denominators; `elig` (S, I) says which items
     count; rows with a `flag` are undefined. `n` defaults to the number of eligible items.
     `bounded`: the ratio is a rate in [0, 1] (Wilson) rather than an unbounded mean (Wald).
+    `stream`: what the numerators are (builder.scoring.disclosure.Term), for the audit.
     """
     cols = np.flatnonzero(elig.any(axis=0))
     if len(cols) == elig.shape[1]:  # every item: no copy for the selection
@@ -182,7 +189,8 @@ def ratio(a: np.ndarray, d: np.ndarray, elig: np.ndarray, flag: np.ndarray, n: n
     lo, hi = _interval(value, np.where(items > 1, var, 0.0), items, bounded)
     lo[bad] = hi[bad] = np.nan
     n = np.asarray(n, dtype=np.int64)
-    return Estimate(value, lo, hi, infl, cols, n, n.copy(), flag)
+    basis = () if stream is None else (Term(1.0, stream, np.arange(elig.shape[0]), elig, d),)
+    return Estimate(value, lo, hi, infl, cols, n, n.copy(), flag, basis=basis)
 
 
 def _aligned(ests: list[Estimate]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -230,9 +238,11 @@ def linear(terms: list[tuple[float, Estimate]], n: np.ndarray | None = None) -> 
     if n is None:
         n = sum(e.n for _, e in terms)
     min_n = np.minimum.reduce([e.min_n for _, e in terms])
+    # audited only if every term is (a term the audit cannot see could carry anything)
+    basis = tuple(t.scaled(c) for c, e in terms for t in e.basis) if all(e.basis for _, e in terms) else ()
     if any(e.infl is None for _, e in terms):
         nan = np.full(len(value), np.nan)
-        return Estimate(value, nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.asarray(n), min_n, flag)
+        return Estimate(value, nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.asarray(n), min_n, flag, basis=basis)
     cols, infl = _aligned([e for _, e in terms])
     signed = [c * z for (c, _), z in zip(terms, infl)]
     vals = np.stack([c * e.value for c, e in terms])
@@ -242,7 +252,7 @@ def linear(terms: list[tuple[float, Estimate]], n: np.ndarray | None = None) -> 
     total = sum(signed)
     lo_t[~ok] = hi_t[~ok] = np.nan
     total[~ok] = 0.0
-    return Estimate(value, lo_t, hi_t, total, cols, np.asarray(n), min_n, flag)
+    return Estimate(value, lo_t, hi_t, total, cols, np.asarray(n), min_n, flag, basis=basis)
 
 
 def wald(value: np.ndarray, infl: np.ndarray, cols: np.ndarray, n: np.ndarray, flag: np.ndarray) -> Estimate:

@@ -148,8 +148,17 @@ def test_same_hits_by_every_route(words: list[str]) -> None:
     assert needles.scan_file(gzip.compress(json.dumps({"q": question}, ensure_ascii=False).encode()), "q.json.gz") == expected
 
 
-@pytest.mark.parametrize("text", ["", " ", "a", "  a  b  ", "\u00ad", "가", "A\u0301", "x" * 5000 + "  " + "가" * 3000])
+@pytest.mark.parametrize("text", ["", " ", "a", "  a  b  ", "\u00ad", "가", "A\u0301", "x" * 5000 + "  " + "가" * 3000, "x " * 3000 + "가나다라" * 30 + "ＡＢ\u00ad" * 20])
 def test_edges(text: str) -> None:
     assert normalise(text) == reference_normalise(text)
     assert output_forms(text.encode(), "x.json") == [reference_output(text)]
     assert output_forms(text.encode(), "x.html")[0] == reference_normalise(html.unescape(text))
+
+
+def test_word_blocks_listed_first_change_nothing() -> None:
+    # _NONWORD_RE lists Hangul, kana and CJK ranges before \w for speed: the same set, checked
+    # over every code point.
+    plain = re.compile(r"[^\x00-\x7f\w]")
+    fast = leakscan._NONWORD_RE
+    assert "\uac00" in leakscan._WORD_BLOCKS
+    assert [c for c in range(0x110000) if bool(fast.match(chr(c))) != bool(plain.match(chr(c)))] == []

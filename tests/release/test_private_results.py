@@ -80,6 +80,9 @@ def test_no_secret_rebuild_is_the_authorised_build_without_private_bundles(relea
     [left_out] = orjson.loads(b["rejected.json"])["rejected"]
     assert (left_out["reason"], left_out["lab"]) == ("sealed-private", "beta")
     assert "not reproducible without it" in left_out["message"]
+    page = (tmp_path / "public" / "rejected.html").read_text()
+    assert "Lines with reason <code>sealed-private</code> passed every check" in page
+    assert "passed every check" not in (tmp_path / "authorised" / "rejected.html").read_text()
     # the authorised site differs exactly by the private submission's rows, never its items
     matrix = (tmp_path / "authorised" / "data" / "soohak" / "matrix.csv").read_text()
     assert "beta/private" not in matrix and "acme/open-transcripts" in matrix

@@ -97,6 +97,7 @@ def test_a_transcript_quoting_an_embargoed_item_is_not_published(tmp_path):
     assert "acme/quoting" in set(report.benchmarks[0].results["submission"])  # still on the boards
     assert not (tmp_path / "site/data/soohak/transcripts").exists()
     assert "QUOTEMARK" not in _everything(tmp_path / "site")
+    assert "A line naming a transcripts file withholds only those transcripts" in (tmp_path / "site" / "rejected.html").read_text()
 
 
 def test_private_transcripts_that_open_with_the_embargo_key_reject_the_bundle(tmp_path):

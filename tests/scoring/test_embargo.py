@@ -30,7 +30,11 @@ def test_small_cells_are_withheld_under_embargo_only():
     assert (c.value, c.ci_low, c.ci_high, c.n, c.suppressed) == (None, None, None, None, True)
     assert c.to_dict() == {"value": None, "ci_low": None, "ci_high": None, "n": None, "suppressed": True}
     assert cell(open_["challenge"], "acme/a", "avg@3").value == pytest.approx(1 / 3)
-    assert cell(sealed["mini"], "acme/a", "avg@3").value == pytest.approx(2 / 3)  # 6 items ≥ 5
+    assert cell(sealed["mini"], "acme/a", "pass@3").value == pytest.approx(1.0)  # 6 items ≥ 5
+    # avg@3 on Mini (6 items) is withheld too, jointly: the MSC and problem-type boards
+    # publish avg@3 over all 10 items, and 10 − 6 would give the 4 Challenge items.
+    assert cell(sealed["mini"], "acme/a", "avg@3").suppressed
+    assert cell(sealed["msc"], "acme/a", "avg@3").value == pytest.approx(16 / 30)
     assert row(sealed["challenge"], "acme/a").rank is None  # a withheld value is not ranked
 
 

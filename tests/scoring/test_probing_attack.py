@@ -15,6 +15,10 @@ Results (asserted below):
   the probed items are — so no inference from them beats the prior;
 - without them (no budget, exact embargoed scores), the same probes give each probed
   item's letter-B verdict exactly (the attack the issue reports).
+
+The last test runs the attack through the full authorised build instead: real signed and
+sealed bundles in a repository, `build` with the embargo identity and the default embargo,
+and the attacker reading only the board JSON the build writes.
 """
 
 from __future__ import annotations
@@ -137,3 +141,79 @@ def test_without_the_defences_the_attack_works(probes: int) -> None:
     assert probed == set(range(probes))
     for i in probed:
         assert (guess[i] == "B") == (gold[i] == "B"), i  # each probe's B-or-not verdict is exact
+
+
+# -- the same attack through the full authorised build -----------------------------------
+
+
+def test_attack_through_the_full_build_recovers_no_better_than_chance(tmp_path):
+    """Real signed, sealed bundles in a repository; `build` with the embargo identity and
+    the default embargo (budget 3 per 30 days, Ladder on 0.05); the attacker reads back only
+    the board JSON the build publishes. SOOHAK-shaped: 60 Mini items whose gold answers are
+    digits 1–5 (seeded). mallory submits a baseline answering 1 everywhere and six probes,
+    each answering 2 on one item: the build refuses four as over budget and publishes
+    nothing that tells the two admitted probes from the baseline."""
+    from builder.demo.instance import _config_text
+    from builder.pipeline.build import build
+    from tests.factory import NOW, VERSION, make_instance, results_for, soohak_items
+
+    rng = random.Random(2015)
+    items = soohak_items(n_mini=60, n_challenge=6, n_refusal=6)
+    for it in items:
+        if it["answer_type"] == "integer":
+            digit = str(rng.randint(1, 5))
+            it["answer"] = {"en": digit, "ko": digit}
+    inst = make_instance(tmp_path / "inst", labs=("acme", "mallory"), items=items)
+    # the real defaults, not the test instance's exact scores and open budget
+    (inst.root / "leaderboards" / "soohak.yaml").write_text(_config_text("soohak", VERSION, inst.identity.recipient, embargo=""))
+    inst.add_submission("acme", "run-1", results_for(items, {it["id"]: [rng.random() < 0.6] * 3 for it in items}))
+
+    def rows(guess: dict[str, str]) -> list[dict]:
+        out = []
+        for it in items:
+            for s in range(3):
+                if it["answer_type"] == "ill_posed":
+                    out.append({"item": it["id"], "lang": "en", "sample": s, "answer": "7", "correct": False, "refused": False})
+                else:
+                    answer = guess.get(it["id"], "1")
+                    out.append({"item": it["id"], "lang": "en", "sample": s, "answer": answer, "correct": answer == it["answer"]["en"], "refused": False})
+        return out
+
+    mini = [it["id"] for it in items if it["split"] == "mini"]
+    probes = {f"p{j:03d}": mini[j] for j in range(6)}
+    inst.add_submission("mallory", "a-base", rows({}))
+    for name, item in probes.items():
+        inst.add_submission("mallory", name, rows({item: "2"}))
+
+    out = tmp_path / "site"
+    report = build(inst.root, out, identities=[inst.identity], now=NOW)
+    refused = sorted((r.where, r.reason) for r in report.rejections)
+    assert refused == [(f"bundles/soohak/mallory/p{j:03d}", "over-budget") for j in range(2, 6)]
+    assert all("budget of" in r.message for r in report.rejections)
+
+    files = {p.stem: orjson.loads(p.read_bytes()) for p in sorted((out / "data" / "soohak").glob("*.json"))}
+    boards = {name: data for name, data in files.items() if isinstance(data, dict) and data.get("format") == "sealboard-board/1"}
+    assert "mini" in boards and any(r["submission"] == "mallory/a-base" for r in boards["mini"]["rows"])
+    base = mallory_view(boards, "mallory/a-base")
+    gold = {it["id"]: it["answer"]["en"] for it in items if it["split"] == "mini"}
+    guess = dict.fromkeys(gold, "1")  # the prior: the baseline's answer
+    for name in ("p000", "p001"):
+        view = mallory_view(boards, f"mallory/{name}")
+        assert view != [] and len(view) == len(base)
+        for (_, _, b), (_, _, p) in zip(base, view):
+            before, after = orjson.loads(b) if b.startswith(b"{") else {}, orjson.loads(p) if p.startswith(b"{") else {}
+            for metric, cell in after.items():
+                old = before.get(metric, {}).get("value")
+                if isinstance(cell, dict) and cell.get("value") is not None and old is not None and cell["value"] != old:
+                    guess[probes[name]] = "2" if cell["value"] > old else "3"
+    hits = sum(guess[i] == gold[i] for i in gold)
+    chance = sum(g == "1" for g in gold.values())
+    assert hits == chance, (hits, chance)
+    # every figure a probe shows is the baseline's own (the rest the Ladder withholds as
+    # no better by the grid): nothing published depends on the probed answers
+    for name in ("p000", "p001"):
+        for (_, _, b), (_, _, p) in zip(base, mallory_view(boards, f"mallory/{name}")):
+            before, after = orjson.loads(b) if b.startswith(b"{") else {}, orjson.loads(p) if p.startswith(b"{") else {}
+            for metric, cell in after.items():
+                if isinstance(cell, dict) and cell.get("value") is not None:
+                    assert cell["value"] == before[metric]["value"], (name, metric)

@@ -189,17 +189,20 @@ def test_msc_subfields_need_twenty_items():
     names = [m.name for m in msc.metrics]
     assert names == ["avg@3", "msc=11"]  # MSC 05 has 3 < 20 items (Table 7 threshold)
     assert value(msc, a, "msc=11") == pytest.approx(5 / 20)
-    # the 3 items in no column are fewer than min_cell_items (5): overall − msc=11 would
-    # reveal them, so the overall column leaves them out too: 5 / 20, n = 20
-    assert value(msc, a, "avg@3") == pytest.approx(5 / 20)
-    assert row(msc, a).metrics["avg@3"].n == 20
+    # the overall column counts every item; what overall − msc=11 would reveal about the 3
+    # items in no column is the disclosure audit's to protect under embargo (test_disclosure)
+    assert value(msc, a, "avg@3") == pytest.approx(8 / 23)
+    assert row(msc, a).metrics["avg@3"].n == 23
     assert any("05 (3)" in note for note in msc.notes)
-    assert any("3 item(s) have no msc shown here and are left out of every column" in note for note in msc.notes)
+    assert any("3 item(s) count in the overall column but in no column shown" in note for note in msc.notes)
 
 
-def test_two_untyped_items_do_not_cost_a_problem_type_column_under_embargo():
-    # SOOHAK's demo: two Mini items lack a problem type. Before, overall − shown types
-    # revealed them, so the smallest type ("beyond") was withheld on every row.
+def test_two_untyped_items_cost_only_the_smallest_problem_type_under_embargo():
+    # SOOHAK's demo: two Mini items lack a problem type. The Mini board and the overall
+    # column publish all 28 items, the four types 26: their difference would be the two
+    # untyped items. The joint audit withholds the cheapest cell that breaks every such
+    # difference: the smallest type ("beyond", 5 items), after which overall − shown types
+    # rests on beyond + untyped = 7 ≥ 5 items. Nothing else is withheld.
     inst = Instance("soohak")
     sizes = {"olympiad": 6, "undergrad": 7, "graduate": 8, "beyond": 5}
     for t, n in sizes.items():
@@ -210,11 +213,13 @@ def test_two_untyped_items_do_not_cost_a_problem_type_column_under_embargo():
     a = inst.sub("acme/a")
     for it in inst.items:
         inst.answer(a, it["item"], "111" if it["item"].startswith(("beyond", "untyped")) else "000")
-    board = inst.score(embargoed=True)["problem-type"]
-    cells = row(board, a).metrics
-    assert not cells["problem_type=beyond"].suppressed and cells["problem_type=beyond"].value == 1.0
-    # overall rests on the 26 typed items: 5 solved
-    assert (cells["avg@3"].value, cells["avg@3"].n) == (pytest.approx(5 / 26), 26)
+    boards = inst.score(embargoed=True)
+    cells = row(boards["problem-type"], a).metrics
+    assert cells["problem_type=beyond"].suppressed and cells["problem_type=beyond"].n is None
+    assert [t for t in ("olympiad", "undergrad", "graduate") if cells[f"problem_type={t}"].suppressed] == []
+    # overall rests on all 28 Mini items: 7 solved
+    assert (cells["avg@3"].value, cells["avg@3"].n) == (pytest.approx(7 / 28), 28)
+    assert value(boards["mini"], a, "avg@3") == pytest.approx(7 / 28)
 
 
 def test_problem_types_in_declared_order():

@@ -1,0 +1,94 @@
+"""scoring.frames.prepare reduces rows by integer codes (factorised ids, bincount sums):
+the boards must not depend on how the frames hold their strings (Arrow, as the build's
+parser makes them; Python objects; categoricals) or on row order, and the per-cell sums
+must equal a plain pandas groupby of the same rows."""
+
+from __future__ import annotations
+
+import orjson
+import pandas as pd
+import pytest
+
+from builder.bundles.results import parse_results
+from builder.demo import synth_lmb, synth_soohak
+from builder.pipeline.stages import items_frame
+from builder.scoring import default_spec, score_benchmark
+from builder.scoring.frames import prepare
+
+
+def _demo_frames(module, benchmark: str, subs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The demo's items and its first `subs` submissions, parsed as the build parses them."""
+    spec = default_spec(benchmark)
+    synth = module.generate(0)
+    frames = []
+    for s in synth.submissions[:subs]:
+        data = b"".join(orjson.dumps(r) + b"\n" for r in s.results)
+        frame = parse_results(data, s.submission, spec.results_extras()).rename(columns={"correct": "lab_correct"})
+        frame.insert(0, "submission", f"{s.lab}/{s.submission}")
+        frames.append(frame)
+    results = pd.concat(frames, ignore_index=True)
+    items = items_frame(synth.items, spec.primary_language)
+    subs_frame = pd.DataFrame(
+        {
+            "submission": [f"{s.lab}/{s.submission}" for s in synth.submissions[:subs]],
+            "lab": [s.lab for s in synth.submissions[:subs]],
+            "model": [s.model["name"] for s in synth.submissions[:subs]],
+            "model_id": [s.model["id"] for s in synth.submissions[:subs]],
+            "family": [s.model.get("family") for s in synth.submissions[:subs]],
+            "training_cutoff": [pd.Timestamp(s.model["training_cutoff"]) if s.model.get("training_cutoff") else pd.NaT for s in synth.submissions[:subs]],
+            "tts": False,
+        }
+    )
+    return items, results, subs_frame
+
+
+def _as_objects(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.astype({c: object for c in frame.columns if pd.api.types.is_string_dtype(frame[c])})
+
+
+def _as_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.astype({c: "category" for c in ("submission", "item", "lang") if c in frame})
+
+
+@pytest.mark.parametrize(("module", "name", "subs"), [(synth_lmb, "livemathematicianbench", 5), (synth_soohak, "soohak", 4)])
+def test_boards_do_not_depend_on_how_the_frames_hold_their_strings(module, name, subs) -> None:
+    items, results, submissions = _demo_frames(module, name, subs)
+    assert pd.api.types.is_string_dtype(results["item"]) and not isinstance(results["item"].dtype, pd.CategoricalDtype)
+    spec = default_spec(name)
+    for embargoed in (False, True):
+        base = [t.to_dict() for t in score_benchmark(spec, items, results, submissions, embargoed=embargoed)]
+        assert base and any(t["rows"] for t in base)
+        for other in (_as_objects(results), _as_categories(results).iloc[::-1].reset_index(drop=True)):
+            assert [t.to_dict() for t in score_benchmark(spec, _as_objects(items), other, _as_objects(submissions), embargoed=embargoed)] == base
+
+
+def test_prepared_sums_equal_a_pandas_groupby_of_the_rows() -> None:
+    items, results, submissions = _demo_frames(synth_lmb, "livemathematicianbench", 5)
+    spec = default_spec("livemathematicianbench")
+    prep = prepare(spec, items, results, submissions)
+    cond_cols = list(prep.conds.columns)
+    conds = prep.conds.astype(object).where(prep.conds.notna(), "<none>")
+    got = pd.DataFrame(
+        {
+            "submission": prep.sub_ids[prep.sub],
+            "item": prep.item_ids[prep.item],
+            **{c: conds[c].to_numpy()[prep.cond] for c in cond_cols},
+            "n": prep.sums["n"],
+            "refused": prep.sums["refused"],
+            "tok": prep.sums["tok"],
+            "tok_known": prep.sums["tok_known"],
+        }
+    )
+    rows = results.assign(
+        n=1.0,
+        tok=results["output_tokens"].fillna(0.0),
+        tok_known=results["output_tokens"].notna().astype(float),
+        refused=results["refused"].astype(float),
+        **{c: results[c].map(lambda v: "<none>" if v is None or v != v else ("true" if v is True else "false" if v is False else v)) for c in cond_cols},
+    )
+    keys = ["submission", "item", *cond_cols]
+    want = rows.groupby(keys, sort=True)[["n", "refused", "tok", "tok_known"]].sum().reset_index()
+    got = got.astype({k: object for k in keys}).sort_values(keys).reset_index(drop=True)
+    want = want.astype({k: object for k in keys}).sort_values(keys).reset_index(drop=True)
+    assert len(got) == len(want) > 0
+    pd.testing.assert_frame_equal(got[want.columns], want, check_dtype=False)
