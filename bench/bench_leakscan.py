@@ -113,7 +113,8 @@ def main() -> None:
         sys.exit("--runs must be at least 3 (the figure is a median)")
     if not (root / "site" / "data" / "index.json").is_file():
         print(f"writing the demo instance to {root} (sealboard demo) ...", flush=True)
-        subprocess.run([sys.executable, "-m", "builder.cli", "demo", "--out", str(root)], check=True, stdout=subprocess.DEVNULL)
+        cli = "from builder.cli import main; main()"  # `sealboard demo`, with this tree's builder
+        subprocess.run([sys.executable, "-c", cli, "demo", "--out", str(root)], check=True, stdout=subprocess.DEVNULL)
     report = build(root, root / ".bench-site", identities=load_identities(root / "keys" / "demo" / "identity.txt", None),
                    now=datetime.now(timezone.utc), render=False)  # fmt: skip
     start = time.process_time()

@@ -23,7 +23,12 @@ Normalisation, the same on both sides (needles and haystack):
    combining mark (full-width and other compatibility forms fold to plain letters; accents
    go, however they are encoded);
 4. every run of non-word characters (punctuation, symbols, white space, in any script)
-   becomes one space, so markup, escaping and spacing cannot hide text.
+   becomes one space, so markup, escaping and spacing cannot hide text;
+5. NFC, which (marks gone, spacing marks separators) composes only Hangul jamo: Korean is
+   compared as syllables, however written (syllables, conjoining or compatibility jamo).
+   Step 2 split every syllable into two or three jamo; step 5 puts them back, so the hits
+   are exactly those of steps 1–4, and the scan keeps Korean as the syllables it is
+   (three bytes each, not nine).
 
 Out of scope: percent-escapes (``%20`` in a URL is not displayed text), text in UTF-16 or
 inside compressed binary formats other than gzip, and double escaping (``&amp;shy;`` shows
@@ -36,10 +41,12 @@ match tables of scores. Canaries are matched anywhere, as word sequences.
 Speed (``bench/bench_leakscan.py`` prints MB/s per CPU): one Aho-Corasick pass (Rust
 ``ahocorasick-rs``) over each file's normalised bytes; normalisation runs on whole files
 with C-level primitives: ``bytes.translate`` for ASCII, numpy to squeeze runs of spaces,
-the non-ASCII runs folded through a cached codec error handler (or the whole text at once
-when it is dense, as Korean is), one constant-replacement regular expression for JSON's
-short escapes. The routes are pinned to the plain definition by
-tests/pipeline/test_leakscan_equivalence.py.
+steps 2–5 as a table of the characters they change (Hangul syllables and most letters
+are not in it), applied to the non-ASCII runs through a cached codec error handler or,
+in dense text such as Korean, found in the UTF-8 bytes by a second automaton; one
+constant-replacement regular expression for JSON's short escapes, or Python's
+``unicode_escape`` codec where it reads every escape as JSON does. The routes are pinned
+to the plain definition by tests/pipeline/test_leakscan_equivalence.py.
 """
 
 from __future__ import annotations
@@ -102,18 +109,67 @@ _TAG = re.compile(r"<[^<>]{0,200}>")
 _FOLD = "sealboard-leakscan-fold"
 
 
-def _fold(text: str) -> str:
-    """Steps 2–4 on Unicode text, with whole-text C primitives.
+def _fold_plain(text: str) -> str:
+    """Steps 2–5 on Unicode text by their definition, whole-text C primitives.
 
     Every step works character by character (NFKD reorders only combining marks, which are
-    dropped; case folding has no context, unlike lower(), which spells a final sigma apart),
-    so folding a text in pieces split at ASCII characters gives the same as folding it
-    whole; tests/pipeline/test_leakscan_equivalence.py pins that. (NFKD once suffices:
-    the case folding of any NFKD character is NFKD again, checked over all of Unicode.)"""
+    dropped; case folding has no context, unlike lower(), which spells a final sigma apart;
+    NFC composes only Hangul jamo, as every other canonical pair has a mark, dropped, or a
+    spacing mark, a separator, in it), so folding a text in pieces split at ASCII characters
+    gives the same as folding it whole; tests/pipeline/test_leakscan_equivalence.py pins
+    that. (NFKD once suffices: the case folding of any NFKD character is NFKD again, checked
+    over all of Unicode.) Slow on Korean, whose every syllable NFKD triples: the scan folds
+    by the table below instead."""
     text = _DROP_RE.sub("", unicodedata.normalize("NFKD", text).casefold())
     if _ASTRAL_RE.search(text):
         text = text.translate(_DROP_ASTRAL)
-    return _NONWORD_RE.sub(" ", text)
+    return unicodedata.normalize("NFC", _NONWORD_RE.sub(" ", text))
+
+
+def _char_folds() -> dict[str, str]:
+    """Every BMP character that folding changes, with what it folds to.
+
+    One whole-text fold of all of them, "\\x00" between (a starter that composes with
+    nothing, so no step reaches across it). Hangul syllables, CJK ideographs and most
+    letters of other scripts fold to themselves and are absent: text made of them (Korean)
+    passes the Unicode steps untouched."""
+    chars = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c <= 0xDFFF]
+    folded = _fold_plain("\x00".join(chars)).split("\x00")
+    assert len(folded) == len(chars)
+    return {c: f for c, f in zip(chars, folded) if f != c}
+
+
+def _char_class(chars: Iterable[str]) -> str:
+    codes = sorted(map(ord, chars))
+    spans: list[list[int]] = []
+    for c in codes:
+        if spans and spans[-1][1] == c - 1:
+            spans[-1][1] = c
+        else:
+            spans.append([c, c])
+    return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in spans)
+
+
+_CHAR_FOLD = _char_folds()
+# Characters beyond U+FFFF (rare: emoji, mathematical letters, tags) are folded one by one.
+_CHANGED = re.compile(f"[{_char_class(_CHAR_FOLD)}\U00010000-\U0010ffff]")
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _fold_astral(ch: str) -> str:
+    return _fold_plain(ch)
+
+
+def _changed(m: re.Match[str]) -> str:
+    ch = m.group()
+    folded = _CHAR_FOLD.get(ch)
+    return _fold_astral(ch) if folded is None else folded
+
+
+def _fold(text: str) -> str:
+    """Steps 2–5 (as :func:`_fold_plain`): each character the steps change replaced by what
+    they make of it, then NFC (which returns at once unless Hangul jamo are to be composed)."""
+    return unicodedata.normalize("NFC", _CHANGED.sub(_changed, text))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -132,16 +188,65 @@ def _fold_error(err: UnicodeError) -> tuple[bytes, int]:
 codecs.register_error(_FOLD, _fold_error)
 
 
-def _fold_utf8(data: bytes) -> bytes:
-    """Non-ASCII UTF-8 (UnicodeDecodeError if it is not UTF-8): steps 2–4 on the non-ASCII
+# Dense text (Korean) is folded in its UTF-8 bytes: one automaton finds every character the
+# steps change (few, in Korean: punctuation, soft hyphens), and only those are replaced; no
+# decoded copy is folded and encoded again. It also finds Hangul vowel and final jamo, which
+# compose with what precedes them (NFC then runs), and the lead byte of every character
+# beyond U+FFFF (folded one by one). UTF-8 is self-synchronising, so in valid UTF-8 the
+# encoding of a character is found only where that character is.
+_VT_JAMO = [chr(c) for c in (*range(0x1161, 0x1176), *range(0x11A8, 0x11C3))]
+_HAS_VT_JAMO = re.compile(f"[{_char_class(_VT_JAMO)}]")
+_BYTE_FOLDS = (
+    [(c.encode(), f.encode()) for c, f in _CHAR_FOLD.items()]
+    + [(j.encode(), j.encode()) for j in _VT_JAMO]
+    + [(bytes([lead]), b"") for lead in range(0xF0, 0xF5)]
+)
+_BYTE_FOLD_NFC = [bool(_HAS_VT_JAMO.search(to.decode())) for _, to in _BYTE_FOLDS]
+_ASTRAL_INDEX = len(_BYTE_FOLDS) - 5
+
+
+@functools.cache
+def _byte_folds() -> ahocorasick_rs.BytesAhoCorasick:
+    # Built on first use (0.04 s): a DFA, as its states are few (three bytes deep).
+    return ahocorasick_rs.BytesAhoCorasick([c for c, _ in _BYTE_FOLDS], implementation=ahocorasick_rs.Implementation.DFA)
+
+
+def _fold_dense(data: bytes, text: str) -> bytes:
+    """Steps 2–5 on dense valid UTF-8 (``text`` is it decoded), in its bytes."""
+    found = _byte_folds().find_matches_as_indexes(data)
+    if not found:
+        return data
+    if len(found) * 16 > len(data):  # many changes (upper-case Greek): the str route is faster
+        return _fold(text).encode("utf-8", "replace")
+    pieces, done, nfc = [], 0, False
+    for index, start, end in found:
+        pieces.append(data[done:start])
+        if index >= _ASTRAL_INDEX:
+            end = start + 4
+            folded = _fold_astral(data[start:end].decode("utf-8"))
+            pieces.append(folded.encode("utf-8", "replace"))
+            nfc = nfc or bool(_HAS_VT_JAMO.search(folded))
+        else:
+            pieces.append(_BYTE_FOLDS[index][1])
+            nfc = nfc or _BYTE_FOLD_NFC[index]
+        done = end
+    pieces.append(data[done:])
+    folded = b"".join(pieces)
+    return unicodedata.normalize("NFC", folded.decode("utf-8")).encode("utf-8") if nfc else folded
+
+
+def _fold_utf8(data: bytes, text: str | None = None) -> bytes:
+    """Non-ASCII UTF-8 (UnicodeDecodeError if it is not UTF-8): steps 2–5 on the non-ASCII
     characters, ASCII left to the byte table.
 
     Mostly-ASCII text (a page with a few "·" and "—") is encoded to ASCII with an error
     handler that folds each run of non-ASCII characters (cached), so the Unicode steps see
-    only those runs; dense text (Korean, where every word is a run) is folded whole."""
-    text = data.decode("utf-8")
+    only those runs; dense text (Korean, where every word is a run) is folded in its bytes.
+    ``text``: data decoded, if the caller has it."""
+    if text is None:
+        text = data.decode("utf-8")
     if (len(data) - len(text)) * 8 > len(data):
-        return _fold(text).encode("utf-8", "replace")
+        return _fold_dense(data, text)
     return text.encode("ascii", _FOLD)
 
 
@@ -161,7 +266,7 @@ def _squeeze(data: bytes) -> bytes:
 
 
 def normalise(data: bytes | str, *, binary: bool = False) -> bytes:
-    """Normalised form (steps 2–4): words separated by single spaces, padded.
+    """Normalised form (steps 2–5): words separated by single spaces, padded.
 
     ASCII is handled by ``bytes.translate`` and numpy alone; only non-ASCII text goes
     through the Unicode steps (not at all in a ``binary`` file, an image or a font, whose
@@ -185,28 +290,68 @@ def normalise(data: bytes | str, *, binary: bool = False) -> bytes:
 # and so does a backslash before anything else (in a script); matched left to right, so
 # "\\u0041" is an escaped backslash and the text "u0041". What is left is \uXXXX.
 _JSON_SHORT = re.compile(rb'\\(?:["\\/bfnrt]|(?!u[0-9a-fA-F]{4}))')
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# html.unescape's own pattern, on bytes: entity names are ASCII, so a name stops at the first
-# non-ASCII byte with the same result; digits bounded below int()'s 4,300-digit limit.
-_ENTITY = re.compile(rb"&(#[0-9]{1,4000};?|#[xX][0-9a-fA-F]{1,4000};?|[^\t\n\f <&#;\x80-\xff]{1,32};?)")
+# html.unescape's own pattern, on bytes, with the name narrowed to what can decode: every
+# HTML5 entity name is ASCII letters and digits, first a letter, and html.unescape replaces a
+# name only by its longest prefix that is one, so the name's run of letters and digits alone
+# gives the same text (and "&&" in a script costs no call). Digits bounded below int()'s
+# 4,300-digit limit. Pinned to html.unescape by tests/pipeline/test_leakscan_equivalence.py.
+_ENTITY = re.compile(rb"&(#[0-9]{1,4000};?|#[xX][0-9a-fA-F]{1,4000};?|[A-Za-z][A-Za-z0-9]{0,31};?)")
 
 
-def _json_unescape(data: bytes) -> bytes:
+def _json_unescape(data: bytes) -> tuple[bytes, str | None]:
+    """JSON escapes decoded: the bytes, and the text when it was decoded whole on the way."""
+    if data.count(b"\\") * 64 >= len(data) and _codec_reads_as_json(data):
+        # Dense (ensure_ascii JSON of Korean text), and every escape means to Python's codec
+        # what it means to JSON (the short ones decode to separators either way): the C codec
+        # decodes them all at once, where the short escapes' pass below would try a failed
+        # match at every \u. A \u without four hex digits makes it fail; the general route
+        # then runs.
+        try:
+            return _u_decode(data)
+        except UnicodeDecodeError:
+            pass
     data = _JSON_SHORT.sub(b" ", data)
     escapes = data.count(b"\\u")
     if not escapes:
-        return data
+        return data, None
     if escapes * 64 < len(data):  # a few (a script's regular expressions): one cached call each
-        return _U_ESCAPE.sub(_u_escape, data)
-    # Dense (ensure_ascii JSON of Korean text): the C codec decodes every \uXXXX at once
-    # (non-ASCII text is passed through it as escapes of its own); surrogate pairs joined.
+        return _U_ESCAPE.sub(_u_escape, data), None
+    return _u_decode(data)
+
+
+# What may follow a backslash that begins an escape for the codec to read it as JSON does:
+# not "/" (invalid to it) nor "x", "N", "U", digits, "a", "v" (Python's, not JSON's).
+_CODEC_READS_AS_JSON = np.zeros(256, np.bool_)
+_CODEC_READS_AS_JSON[list(b'"\\bfnrtu')] = True
+
+
+def _codec_reads_as_json(data: bytes) -> bool:
+    a = np.frombuffer(data, np.uint8)
+    at = np.flatnonzero(a == 92)
+    if not len(at):
+        return True
+    # In a run of backslashes every other one, from the first, begins an escape ("\\\\" is one).
+    index = np.arange(len(at))
+    first = np.empty(len(at), np.bool_)
+    first[0] = True
+    np.not_equal(at[1:], at[:-1] + 1, out=first[1:])
+    run_start = np.maximum.accumulate(np.where(first, index, 0))
+    begins = at[((index - run_start) & 1) == 0]
+    return bool(begins[-1] + 1 < len(a) and _CODEC_READS_AS_JSON[a[begins + 1]].all())
+
+
+def _u_decode(data: bytes) -> tuple[bytes, str]:
+    """Every escape decoded (\\uXXXX and those Python reads as JSON does) by the C codec at
+    once; non-ASCII text is passed through it as escapes of its own; surrogate pairs joined."""
     if data.isascii():
         text = data.decode("unicode_escape")
     else:
         text = data.decode("utf-8").encode("ascii", "backslashreplace").decode("unicode_escape")
-    if _SURROGATE.search(text):
+    try:
+        return text.encode("utf-8"), text
+    except UnicodeEncodeError:  # surrogates: pairs joined, a lone one U+FFFD
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text.encode("utf-8", "replace")
+        return text.encode("utf-8"), text
 
 
 _U_ESCAPE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}")
@@ -243,12 +388,14 @@ _SCRIPT_END = re.compile(rb"</script|</SCRIPT")
 def _text_form(data: bytes, json: bool) -> bytes:
     # Escapes are ASCII and decode to valid UTF-8, so a file that was not UTF-8 stays so
     # (UnicodeDecodeError).
+    text = None  # data decoded, when that was done already
     if json and b"\\" in data:
-        data = _json_unescape(data)
+        data, text = _json_unescape(data)
     if b"&" in data:
-        data = _ENTITY.sub(_entity, data)
+        unescaped = _ENTITY.sub(_entity, data)
+        data, text = unescaped, (text if unescaped is data else None)
     if not data.isascii():
-        data = _fold_utf8(data)
+        data = _fold_utf8(data, text)
     return _squeeze(data.translate(_TABLE))
 
 

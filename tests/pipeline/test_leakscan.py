@@ -158,3 +158,41 @@ def test_escaped_backslash_is_not_an_escape():
     needles = build_needles([("b item u", "", ["alpha beta gamma delta u0041 epsilon zeta theta"])])
     assert needles.scan_file(b'{"q": "alpha beta gamma delta \\\\u0041 epsilon zeta theta"}', "x.json") == "question text of b item u"
 
+
+
+KOREAN = "참고 문제: 정수 해의 개수를 구하시오 단 조건은 다음과"
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        lambda t: unicodedata.normalize("NFD", t),  # conjoining jamo
+        lambda t: unicodedata.normalize("NFC", t),
+        # syllables written as compatibility jamo where they decompose to them ("가" as "ㄱㅏ")
+        lambda t: t.replace("구", "\u3131\u315c"),
+        lambda t: "\u200b".join(unicodedata.normalize("NFD", t)),  # jamo with zero-width spaces between
+    ],
+)
+def test_korean_matches_however_its_syllables_are_written(spelling):
+    text = spelling(KOREAN)
+    for data, name in [
+        (text.encode(), "page.html"),
+        (text.encode("ascii", "xmlcharrefreplace"), "page.html"),  # every syllable or jamo an entity
+        (json.dumps({"q": text}).encode(), "search_index.json"),  # every one a \uXXXX escape
+        (orjson.dumps({"q": text}), "items.json"),
+        (gzip.compress(f'1,"{text}"'.encode()), "items.csv.gz"),
+    ]:
+        assert NEEDLES.scan_file(data, name) == "question text of soohak item x1", (name, data[:40])
+
+
+def test_korean_needles_written_in_jamo_match_syllables():
+    needles = build_needles([("b item k", "", [unicodedata.normalize("NFD", KOREAN)])])
+    assert needles.scan_file(KOREAN.encode(), "page.html") == "question text of b item k"
+    assert needles.scan_file(json.dumps({"q": KOREAN}).encode(), "x.json") == "question text of b item k"
+
+
+def test_korean_is_compared_as_syllables():
+    # Three bytes a syllable, as in UTF-8, not the two or three jamo NFKD makes of it.
+    assert normalise("정수 해의") == " 정수 해의 ".encode()
+    assert normalise(unicodedata.normalize("NFD", "정수 해의")) == " 정수 해의 ".encode()
+    assert normalise("ㄱㅏ") == " 가 ".encode()  # compatibility jamo compose, as NFKD made them conjoining

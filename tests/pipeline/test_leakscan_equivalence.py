@@ -13,8 +13,10 @@ one way is found every way.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import html
+import html.entities
 import json
 import re
 import unicodedata
@@ -32,7 +34,7 @@ INVISIBLE = set(leakscan._INVISIBLE)
 def reference_normalise(text: str) -> bytes:
     text = unicodedata.normalize("NFKD", text).casefold()
     text = "".join(ch for ch in text if ch not in INVISIBLE and unicodedata.category(ch) not in ("Mn", "Me"))
-    text = "".join(ch if ch.isalnum() or ch == "_" else " " for ch in text)
+    text = unicodedata.normalize("NFC", "".join(ch if ch.isalnum() or ch == "_" else " " for ch in text))
     return (" " + "".join(word + " " for word in text.split())).encode("utf-8", "replace")
 
 
@@ -82,6 +84,10 @@ ALPHABET = st.sampled_from(
 SNIPPETS = st.sampled_from(
     ["&amp;", "&lt;", "&nbsp;", "&nbsp", "&shy;", "&#173;", "&#xAD;", "&#x41;", "&#65;", "&#0000116;", "&notit;", "&bogus;", "&#xFF54;", "&#x1D400;", "&#00000000116;", "&#x00000000041", "&amp한", "&ab!;", "&#;"]
     + ["\\u00ad", "\\u0041", "\\ud835\\udc00", "\\ud835", "\\udc00", "\\n", "\\\\", '\\"', "\\/", "\\t", "\\x", "\\\\u0041", "\\u00e9"]
+    # Escapes Python's unicode_escape codec reads otherwise than JSON, runs of backslashes
+    # (TeX in JSON), and Hangul as escapes and entities of syllables and of jamo.
+    + ["\\\\\\u0041", "\\U0001F600", "\\x41", "\\101", "\\a", "\\v", "\\'", "\\N{DIGIT ONE}", "\\\n", "\\u005c", "\\u005Cn", "\\\\frac", "\\\\\\\\x"]
+    + ["\\uac00", "\\uAC01", "\\u1100\\u1161", "\\u11a8", "&#xAC00;", "&#4449;", "&#x11A8;", "\u3131\u314f", "\uffa1", "\u326e"]
 )
 TEXT = st.lists(st.one_of(ALPHABET, SNIPPETS), max_size=60).map("".join)
 
@@ -96,11 +102,13 @@ def test_text_normalisation_is_the_definition(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(TEXT)
 def test_folding_by_runs_and_whole_agree(text: str) -> None:
-    # The two routes _fold_utf8 chooses between by density: per run (codec error handler,
-    # split at ASCII characters) and whole text.
+    # The routes _fold_utf8 chooses between by density: per run (codec error handler, split
+    # at ASCII characters), whole text, and in the UTF-8 bytes (dense text).
     by_runs = text.encode("ascii", leakscan._FOLD).translate(leakscan._TABLE)
     whole = leakscan._fold(text).encode("utf-8", "replace").translate(leakscan._TABLE)
+    in_bytes = leakscan._fold_dense(text.encode(), text).translate(leakscan._TABLE)
     assert leakscan._squeeze(by_runs) == leakscan._squeeze(whole) == reference_normalise(text)
+    assert leakscan._squeeze(in_bytes) == reference_normalise(text)
 
 
 HAS_U_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")
@@ -162,3 +170,67 @@ def test_word_blocks_listed_first_change_nothing() -> None:
     fast = leakscan._NONWORD_RE
     assert "\uac00" in leakscan._WORD_BLOCKS
     assert [c for c in range(0x110000) if bool(fast.match(chr(c))) != bool(plain.match(chr(c)))] == []
+
+
+@functools.cache
+def _all_folds() -> dict[str, str]:
+    # Every code point but ASCII and surrogates, folded by the plain definition (one call,
+    # "\x00" between: nothing reaches across it).
+    chars = [chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF]
+    folded = leakscan._fold_plain("\x00".join(chars)).split("\x00")
+    assert len(folded) == len(chars)
+    return dict(zip(chars, folded))
+
+
+def test_character_table_is_the_definition_character_by_character() -> None:
+    folds = _all_folds()
+    assert {c: f for c, f in folds.items() if c <= "\uffff" and f != c} == leakscan._CHAR_FOLD
+    for c in ["가", "힣", "中", "é", "Σ", "ß", "\u00ad", "\u3131", "\U0001d400", "\U000e0041"]:
+        assert leakscan._fold_plain(c) == folds[c]
+        assert folds[c].split() == reference_normalise(c).decode().split()
+    assert "\uac00" not in leakscan._CHAR_FOLD and "\ud7a3" not in leakscan._CHAR_FOLD  # Hangul syllables stay
+
+
+def test_nfc_of_folded_text_composes_hangul_jamo_and_nothing_else() -> None:
+    # Why the byte route runs NFC only when Hangul vowel or final jamo are there: no
+    # character that folded text can hold has a combining class (nothing to reorder), and
+    # none is the second of a canonical pair (nothing to compose), Hangul's aside.
+    can_hold = {ch for f in _all_folds().values() for ch in f if ch > "\x7f"}
+    assert [ch for ch in can_hold if unicodedata.combining(ch)] == []
+    seconds = set()
+    for c in range(0x110000):
+        parts = unicodedata.decomposition(chr(c)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            seconds.add(chr(int(parts[1], 16)))
+    assert seconds & can_hold == set()
+    vowels_and_finals = set(leakscan._VT_JAMO)
+    assert vowels_and_finals <= can_hold
+    assert all(unicodedata.normalize("NFC", ch) == ch for ch in can_hold)
+    assert unicodedata.normalize("NFC", "\u1100\u1161\u11a8") == "각"
+
+
+@pytest.mark.parametrize("suffix", ["", ";", "x", ".", "1;", ";x", "=", "한", "&amp;", "A" * 40])
+def test_narrowed_entity_pattern_decodes_as_html_unescape(suffix: str) -> None:
+    # Names narrowed to letters and digits: every HTML5 name, with whatever can follow it.
+    for name in [*html.entities.html5, "ampx", "notit", "e", "x1", "bogus"]:
+        text = "a &" + name.rstrip(";") + suffix + " b"
+        assert leakscan._ENTITY.sub(leakscan._entity, text.encode()) == html.unescape(text).encode(), text
+
+
+@pytest.mark.parametrize(
+    ("data", "reads_as_json"),
+    [
+        (b"", True),
+        (b'"\\uac00 \\n \\" \\\\ \\t \\b \\f \\r"', True),
+        (b"\\\\frac \\\\le", True),  # TeX in JSON: escaped backslashes, then letters
+        (b"\\\\\\u0041", True),
+        (b"\\/", False),  # invalid to the codec
+        (b"\\\\\\x41", False),
+        (b"\\101", False),
+        (b"\\U0001F600", False),
+        (b"x\\", False),  # a backslash at the end
+        (b"x\\\\", True),
+    ],
+)
+def test_codec_route_is_taken_only_where_python_reads_escapes_as_json(data: bytes, reads_as_json: bool) -> None:
+    assert leakscan._codec_reads_as_json(data) is reads_as_json
