@@ -300,7 +300,8 @@ _ENTITY = re.compile(rb"&(#[0-9]{1,4000};?|#[xX][0-9a-fA-F]{1,4000};?|[A-Za-z][A
 
 def _json_unescape(data: bytes) -> tuple[bytes, str | None]:
     """JSON escapes decoded: the bytes, and the text when it was decoded whole on the way."""
-    if data.count(b"\\") * 64 >= len(data) and _codec_reads_as_json(data):
+    # Dense: judged on the first 64 kB (counting every backslash of a dense file costs more).
+    if data.count(b"\\", 0, 1 << 16) * 64 >= min(len(data), 1 << 16) and _codec_reads_as_json(data):
         # Dense (ensure_ascii JSON of Korean text), and every escape means to Python's codec
         # what it means to JSON (the short ones decode to separators either way): the C codec
         # decodes them all at once, where the short escapes' pass below would try a failed
@@ -327,17 +328,19 @@ _CODEC_READS_AS_JSON[list(b'"\\bfnrtu')] = True
 
 def _codec_reads_as_json(data: bytes) -> bool:
     a = np.frombuffer(data, np.uint8)
-    at = np.flatnonzero(a == 92)
-    if not len(at):
-        return True
+    backslash = a == 92
     # In a run of backslashes every other one, from the first, begins an escape ("\\\\" is one).
-    index = np.arange(len(at))
-    first = np.empty(len(at), np.bool_)
-    first[0] = True
-    np.not_equal(at[1:], at[:-1] + 1, out=first[1:])
-    run_start = np.maximum.accumulate(np.where(first, index, 0))
-    begins = at[((index - run_start) & 1) == 0]
-    return bool(begins[-1] + 1 < len(a) and _CODEC_READS_AS_JSON[a[begins + 1]].all())
+    after_one = backslash[1:] & backslash[:-1]
+    if (after_one[1:] & after_one[:-1]).any():  # runs of three or more: counted one by one
+        at = np.flatnonzero(backslash)
+        index = np.arange(len(at))
+        run_start = np.maximum.accumulate(np.where(np.concatenate(([True], at[1:] != at[:-1] + 1)), index, 0))
+        begins = np.zeros(len(a), np.bool_)
+        begins[at[((index - run_start) & 1) == 0]] = True
+    else:  # runs of one or two: an escape begins at a backslash after anything else
+        begins = backslash.copy()
+        begins[1:] &= ~backslash[:-1]
+    return not (len(a) and begins[-1]) and bool(_CODEC_READS_AS_JSON[a[1:][begins[:-1]]].all())
 
 
 def _u_decode(data: bytes) -> tuple[bytes, str]:
@@ -368,13 +371,22 @@ def _u_escape(m: re.Match[bytes]) -> bytes:
     return _u_text(m.group())
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _entity_text(entity: bytes) -> bytes:
-    return html.unescape(entity.decode("ascii")).encode("utf-8", "replace")
+class _EntityTexts(dict[bytes, bytes]):
+    """Entity -> its text, cached: a page repeats a few ("&nbsp;", "&lt;") thousands of times,
+    and a dict hit costs no Python call."""
+
+    def __missing__(self, entity: bytes) -> bytes:
+        text = html.unescape(entity.decode("ascii")).encode("utf-8", "replace")
+        if len(self) < 1 << 14:
+            self[entity] = text
+        return text
+
+
+_ENTITY_TEXTS = _EntityTexts()
 
 
 def _entity(m: re.Match[bytes]) -> bytes:
-    return _entity_text(m.group())
+    return _ENTITY_TEXTS[m.group()]
 
 
 _BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".pdf", ".zip"}
