@@ -43,7 +43,7 @@ from builder.pipeline.build import build, load_identities  # noqa: E402
 from builder.pipeline.leakscan import Needles, scan_tree  # noqa: E402
 from builder.pipeline.publish import needles_for  # noqa: E402
 
-GOAL = 100.0  # MB/s per CPU (issue 12)
+GOAL = 100.0  # MB/s per CPU, on the demo site and on Korean-heavy output (issue 12)
 
 
 def korean_site(site: Path, out: Path, target_mb: float, seed: int = 12) -> None:
@@ -130,8 +130,8 @@ def main() -> None:
     if not korean.is_dir():
         korean_site(root / "site", korean, args.korean_mb)
     dense = measure("Korean-heavy output", korean, needles, args.runs)
-    verdict = "met" if demo >= GOAL else "NOT met"
-    print(f"goal >= {GOAL:.0f} MB/s on the demo site: {verdict} ({demo:.0f} MB/s); Korean-heavy: {dense:.0f} MB/s")
+    verdicts = [f"{name} {'met' if figure >= GOAL else 'NOT met'} ({figure:.0f} MB/s)" for name, figure in (("demo site", demo), ("Korean-heavy", dense))]
+    print(f"goal >= {GOAL:.0f} MB/s per CPU on both: " + "; ".join(verdicts))
 
 
 if __name__ == "__main__":
