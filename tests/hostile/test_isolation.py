@@ -124,14 +124,14 @@ def test_failure_only_in_combination_is_the_benchmarks(inst, monkeypatch) -> Non
 def test_any_exception_in_unseal_rejects_only_its_bundle(inst, monkeypatch) -> None:
     import builder.bundles.unseal as unseal
 
-    real = unseal.parse_results
+    real = unseal.parse_table
 
     def parse(plaintext, where, extras, *limits):
         if "beta" in where:
             raise IndexError("row 3")
         return real(plaintext, where, extras, *limits)
 
-    monkeypatch.setattr(unseal, "parse_results", parse)
+    monkeypatch.setattr(unseal, "parse_table", parse)
     report = run(inst)
     assert_rejected(report, (where_of(BETA), "unseal-failed"), publishes=[ACME])
 
