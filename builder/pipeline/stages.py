@@ -223,9 +223,9 @@ def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> l
 
 
 def score_one(state: BenchmarkState) -> BenchmarkState:
-    """Score one benchmark and serialise its data files (so a row that cannot be written
-    fails here, inside the isolation boundary, not in the site-wide render)."""
-    from builder.render.data import board_files
+    """Score one benchmark. Its data files are written by the render stage, which has its
+    own isolation boundary (builder.pipeline.isolation.isolate_render): a row that cannot
+    be written rejects its submission there."""
     from builder.scoring import score_benchmark
 
     boards = score_benchmark(
@@ -239,6 +239,4 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         # treats them as constants; builder.scoring.disclosure)
         released=[it["id"] for it in state.released_items],
     )
-    state = replace(state, boards=tuple(boards))
-    board_files(state)
-    return state
+    return replace(state, boards=tuple(boards))
