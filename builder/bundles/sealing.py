@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from builder.bundles.ingest import Rejection
-from builder.bundles.manifest import RESULTS, TRANSCRIPTS
+from builder.bundles.manifest import RESULTS, TRANSCRIPTS, Manifest
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError, ConfigError, ResultsError, SealError
@@ -49,6 +49,24 @@ def recipients_for(config: BenchmarkConfig, publish: bool, maintainers: Sequence
     return [r for r in (config.private_recipient,) if r] + list(maintainers)
 
 
+def no_private_key(benchmark: str, config_path: str, where: str) -> ResultsError:
+    """Private results on a benchmark with no private results key: nobody could ever score
+    them (the build refuses them by this reason, and `validate` before they are merged)."""
+    return ResultsError(
+        f"{RESULTS} is kept private (publish_on_release.results: false) but {benchmark} has no private results key to open it with",
+        where=where, reason=NOT_REPRODUCIBLE,
+        hint=f"maintainers: add private_recipient (an age1… key of its own, age-keygen) to {config_path}; "
+        "labs: opt in with publish_on_release.results: true, or recreate the bundle with 'sealboard bundle create' once the key is there",
+    )
+
+
+def check_private_key(config: BenchmarkConfig, manifest: Manifest, where: str) -> None:
+    """`validate`'s half of the rule BenchmarkKeys.open applies in the build, read from the
+    manifest alone (no secret): private results need the benchmark's private results key."""
+    if not manifest.publish_results and config.private_recipient is None:
+        raise no_private_key(config.id, config.path, f"{where}/{RESULTS}")
+
+
 def _only(identities: Sequence[Identity], recipient: str | None) -> list[Identity]:
     return [ident.select(recipient) for ident in identities if recipient and recipient in ident.recipients]
 
@@ -62,11 +80,12 @@ class BenchmarkKeys:
     embargo: tuple[Identity, ...]
     private: tuple[Identity, ...]
     has_private: bool = True  # whether the config names a private results key at all
+    config_path: str = "leaderboards/<benchmark>.yaml"
 
     @classmethod
     def select(cls, identities: Sequence[Identity], config: BenchmarkConfig) -> BenchmarkKeys:
         return cls(config.id, tuple(_only(identities, config.embargo_recipient)), tuple(_only(identities, config.private_recipient)),
-                   config.private_recipient is not None)
+                   config.private_recipient is not None, config.path)
 
     def open(self, sealed: bytes, published: bool, where: str) -> bytes:
         """Decrypt a bundle file whose manifest opts it in (``published``) or not."""
@@ -86,11 +105,7 @@ class BenchmarkKeys:
                 ) from None
         self._refuse_embargo_opening(sealed, name, field, where)
         if not self.has_private:
-            raise ResultsError(
-                f"{name} is kept private (publish_on_release.{field}: false) but {self.benchmark} has no private results key to open it with",
-                where=where, reason=NOT_REPRODUCIBLE,
-                hint="maintainers: add private_recipient to the benchmark's config; labs: recreate the bundle with 'sealboard bundle create'",
-            )
+            raise no_private_key(self.benchmark, self.config_path, where)
         if not self.private:
             raise ResultsError(
                 f"{name} is sealed to the private results key of {self.benchmark} (publish_on_release.{field}: false), "

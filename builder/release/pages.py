@@ -21,6 +21,7 @@ from builder.pipeline.records import BenchmarkState, BuildReport
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
 from builder.release.registry_history import registry_history
 from builder.release.transcripts import by_item, publishes_transcripts
+from builder.render.labels import option_order
 
 _ENV = Environment(
     loader=PackageLoader("builder.release", "templates"),
@@ -60,7 +61,7 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
     filters = []
     for name, label in _FILTERS:
         key = "languages" if name == "language" else name
-        values = sorted({str(v) for r in rows for v in (r[key] if name == "language" else [r[key]]) if v is not None})
+        values = option_order(v for r in rows for v in (r[key] if name == "language" else [r[key]]) if v is not None)
         if len(values) > 1:
             filters.append((name, label, values))
     # A column no item has a value for (KCSAT-ML's editions) only costs a phone its width.
@@ -111,7 +112,7 @@ def _registry_entries(report: BuildReport) -> list[dict[str, Any]]:
         at = history.admitted.get(n)
         maintainers = ", ".join(m.id for m in doc.maintainers)
         what = f"key registry version {n} (maintainers {maintainers}; threshold {doc.threshold})"
-        entries.append({"date": _when(at), "benchmark": None, "what": html.escape(what) + ("" if at else " — not committed: undated")})
+        entries.append({"at": at, "date": _when(at), "benchmark": None, "what": html.escape(what) + ("" if at else " — not committed: undated")})
     return entries
 
 
@@ -123,14 +124,19 @@ def _withdrawal_entries(root: Path, benchmarks: set[str]) -> list[dict[str, Any]
         if stone.benchmark not in benchmarks:
             continue
         why = f": {stone.reason}" if stone.reason else ""
-        entries.append({"date": _when(stone.withdrawn), "benchmark": stone.benchmark,
+        entries.append({"at": stone.withdrawn, "date": _when(stone.withdrawn), "benchmark": stone.benchmark,
                         "what": html.escape(f"submission withdrawn by maintainers: {stone.lab}/{stone.submission}{why}")})
     return entries
 
 
 def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
     """Releases (dated by not_before), new submissions (their signed `created`), withdrawals
-    (the tombstone's `withdrawn`) and registry versions (git admission), newest first."""
+    (the tombstone's `withdrawn`) and registry versions (git admission), newest first.
+
+    The changelog is judged at the build's clock, like the releases' verdicts: a rehearsal's
+    ``as_of`` or now. A submission, withdrawal or registry version dated after it has not
+    happened yet at that time and is left out; a signed release dated after it is listed
+    as scheduled."""
     entries: list[dict[str, Any]] = []
     for state in report.benchmarks:
         bench = state.config.id
@@ -139,13 +145,16 @@ def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
             if v.statement is None or not v.signed:
                 continue
             what = f"release of {v.statement.scope.describe()}" + (" (in force)" if v.state == "effective" else " (scheduled)")
-            entries.append({"date": _when(v.statement.not_before), "benchmark": bench, "what": html.escape(what)})
+            # A signed statement dated later is an announcement: listed, as scheduled.
+            entries.append({"at": None, "date": _when(v.statement.not_before), "benchmark": bench, "what": html.escape(what)})
         for b in state.bundles:
             m = b.manifest
-            entries.append({"date": _when(m.created), "benchmark": bench,
+            entries.append({"at": m.created, "date": _when(m.created), "benchmark": bench,
                             "what": f"new submission {html.escape(m.model.name)} ({html.escape(m.lab)}/{html.escape(m.submission)})"})
     entries += _withdrawal_entries(report.root, {s.config.id for s in report.benchmarks})
     entries += _registry_entries(report)
+    clock = report.as_of or report.now
+    entries = [{k: v for k, v in e.items() if k != "at"} for e in entries if e["at"] is None or e["at"] <= clock]
     return sorted(entries, key=lambda e: (e["date"] or "", e["what"]), reverse=True)
 
 

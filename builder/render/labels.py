@@ -8,6 +8,8 @@ shows its group value with a readable name (an MSC code with its subject name).
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Iterable
 from typing import Any
 
 # Titles of the measures every benchmark can use (builder/scoring/measures.py ids).
@@ -54,6 +56,32 @@ _GROUP_VALUE = {
     "tier": lambda v: str(v).capitalize(),
 }
 GROUP_FIELD_TITLES = {"msc": "MSC subfield", "tier": "Difficulty tier", "points": "Points", "problem_type": "Problem type"}
+
+_RUNS = re.compile(r"\d+(?:\.\d+)?|\D+")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
+# Reasoning efforts read low to high, not in the alphabet's order (high, low, medium).
+_EFFORT = {w: i for i, w in enumerate(("none", "minimal", "low", "medium", "high", "xhigh", "max"))}
+
+
+def natural_key(text: str) -> tuple[tuple[int, float, str], ...]:
+    """Sort key reading digit runs as numbers: 0.6B, 1.7B, 8B, 14B (not 0.6B, 1.7B, 14B, 8B).
+
+    Each run is tagged (number or text), so a number and a word never meet in a comparison."""
+    return tuple((0, float(t), "") if t[:1].isdigit() else (1, 0.0, t.casefold()) for t in _RUNS.findall(text))
+
+
+def option_order(values: Iterable[Any]) -> list[str]:
+    """A filter's distinct options: numbers by value (2 before 10), then reasoning efforts
+    low to high, then any other label in natural order."""
+
+    def key(v: str) -> tuple[int, float, tuple[tuple[int, float, str], ...]]:
+        if _NUMBER.match(v):
+            return (0, float(v), ())
+        if v.casefold() in _EFFORT:
+            return (1, _EFFORT[v.casefold()], ())
+        return (2, 0.0, natural_key(v))
+
+    return sorted({str(v) for v in values}, key=key)
 
 
 def unit_label(unit: str) -> str:

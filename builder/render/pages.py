@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from builder.render.charts import chart_json, chart_spec
-from builder.render.labels import field_title, interval, metric_header, metric_title, number, unit_label
+from builder.render.labels import field_title, interval, metric_header, metric_title, natural_key, number, option_order, unit_label
 
 _ENV = Environment(
     loader=PackageLoader("builder.render", "templates"),
@@ -121,11 +121,6 @@ def fmt_extra(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _natural(text: str) -> list[Any]:
-    """Sort key reading digit runs as numbers: 0.6B, 1.7B, 8B, 14B (not 0.6B, 1.7B, 14B, 8B)."""
-    return [float(t) if t[:1].isdigit() else t.lower() for t in re.findall(r"\d+(?:\.\d+)?|\D+", text)]
-
-
 def ordered_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
     """Submission rows in rank order and reference rows placed where their value ranks.
 
@@ -137,7 +132,7 @@ def ordered_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
     refs = list(board.get("reference_rows", []))
     lead = next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None)
     if lead is None or not any(r.get("rank") is not None for r in rows):
-        rows.sort(key=lambda r: _natural(r["model"]))
+        rows.sort(key=lambda r: natural_key(r["model"]))
         out = [{"row": r, "ref": False, "sort_rank": i + 1} for i, r in enumerate(rows)]
         return out + [{"row": ref, "ref": True, "sort_rank": len(rows) + 1 + i} for i, ref in enumerate(refs)]
     sign = -1 if lead.get("higher_is_better") is False else 1
@@ -191,8 +186,8 @@ def _filters(rows: list[dict[str, Any]], subs: dict[str, dict[str, Any]]) -> dic
     facts = [subs.get(r["submission"], {}) for r in rows]
     return {
         "lab": sorted({r["lab"] for r in rows}),
-        "family": sorted({f["family"] for f in facts if f.get("family")}, key=_natural),
-        "reasoning": sorted({str(f["reasoning_effort"]) for f in facts if f.get("reasoning_effort")}),
+        "family": sorted({f["family"] for f in facts if f.get("family")}, key=natural_key),
+        "reasoning": option_order(f["reasoning_effort"] for f in facts if f.get("reasoning_effort")),
     }
 
 

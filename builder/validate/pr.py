@@ -36,6 +36,7 @@ from builder.bundles.budget import check_fresh, over_budget
 from builder.bundles.coverage import check_against_dataset
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, parse_manifest
+from builder.bundles.sealing import check_private_key
 from builder.bundles.verify import verify_bundle
 from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unreadable
 from builder.config import BenchmarkConfig, load_configs
@@ -249,6 +250,7 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
             bench, owner = raw.benchmark, raw.owner
             try:
                 bundle = verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
+                check_private_key(configs[bench], bundle.manifest, where)  # as the build refuses it (bundles/sealing.py)
                 check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")
                 # Content before merge: the signed coverage summary against the target's dataset.
                 repo.materialise(target, f"bundles/{bench}/{DATASET_DIR}/{configs[bench].version}", Path(tmp_datasets))

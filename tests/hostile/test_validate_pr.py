@@ -334,3 +334,31 @@ def test_validation_trusts_only_the_base_registry(repo: Repo, tmp_path: Path) ->
     reasons = sorted((p.path, p.reason) for p in report.problems)
     assert (f"{B}/acme/run-3/manifest.json.sig", "unregistered-key") in reasons, report.markdown()
     assert ("keys/registry", "outside-lab") in reasons
+
+
+def test_private_results_on_a_benchmark_without_a_private_key_are_refused(repo: Repo) -> None:
+    """A lab keeps its results private (publish_on_release.results: false) on a benchmark whose
+    config (on the target branch) names no private results key: nobody could ever open them,
+    so validate refuses the bundle with the build's reason, before it is merged. The same
+    commit passes on a target that has the key."""
+    from hostile.support import VALID_ROWS
+
+    repo.inst.add_submission("acme", "run-3", VALID_ROWS, publish_results=False)  # sealed to the key
+    commit(repo, "acme: a private run")
+    pr = git(repo.root, "rev-parse", "HEAD")
+    with_key = validate(repo.root, repo.base, pr, now=NOW)
+    assert with_key.problems == [] and with_key.verified == [f"{B}/acme/run-3"], with_key.markdown()
+
+    git(repo.root, "checkout", "-q", "-b", "no-key", repo.base)  # maintainers drop the key
+    config = repo.root / "leaderboards/soohak.yaml"
+    config.write_text("".join(line for line in config.read_text().splitlines(keepends=True) if not line.startswith("private_recipient:")))
+    commit(repo, "maintainers: no private results key")
+    target = git(repo.root, "rev-parse", "HEAD")
+    git(repo.root, "cherry-pick", pr)
+    report = validate(repo.root, target, "HEAD", now=NOW)
+    assert [(p.path, p.reason) for p in report.problems] == [(f"{B}/acme/run-3/results.jsonl.age", "sealed-private")], report.markdown()
+    [p] = report.problems
+    assert p.message == "results.jsonl.age is kept private (publish_on_release.results: false) but soohak has no private results key to open it with"
+    assert p.hint is not None and "add private_recipient" in p.hint and "leaderboards/soohak.yaml" in p.hint and "publish_on_release.results: true" in p.hint
+    assert report.status == "failed" and report.verified == []
+    _check_markdown(report, ok=False)

@@ -57,3 +57,35 @@ def test_registry_versions_outside_git_are_undated(tmp_path):
         (None, "key registry version 2 (maintainers m1, m2, m3; threshold 2) — not committed: undated"),
         (None, "key registry version 1 (maintainers m1, m2, m3; threshold 2) — not committed: undated"),
     ]
+
+
+def test_changelog_leaves_out_what_is_dated_after_the_rehearsal_clock(tmp_path):
+    """A rehearsal (--as-of) shows the changelog as of its clock: a withdrawal and a registry
+    version dated later are not listed yet; the signed release is listed (scheduled)."""
+    inst = released_instance(tmp_path / "inst")
+    inst.add_submission("acme", "run-2", results_for(inst.items))
+    (inst.root / "bundles" / "soohak" / "acme" / "run-2.withdrawn").write_text(TOMBSTONE.replace("2026-11-30T08:15:00Z", "2027-01-16T10:00:00Z"))
+    subprocess.run(["git", "init", "-q", "-b", "main", str(inst.root)], check=True)
+    commit(inst.root, "instance", NOW + timedelta(hours=1))
+    remove_maintainer(inst.root, "m3")
+    for m in ("m1", "m2"):
+        sign_registry(inst.root, inst.maintainer_keys[m])
+    commit(inst.root, "registry v0003", T + timedelta(days=2, minutes=7))
+    now = AFTER + timedelta(days=3)
+
+    def listed(as_of):
+        report = build(inst.root, identities=[inst.identity], now=now, as_of=as_of, render=False)
+        return [(e["date"], e["what"]) for e in changelog_entries(report)]
+
+    withdrawal = ("2027-01-16 10:00", "submission withdrawn by maintainers: acme/run-2: lab request &lt;wrong harness&gt;")
+    registry_v3 = ("2027-01-17 09:07", "key registry version 3 (maintainers m1, m2; threshold 2)")
+    before_release = listed(T - timedelta(hours=1))
+    assert ("2027-01-15 09:00", "release of the whole version (scheduled)") in before_release
+    assert withdrawal not in before_release and registry_v3 not in before_release
+    at_after = listed(AFTER)  # T + 1 h: the release is in force, the withdrawal still ahead
+    assert ("2027-01-15 09:00", "release of the whole version (in force)") in at_after
+    assert withdrawal not in at_after and registry_v3 not in at_after
+    assert len(at_after) == 5  # the release, two registry versions, two submissions
+    later = listed(T + timedelta(days=2, minutes=7))  # the clock reaches both, inclusive
+    assert later[:2] == [registry_v3, withdrawal]
+    assert listed(None)[:2] == [registry_v3, withdrawal]  # a plain build: judged at now

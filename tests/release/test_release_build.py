@@ -8,6 +8,7 @@ import io
 import re
 import shutil
 from dataclasses import replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 import orjson
@@ -260,3 +261,48 @@ def test_release_of_aggregates_only_publishes_no_item(tmp_path):
     assert not (tmp_path / "site" / "data" / "soohak" / "items.jsonl").exists()
     assert independent_scan(tmp_path / "site", inst.items) == set()
     assert verify_site(tmp_path / "site") == ["soohak: released (aggregates only: no items published)"]
+
+
+class _Cells(HTMLParser):
+    """Every table of a page as rows of (tag, text) cells, and whether it has a <thead>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"thead": False, "rows": [], "label": dict(attrs).get("aria-label")})
+        elif tag == "thead" and self.tables:
+            self.tables[-1]["thead"] = True
+        elif tag == "tr" and self.tables:
+            self.tables[-1]["rows"].append([])
+        elif tag in ("th", "td") and self.tables:
+            self._cell = [tag, ""]
+            self.tables[-1]["rows"][-1].append(self._cell)
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td"):
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[1] += data
+
+
+def test_item_page_facts_table_has_no_empty_header_row(full, tmp_path):
+    build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER)
+    parser = _Cells()
+    parser.feed((tmp_path / "site/soohak/items/m000.html").read_text())
+    for table in parser.tables:  # no header cell anywhere that says nothing
+        assert all(text.strip() for row in table["rows"] for tag, text in row if tag == "th"), table
+    [facts] = [t for t in parser.tables if t["label"] == "Facts about this item"]
+    assert not facts["thead"]
+    # m000: acme 2 of 3 samples correct, beta 3 of 3 (tests/release/support.py).
+    assert [[(tag, text.strip()) for tag, text in row] for row in facts["rows"]] == [
+        [("th", "Split"), ("td", "mini")],
+        [("th", "Subfield"), ("td", "05")],
+        [("th", "Type"), ("td", "graduate (answer: integer)")],
+        [("th", "Empirical solve rate"), ("td", "83.3% over 6 sample(s) of 2 opted-in submission(s)")],
+    ]

@@ -1,7 +1,8 @@
 """The item browser of a released benchmark in a real headless Chromium (tests/render/cdp.py).
 
 Each filter the page offers (split, subfield, type, language, edition, difficulty, solved by
-none) is applied value by value at 1400 px and 390 px, and the rows left *visible* must be
+none) is applied value by value at 1400 px and 390 px, numeric options must come in numeric
+order (2, 3, 10, 12: not text order), and the rows left *visible* must be
 exactly the items that the published data says match: counted here from
 ``data/<benchmark>/items.jsonl`` (and ``matrix.csv`` for solved-by-none), not from the page.
 A filter is offered exactly when the items have two or more values for it. Every item link
@@ -87,6 +88,8 @@ def sites(tmp_path_factory):
     items = distinct_items()
     for it in items[::3]:  # every third item in English only: the language filter has work
         del it["question"]["ko"], it["answer"]["ko"]
+    for i, it in enumerate(items):  # points past 9, so text order (10 before 2) would show
+        it["points"] = (10, 2, 12, 3)[i % 4]
     inst = make_instance(www.parent / "small", items=items)
     correct = {it["id"]: [i % 4 == 0, False, False] for i, it in enumerate(inst.items)}
     inst.add_submission("acme", "run-1", results_for(inst.items, correct))
@@ -112,8 +115,11 @@ def _published(site: Path, bench: str) -> tuple[list[dict[str, Any]], set[str]]:
 CASES = [  # (site, benchmark, the filters its data calls for)
     ("demo", "kcsat-ml", {"split", "subfield", "type", "difficulty"}),
     ("demo", "livemathematicianbench", {"subfield", "edition"}),
-    ("small", "soohak", {"split", "subfield", "type", "language"}),
+    ("small", "soohak", {"split", "subfield", "type", "language", "difficulty"}),
 ]
+# Options in the order a reader expects, said by hand: numbers by value.
+ORDERED = {("small", "difficulty"): ["2", "3", "10", "12"], ("demo", "difficulty"): ["2", "3", "4"],
+           ("small", "subfield"): ["05", "11"]}
 
 
 @pytest.mark.parametrize(("site_name", "bench", "expected_filters"), CASES, ids=[c[1] for c in CASES])
@@ -135,6 +141,9 @@ def test_every_filter_shows_exactly_the_matching_items(sites, browser, site_name
             assert set(offered) == expected_filters, (width, offered)
             for name, options in offered.items():
                 assert sorted(options) == values[name], (name, options)
+                assert options == ORDERED.get((site_name, name), options), (name, options)
+                if all(o.isdigit() for o in options):
+                    assert options == sorted(options, key=int), (name, options)
                 for value in options:
                     shown = page.eval(f"{APPLY}({json.dumps({name: value})}, false)")
                     want = {it["id"] for it in items if value in [str(v) for v in MEANING[name](it)]}

@@ -13,7 +13,7 @@ import pytest
 from builder.pipeline.build import build
 from builder.render import pages
 from builder.render.charts import chart_spec
-from builder.render.labels import interval, metric_header, metric_title, number
+from builder.render.labels import interval, metric_header, metric_title, natural_key, number, option_order
 from tests.factory import NOW, make_instance, results_for
 
 
@@ -35,6 +35,19 @@ def test_column_titles_are_human_readable():
     assert metric_title(tier) == "Easy"
     # A config's own title wins.
     assert metric_title({"name": "gain", "title": "TTS gain", "unit": "difference"}) == "TTS gain"
+
+
+def test_filter_options_order_numbers_by_value():
+    # The item browser's difficulty (points) once offered 10 before 2: text order.
+    assert option_order([10, 2, 3, 12, 2]) == ["2", "3", "10", "12"]
+    assert option_order(["10", "2", "0.5", "-1"]) == ["-1", "0.5", "2", "10"]
+    # Numbers first, then efforts low to high, then other labels in natural, case-blind order.
+    assert option_order(["high", "low", "medium", "minimal"]) == ["minimal", "low", "medium", "high"]
+    assert option_order(["Geometry", "algebra", "Level 10", "Level 9", "4", "high"]) == ["4", "high", "algebra", "Geometry", "Level 9", "Level 10"]
+    assert option_order(["nan", "inf", "7"]) == ["7", "inf", "nan"]  # words, not floats
+    # Model names: digit runs as numbers, and a number never compared with a word.
+    assert sorted(["Acme 14B", "Acme 8B", "Acme 0.6B", "Acme X"], key=natural_key) == ["Acme 0.6B", "Acme 8B", "Acme 14B", "Acme X"]
+    assert sorted(["10", "abc", "2"], key=natural_key) == ["2", "10", "abc"]
 
 
 def _board(rows, refs=(), rank_by="acc", higher=True):
