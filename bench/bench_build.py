@@ -16,7 +16,8 @@ pyrage, parsing the plaintext with orjson. Then it prints:
 
 - ratio 1: (ingest + verify + unseal) / (read + decrypt + parse), goal <= 1.5x;
 - ratio 2: score / (ingest + verify + unseal), goal <= 0.25x;
-- the leak scan's throughput, goal >= 100 MB/s;
+- the leak scan's throughput (publish's scan of the built site: walk, read, scan), in wall and
+  CPU MB/s, goal >= 100 MB/s (bench/bench_leakscan.py measures the scan alone, on Korean too);
 - peak memory of one more build in a child process: the peak proportional set size (PSS)
   of the child and its unseal workers together, sampled every 20 ms from
   /proc/<pid>/smaps_rollup (pages shared after fork count once), against the plaintext
