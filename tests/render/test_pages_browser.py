@@ -2,7 +2,8 @@
 
 One demo build is shared by the module and served over HTTP under a sub-path
 (``/leaderboard/``, as a GitHub Pages project site is). Every board page is opened at
-1400×900 and 390×844 and must: not overflow the page sideways, chart with named axes,
+1400×900 and 390×844 and must: not overflow the screen sideways (neither the page's scroll
+width nor any element outside a box that scrolls or clips it), chart with named axes,
 reorder rows when a column title is clicked, log no console error, request nothing from
 another host, and load plotly only when it charts. Filters and their URL state, model
 links and the from-disk link structure are checked too. Screenshots of the home page and
@@ -78,12 +79,43 @@ PAGE_FACTS = """(() => {
     svgTitles: [...el.querySelectorAll('.xtitle, .ytitle')].map(t => t.textContent.trim()).filter(Boolean).length,
   }));
   return {
-    overflow: document.documentElement.scrollWidth - window.innerWidth,
     charts,
     modelLinks: [...document.querySelectorAll('table.sb-board .sb-model a')].map(a => a.href),
     rows: document.querySelectorAll('table.sb-board[data-sortable] tbody tr').length,
   };
 })()"""
+
+# Sideways overflow at a device width, in two ways. (innerWidth cannot serve: under mobile
+# emulation the layout viewport widens to fit what overflows, so innerWidth grows with it.)
+# 1. the page: the root's scroll width against the device's;
+# 2. every element: its right edge against the device's, unless an ancestor clips or
+#    scrolls it sideways (a table in its scroll box may be wider; the box itself may not).
+OVERFLOW = """((width) => {
+  const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + [...el.classList].slice(0, 2).map(c => '.' + c).join('');
+  const boxed = el => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement)
+      if (getComputedStyle(p).overflowX !== 'visible') return true;
+    return false;
+  };
+  const wide = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.right <= width + 1) continue;
+    if (getComputedStyle(el).visibility === 'hidden' || boxed(el)) continue;
+    const path = [];
+    for (let p = el; p && p !== document.body && path.length < 4; p = p.parentElement) path.unshift(name(p));
+    wide.push(`${path.join(' > ')} reaches ${Math.round(r.right)} px`);
+  }
+  return {page: document.documentElement.scrollWidth - width, elements: wide};
+})"""
+
+
+def overflow_problems(page, width: int, where: str) -> list[str]:
+    """What sticks out sideways at `width` (OVERFLOW), as readable problems."""
+    found = page.eval(f"{OVERFLOW}({width})")
+    out = [f"{where}: page is {found['page']} px wider than the screen"] if found["page"] > 0 else []
+    return out + [f"{where}: {e}" for e in found["elements"][:5]]
+
 
 COLUMN = """((key) => {
   const table = document.querySelector('table.sb-board[data-sortable]');
@@ -115,8 +147,7 @@ def test_every_board_at_both_widths(served, browser):
             where = f"{rel} @{width}px"
             if rel in SHOT_PAGES:  # before the sort check reorders the rows
                 page.screenshot(SHOTS / f"{rel.replace('/', '_').removesuffix('.html')}-{width}.png")
-            if facts["overflow"] > 0:
-                problems.append(f"{where}: page overflows by {facts['overflow']} px")
+            problems += overflow_problems(page, width, where)
             for err in page.errors():
                 problems.append(f"{where}: console error {err}")
             foreign = [u for u in page.requests() if not u.startswith((base, "data:", "blob:", "about:"))]
@@ -141,6 +172,52 @@ def test_every_board_at_both_widths(served, browser):
                     problems += _check_sort(page, data, where)
         page.close()
     assert not problems, "\n".join(problems)
+
+
+def _one_of_each_kind(site: Path) -> list[str]:
+    """Every page that is not a board, once per template: the site's own pages, and per
+    benchmark its overview, submissions, item browser, first model page and first item page."""
+    rels = sorted(p.name for p in site.glob("*.html"))
+    rels += [f"labs/{min(p.name for p in (site / 'labs').glob('*.html'))}"]
+    for bench in sorted(p.parent.name for p in site.glob("*/submissions.html")):
+        rels += [f"{bench}/{name}" for name in ("index.html", "submissions.html", "items.html") if (site / bench / name).is_file()]
+        for sub in ("models", "items"):
+            pages = sorted((site / bench / sub).rglob("*.html"))
+            rels += [str(pages[0].relative_to(site))] if pages else []
+    return rels
+
+
+def test_every_kind_of_page_fits_both_widths(served, browser):
+    site, base = served
+    rels = _one_of_each_kind(site)
+    # The demo has all of these (its releases give item browsers and item pages).
+    assert {"methodology.html", "changelog.html", "maintainers.html", "kcsat-ml/items.html"} <= set(rels), rels
+    assert any(r.startswith("kcsat-ml/items/") for r in rels) and any(r.startswith("soohak/models/") for r in rels), rels
+    problems: list[str] = []
+    for width, height in WIDTHS:
+        page = browser.page(width, height)
+        for rel in rels:
+            page.goto(base + rel)
+            problems += overflow_problems(page, width, f"{rel} @{width}px")
+            problems += [f"{rel} @{width}px: console error {e}" for e in page.errors()]
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_overflow_check_sees_a_wide_element_and_spares_a_scroll_box(browser):
+    """OVERFLOW itself: a 600 px block on a 390 px phone is named; the same block inside a
+    box that scrolls sideways is not, and neither is the box."""
+    page = browser.page(390, 844)
+    try:
+        page.goto("data:text/html,<meta name=viewport content='width=device-width'><body style='margin:0'>"
+                  "<div id=box><p id=wide style='width:600px'>x</p></div>")
+        problems = overflow_problems(page, 390, "wide")
+        assert any("p#wide reaches 600 px" in p for p in problems), problems
+        assert problems[0] == "wide: page is 210 px wider than the screen", problems
+        page.eval("document.getElementById('box').style.overflowX = 'auto'")
+        assert overflow_problems(page, 390, "boxed") == []
+    finally:
+        page.close()
 
 
 def _check_sort(page, data: dict, where: str) -> list[str]:
