@@ -82,6 +82,11 @@ def _by_split(missing: Sequence[str], dataset: DatasetManifest) -> str:
 def _factorize(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """(codes, values): plain Python values (str, bool) with None appended last for missing
     ones, and each row's index into them."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        # The build's frames (builder.bundles.unseal): the codes are already there. Unused
+        # categories only add values no row points to.
+        codes, values = column.cat.codes.to_numpy(), column.cat.categories.tolist() + [None]
+        return np.where(codes < 0, len(values) - 1, codes).astype(np.int64, copy=False), values
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
     # tolist() of an object array: one conversion, not a Python step per Arrow element
     values = np.asarray(uniques, dtype=object).tolist() + [None]
@@ -176,16 +181,15 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
     n_names = len(item_names)
     counts_of = np.bincount(combo_of_row.ravel() * n_names + item_codes, minlength=len(combos_present) * n_names).reshape(-1, n_names)
     names = np.asarray(item_names[:-1], dtype=object)
-    groups: dict[tuple[str, tuple[tuple[str, Any], ...]], pd.Series] = {}
+    # (lang, variant combination) -> samples per item name (every name a dataset item, checked above)
+    groups: dict[tuple[str, tuple[tuple[str, Any], ...]], np.ndarray] = {}
     for g, code in enumerate(combos_present.tolist()):
         parts = []
         for values in reversed(values_of):
             code, r = divmod(code, len(values))
             parts.append(values[r])
         lang, *rest = reversed(parts)
-        present = counts_of[g, :-1] > 0
-        # An object index: set(counts.index) below then iterates plain str, not Arrow scalars.
-        groups[(lang, tuple(zip(fields, rest)))] = pd.Series(counts_of[g, :-1][present], index=pd.Index(names[present], dtype=object))
+        groups[(lang, tuple(zip(fields, rest)))] = counts_of[g, :-1]
     present_langs = sorted({lang for lang, _ in groups})
     combos = sorted({combo for _, combo in groups}, key=repr)
     primary = spec.primary_language
@@ -214,17 +218,19 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
                     reason="incomplete-coverage",
                     hint="run the missing combination or drop the partial one",
                 )
-            short = counts[counts != k]
-            if len(short):
-                item = sorted(short.index)[0]
+            present = counts > 0
+            short = present & (counts != k)
+            if short.any():
+                item = min(names[short])
                 raise ResultsError(
-                    f"{_label(lang, combo)}: {len(short)} item(s) do not have exactly {k} sample(s): {_ids(short.index)} (e.g. {item!r} has {int(short[item])})",
+                    f"{_label(lang, combo)}: {int(short.sum())} item(s) do not have exactly {k} sample(s): {_ids(names[short])} (e.g. {item!r} has {int(counts[names == item][0])})",
                     where=where,
                     reason="wrong-sample-count",
                     hint=f"report samples 0 to {k - 1} for every item",
                 )
-            missing = sorted(set(dataset.item_splits) - set(counts.index))
-            if missing:
+            # Names are distinct dataset items: as many present as the dataset has means all.
+            if int(present.sum()) != len(dataset.item_splits):
+                missing = sorted(set(dataset.item_splits) - set(names[present].tolist()))
                 raise ResultsError(
                     f"{_label(lang, combo)}: {len(missing)} of {len(dataset.item_splits)} items have no samples ({_by_split(missing, dataset)}): {_ids(missing)}",
                     where=where,
@@ -288,9 +294,11 @@ def check_summary(coverage: Coverage | None, dataset: DatasetManifest, spec: Any
         fail(f"records {coverage.rows} row(s); items × languages × variants × samples is {expected_rows}", "coverage-mismatch")
 
 
-def check_unsealed(manifest: Manifest, frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str) -> Coverage:
-    """The build's check after unsealing: complete, and what the lab signed (when it did)."""
-    measured = measure(frame, dataset, spec, where)
+def check_unsealed(manifest: Manifest, frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str, data: bytes | None = None) -> Coverage:
+    """The build's check after unsealing: complete, and what the lab signed (when it did).
+
+    ``data`` (the plaintext) lets errors name the line of the first offending row."""
+    measured = measure(frame, dataset, spec, where, data)
     signed = manifest.coverage
     if signed is not None and signed != measured:
         diffs = [name for name in ("dataset", "items", "splits", "languages", "variants", "samples", "rows") if getattr(signed, name) != getattr(measured, name)]

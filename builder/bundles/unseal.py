@@ -12,17 +12,19 @@ import signal
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from builder import errors
-from builder.bundles.dataset import ITEMS, VerifiedDataset, parse_items
+from builder.bundles.coverage import check_unsealed
+from builder.bundles.dataset import ITEMS, DatasetManifest, VerifiedDataset, parse_items
 from builder.bundles.manifest import RESULTS
-from builder.bundles.results import ExtraType, ResultsLimits, line_of_row, parse_results
+from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, line_of_row, parse_table
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
@@ -32,7 +34,37 @@ from builder.trust.seal import Identity, unseal
 @dataclass(frozen=True)
 class UnsealedBundle:
     bundle: VerifiedBundle
-    results: pd.DataFrame  # one row per sample, with a `submission` column
+    results: pd.DataFrame  # one row per sample; item and lang categorical (Expected's categories)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What every results file of one benchmark must hold, fixed before any is opened.
+
+    The dataset's item ids and the declared languages are the categories of every bundle's
+    ``item`` and ``lang`` columns: each row is looked up once, in Arrow, and the frames of
+    all bundles share their categories, so joining them is a concatenation of small codes.
+    Everything is computed here, in the parent, so forked workers inherit it.
+    """
+
+    dataset: DatasetManifest
+    spec: Any  # builder.scoring.spec.ScoringSpec
+    item_ids: tuple[str, ...]
+    limits: ResultsLimits | None = None
+    extras: dict[str, ExtraType] = field(init=False)
+    items: pd.CategoricalDtype = field(init=False)  # one dtype object: categories checked once
+    languages: pd.CategoricalDtype = field(init=False)
+    lookup: tuple[pa.Array, pa.Array] = field(init=False)  # the two, for pyarrow.compute.index_in
+
+    def __post_init__(self) -> None:
+        items, languages = sorted(self.item_ids), sorted(self.spec.languages)
+        object.__setattr__(self, "extras", self.spec.results_extras())
+        object.__setattr__(self, "items", pd.CategoricalDtype(pd.Index(items, dtype=object)))
+        object.__setattr__(self, "languages", pd.CategoricalDtype(pd.Index(languages, dtype=object)))
+        object.__setattr__(self, "lookup", (pa.array(items, pa.string()), pa.array(languages, pa.string())))
+
+
+RENAMED = {"correct": "lab_correct"}
 
 
 def unseal_items(dataset: VerifiedDataset, identities: Sequence[Identity]) -> list[dict[str, Any]]:
@@ -41,78 +73,96 @@ def unseal_items(dataset: VerifiedDataset, identities: Sequence[Identity]) -> li
     return parse_items(plaintext, dataset.manifest, where)
 
 
-def unseal_results(
-    bundle: VerifiedBundle,
-    keys: BenchmarkKeys,
-    extras: dict[str, ExtraType],
-    item_ids: set[str],
-    limits: ResultsLimits | None = None,
-) -> UnsealedBundle:
+def unseal_results(bundle: VerifiedBundle, keys: BenchmarkKeys, expected: Expected) -> UnsealedBundle:
+    """Decrypt, parse and check one bundle's results: well-formed, every id known, complete
+    and as the lab's signed coverage summary says (builder.bundles.coverage)."""
     where = f"{bundle.where}/{RESULTS}"
     sealed = bundle.files[RESULTS]
-    if limits is not None:
+    if expected.limits is not None:
         # Verification matched this length to the signed manifest's `bytes`: the declared
         # size bounds the plaintext before a byte of it is decrypted.
-        limits.check_sealed_size(len(sealed), where)
+        expected.limits.check_sealed_size(len(sealed), where)
     # The embargo key if the lab opted in, else the private results key (builder.bundles.sealing).
     plaintext = keys.open(sealed, bundle.manifest.publish_results, where)
-    frame = parse_results(plaintext, where, extras, limits)
-    # Distinct ids are few: compare those, and look for rows only when one is unknown.
-    strangers = set(frame["item"].unique().tolist()) - item_ids  # tolist: one conversion, not a step per Arrow element
-    if strangers:
-        unknown = frame["item"].isin(strangers).to_numpy()
+    table = parse_table(plaintext, where, expected.extras, expected.limits)
+    known_items, known_langs = expected.lookup
+    item = pc.index_in(table.column("item"), value_set=known_items)
+    if item.null_count:
+        unknown = item.is_null().to_numpy(zero_copy_only=False)
         first = int(unknown.argmax())
         raise ResultsError(
-            f"item {frame['item'].iat[first]!r} is not in the dataset ({int(unknown.sum())} unknown row(s))",
+            f"item {table.column('item')[first].as_py()!r} is not in the dataset ({int(unknown.sum())} unknown row(s))",
             where=where,
             line=line_of_row(plaintext, first),
             reason="unknown-item",
             hint="results must use the dataset's item ids",
         )
+    lang = pc.index_in(table.column("lang"), value_set=known_langs)
+    # Ids repeat on every row: as categories (one small integer a row) they cost a fraction
+    # of the memory and of the pickling back from the worker, and scoring reads their codes.
+    # An undeclared language has no code; kept as written, coverage refuses it just below.
+    codes = {
+        "item": pd.Categorical.from_codes(item.to_numpy(zero_copy_only=False), dtype=expected.items),
+        "lang": pd.Categorical.from_codes(lang.to_numpy(zero_copy_only=False), dtype=expected.languages)
+        if not lang.null_count
+        else pd.Categorical(table.column("lang").to_numpy(zero_copy_only=False)),
+    }
+    columns = frame_columns(table.drop_columns(["item", "lang"]))
     # The lab's verdict stays beside the regraded one scoring computes (builder.scoring).
-    frame = frame.rename(columns={"correct": "lab_correct"})
-    # Ids repeat on every row: held as categories (one small integer a row), they cost a
-    # fraction of the memory and of the pickling back from the worker, and scoring reads
-    # their codes instead of hashing millions of strings. concat_results unifies them.
-    for name in CATEGORICAL:
-        if name in frame:
-            frame[name] = frame[name].astype("category")
-    frame.insert(0, "submission", pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8), categories=[bundle.manifest.key]))
+    frame = pd.DataFrame({RENAMED.get(n, n): codes[n] if n in codes else columns[n] for n in table.column_names}, copy=False)
+    # Complete, and what the lab signed: a partial bundle never reaches a board.
+    check_unsealed(bundle.manifest, frame, expected.dataset, expected.spec, where, plaintext)
     return UnsealedBundle(bundle=bundle, results=frame)
 
 
-CATEGORICAL = ("item", "lang")
+Columns = dict[str, Any]  # a frame's columns as arrays, the form unsealed rows travel in
 
 
-def concat_results(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The rows of every bundle in one frame; submission, item and lang stay categorical.
+def _columns(frame: pd.DataFrame) -> Columns:
+    """The frame's columns as arrays, item and lang as codes into :class:`Expected`'s
+    categories: those travel back from a worker once (the parent has them), not with every
+    frame, and arrays pickle and join without pandas' per-frame work."""
+    return {name: frame[name].cat.codes.to_numpy() if name in ("item", "lang") else frame[name].array for name in frame.columns}
 
-    pandas.concat turns categoricals whose categories differ into Python objects, so those
-    columns are unified with union_categoricals (sorted categories: sorting by them sorts
-    by the strings) and the rest concatenated as usual.
+
+def concat_results(bundles: Sequence[VerifiedBundle], parts: Sequence[Columns], expected: Expected) -> pd.DataFrame:
+    """The rows of every bundle (as :func:`unseal_many` yields them) in one frame, with
+    ``submission``, ``item`` and ``lang`` categorical.
+
+    Categories are sorted, so sorting by them sorts by the strings.
     """
-    keys = ["submission", *CATEGORICAL]
-    joined = pd.concat([f.drop(columns=[k for k in keys if k in f]) for f in frames], ignore_index=True)
-    for name in reversed(keys):
-        if name in frames[0]:
-            joined.insert(0, name, union_categoricals([f[name] for f in frames], sort_categories=True))
-    return joined[list(frames[0].columns)]
+    keys = [b.manifest.key for b in bundles]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    rank = np.empty(len(keys), dtype=np.int32)
+    rank[order] = np.arange(len(keys), dtype=np.int32)
+    sizes = [len(part["item"]) for part in parts]
+    submissions = pd.CategoricalDtype(pd.Index([keys[i] for i in order], dtype=object))
+    columns: dict[str, Any] = {"submission": pd.Categorical.from_codes(np.repeat(rank, sizes), dtype=submissions)}
+    for name in parts[0]:
+        pieces = [part[name] for part in parts]
+        if name in ("item", "lang"):
+            columns[name] = pd.Categorical.from_codes(np.concatenate(pieces), dtype=expected.items if name == "item" else expected.languages)
+        elif isinstance(pieces[0], np.ndarray):
+            columns[name] = np.concatenate(pieces)
+        else:
+            columns[name] = type(pieces[0])._concat_same_type(pieces)  # pandas extension arrays (Arrow strings)
+    return pd.DataFrame(columns, copy=False)
 
 
 # Decryption holds the GIL (pyrage), so bundles are unsealed in worker processes, one
 # bundle per task. Workers are forked after verification: they inherit the verified bytes
 # and the identity from the parent's memory, so no secret is ever pickled or sent through
 # a pipe. Only frames (or error fields) come back.
-_JOB: tuple[Sequence[VerifiedBundle], BenchmarkKeys, dict[str, ExtraType], set[str], ResultsLimits | None] | None = None
+_JOB: tuple[Sequence[VerifiedBundle], BenchmarkKeys, Expected] | None = None
 MIN_PARALLEL_BUNDLES = 8
 Outcome = tuple[str, Any]  # ("ok", frame) or ("error", error fields)
 
 
 def _work(index: int) -> Outcome:
     assert _JOB is not None  # set by unseal_many before the fork
-    bundles, keys, extras, item_ids, limits = _JOB
+    bundles, keys, expected = _JOB
     try:
-        return "ok", unseal_results(bundles[index], keys, extras, item_ids, limits).results
+        return "ok", _columns(unseal_results(bundles[index], keys, expected).results)
     except errors.BuilderError as exc:
         return "error", (type(exc).__name__, exc.message, exc.where, exc.line, exc.hint, exc.reason)
 
@@ -131,23 +181,22 @@ def workers_available() -> int:
 
 
 def unseal_many(
-    bundles: Sequence[VerifiedBundle],
-    keys: BenchmarkKeys,
-    extras: dict[str, ExtraType],
-    item_ids: set[str],
-    limits: ResultsLimits | None = None,
-) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | errors.BuilderError]]:
-    """Unseal and parse every bundle, in order; a failure is yielded, not raised."""
+    bundles: Sequence[VerifiedBundle], keys: BenchmarkKeys, expected: Expected
+) -> Iterator[tuple[VerifiedBundle, Columns | errors.BuilderError]]:
+    """Unseal and parse every bundle, in order; a failure is yielded, not raised.
+
+    Rows come as arrays (:func:`_columns`); :func:`concat_results` joins them into a frame.
+    """
     global _JOB
     workers = min(workers_available(), len(bundles))
     if workers < 2 or len(bundles) < MIN_PARALLEL_BUNDLES or "fork" not in multiprocessing.get_all_start_methods():
         for bundle in bundles:
             try:
-                yield bundle, unseal_results(bundle, keys, extras, item_ids, limits).results
+                yield bundle, _columns(unseal_results(bundle, keys, expected).results)
             except errors.BuilderError as exc:
                 yield bundle, exc
         return
-    _JOB = (bundles, keys, extras, item_ids, limits)
+    _JOB = (bundles, keys, expected)
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:

@@ -85,9 +85,10 @@ def _replace_dir(new: Path, out: Path) -> None:
 
 def publish(report: BuildReport, built: Path, needles: Needles | None = None) -> None:
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         files, size = leak_scan(built, needles if needles is not None else needles_for(report))
         report.timings["leak_scan_s"] = time.perf_counter() - start
+        report.timings["leak_scan_cpu_s"] = time.process_time() - cpu
         report.timings["leak_scan_files"] = files
         report.timings["leak_scan_bytes"] = size
     except LeakError:

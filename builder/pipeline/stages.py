@@ -9,14 +9,13 @@ from typing import Any
 
 import pandas as pd
 
-from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
 from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
 from builder.bundles.sealing import BenchmarkKeys
-from builder.bundles.unseal import concat_results, unseal_items, unseal_many
+from builder.bundles.unseal import Columns, Expected, concat_results, unseal_items, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
@@ -140,24 +139,19 @@ def unseal_state(
         )
         return replace(state, status="sealed")
     spec = config.scoring
-    item_ids = {it["id"] for it in items}
-    kept: list[VerifiedBundle] = []
-    frames: list[pd.DataFrame] = []
+    item_ids = tuple(it["id"] for it in items)
     limits = ResultsLimits.for_benchmark(len(item_ids), len(spec.languages), spec.samples, spec.results_extras())
+    expected = Expected(dataset=dataset.manifest, spec=spec, item_ids=item_ids, limits=limits)
+    kept: list[VerifiedBundle] = []
+    parts: list[Columns] = []
     bundles = keys.refuse_leaky_transcripts(bundles, rejections)
-    for bundle, outcome in _unseal_isolated(bundles, keys, spec.results_extras(), item_ids, limits):
-        if not isinstance(outcome, Exception):
-            # Complete, and what the lab signed: a partial bundle never reaches a board.
-            try:
-                check_unsealed(bundle.manifest, outcome, dataset.manifest, spec, f"{bundle.where}/{RESULTS}")
-            except Exception as exc:
-                outcome = exc
+    for bundle, outcome in _unseal_isolated(bundles, keys, expected):
         if isinstance(outcome, Exception):
             rejections.append(rejection(outcome, where=bundle.where, stage="unseal", benchmark=config.id, lab=bundle.manifest.lab))
         else:
-            frames.append(outcome)
+            parts.append(outcome)
             kept.append(bundle)
-    results = concat_results(frames) if frames else None
+    results = concat_results(kept, parts, expected) if parts else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
     state = apply_release(replace(
@@ -189,8 +183,8 @@ def reject_clones(state: BenchmarkState, admitted_first: list[str], rejections: 
 
 
 def _unseal_isolated(
-    bundles: list[VerifiedBundle], keys: BenchmarkKeys, extras: dict[str, Any], item_ids: set[str], limits: ResultsLimits
-) -> Iterator[tuple[VerifiedBundle, pd.DataFrame | Exception]]:
+    bundles: list[VerifiedBundle], keys: BenchmarkKeys, expected: Expected
+) -> Iterator[tuple[VerifiedBundle, Columns | Exception]]:
     """unseal_many, with any exception that escapes it pinned on one bundle.
 
     unseal_many yields a bundle's own BuilderError; anything else breaks the batch. Then the
@@ -198,7 +192,7 @@ def _unseal_isolated(
     """
     done = 0
     try:
-        for bundle, outcome in unseal_many(bundles, keys, extras, item_ids, limits):
+        for bundle, outcome in unseal_many(bundles, keys, expected):
             done += 1
             yield bundle, outcome
         return
@@ -206,7 +200,7 @@ def _unseal_isolated(
         pass
     for bundle in bundles[done:]:
         try:
-            yield from unseal_many([bundle], keys, extras, item_ids, limits)
+            yield from unseal_many([bundle], keys, expected)
         except Exception as exc:
             yield bundle, exc
 
@@ -229,9 +223,9 @@ def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> l
 
 
 def score_one(state: BenchmarkState) -> BenchmarkState:
-    """Score one benchmark and serialise its data files (so a row that cannot be written
-    fails here, inside the isolation boundary, not in the site-wide render)."""
-    from builder.render.data import board_files
+    """Score one benchmark. Its data files are written by the render stage, which has its
+    own isolation boundary (builder.pipeline.isolation.isolate_render): a row that cannot
+    be written rejects its submission there."""
     from builder.scoring import score_benchmark
 
     boards = score_benchmark(
@@ -245,6 +239,4 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         # treats them as constants; builder.scoring.disclosure)
         released=[it["id"] for it in state.released_items],
     )
-    state = replace(state, boards=tuple(boards))
-    board_files(state)
-    return state
+    return replace(state, boards=tuple(boards))

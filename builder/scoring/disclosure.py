@@ -120,12 +120,14 @@ def figures(boards: Iterable[Any], public: np.ndarray) -> tuple[list[Figure], se
 def audit(figs: list[Figure], public: np.ndarray, k: int) -> tuple[set[int], set[int]]:
     """Which figures to withhold (indices into `figs`), and which rest on public items only.
 
-    `public` (I,) bool marks released items (constants, not unknowns)."""
+    `public` (I,) bool marks released items (constants, not unknowns): the same array that
+    :func:`figures` packed each term's embargoed items with."""
     embargoed = ~public
     withheld: set[int] = set()
     constant: set[int] = set()
     for f, fig in enumerate(figs):
-        counts = [int((elig & embargoed).sum()) for _, _, _, elig, *_ in fig.terms]
+        # embargoed items per term: the popcount of its packed embargoed set (figures())
+        counts = [int.from_bytes(packed, "big").bit_count() for *_, packed, _ in fig.terms]
         if any(0 < c < k for c in counts):
             withheld.add(f)  # primary: isolates 1…k−1 embargoed items
         elif not any(counts):

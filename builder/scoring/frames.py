@@ -12,6 +12,7 @@ declared boolean/enumerated/string result fields, e.g. LiveMathematicianBench's
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ import pandas as pd
 
 from builder.errors import BuilderError
 from builder.scoring.config_base import token
-from builder.scoring.regrade import HOW, gold_key, regrade
+from builder.scoring.regrade import HOW, factorize_ints, gold_key, regrade
 from builder.scoring.spec import Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
@@ -118,7 +119,10 @@ def _positions(values: pd.Series, ids: np.ndarray) -> np.ndarray:
     factorising an Arrow string column stays in C++, whereas an Index lookup of every row
     first converts it to a million Python strings.
     """
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    if isinstance(values.dtype, pd.CategoricalDtype):  # the build's frames: codes are there
+        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+    else:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
     found = np.append(pd.Index(ids).get_indexer(np.asarray(uniques, dtype=object)), -1)
     return found[np.asarray(codes, dtype=np.int64)].astype(np.int64, copy=False)  # code -1 (missing) picks the trailing -1
 
@@ -282,9 +286,8 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     combined = np.zeros(n_rows, dtype=np.int64)
     for codes, toks in zip(field_codes, field_uniques):
         combined = combined * len(toks) + codes
-    # factorize hashes (linear); sort=True numbers the few distinct keys in order, like np.unique
-    row_cond, cond_keys = pd.factorize(combined, sort=True)
-    row_cond = np.asarray(row_cond, dtype=np.int64)
+    # the few distinct keys numbered in order, like np.unique (linear time)
+    row_cond, cond_keys = factorize_ints(combined, math.prod(len(toks) for toks in field_uniques))
     rows_of = []
     for key in cond_keys:
         parts = []

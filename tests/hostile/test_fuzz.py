@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import builder.bundles.results
 from builder.bundles.manifest import parse_manifest
-from builder.bundles.results import parse_results
+from builder.bundles.results import parse_results, parse_table
 from builder.errors import BuilderError
 from builder.strict import loads_yaml
 from builder.trust.sshsig import NS_BUNDLE, verify
@@ -207,18 +207,20 @@ valid_row = st.fixed_dictionaries(
         "cost_usd": st.none() | st.floats(0, 100) | st.integers(0, 100),
         "variant": st.none() | st.sampled_from(["original", "perturbed"]),
         "budget": st.none() | st.integers(-(2**53), 2**53),
+        "score": st.none() | st.floats(-1e15, 1e15) | st.integers(-(2**53) + 1, 2**53 - 1),
+        "sketch": st.none() | st.booleans(),
     },
 )
 valid_rows = st.lists(valid_row, min_size=1, max_size=30, unique_by=lambda r: (r["item"], r["lang"], r["sample"], r.get("variant")))
 
 # Values that probe every type and range check, including integers beyond 2^53 and 2^64.
-edge_values = st.sampled_from([2**53, 2**53 + 1, 2**63 - 1, -(2**63), 2**64, -1, 0, 1, 1023, 1024, 1.5, -0.0, 1e308, "", "EN", "m000", " ", True, False, None])
+edge_values = st.sampled_from([2**53, 2**53 + 1, -(2**53), -(2**53) + 1, 2**63 - 1, -(2**63), 2**64, -1, 0, 1, 1023, 1024, 1.5, -0.0, 1e308, -1e308, "", "EN", "m000", " ", True, False, None])
 small_json = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10) | edge_values,
     lambda c: st.lists(c, max_size=2) | st.dictionaries(st.sampled_from(["a", "item"]), c, max_size=2),
     max_leaves=4,
 )
-FIELDS = ["item", "lang", "sample", "answer", "correct", "refused", "output_tokens", "latency_s", "cost_usd", "variant", "budget", "other"]
+FIELDS = ["item", "lang", "sample", "answer", "correct", "refused", "output_tokens", "latency_s", "cost_usd", "variant", "budget", "score", "sketch", "other"]
 
 
 @st.composite
@@ -236,7 +238,7 @@ def broken_row(draw) -> dict:
 
 any_rows = st.lists(broken_row(), min_size=1, max_size=6)
 
-EXTRAS_FS = {"variant": ("original", "perturbed"), "budget": "int"}
+EXTRAS_FS = {"variant": ("original", "perturbed"), "budget": "int", "score": "number", "sketch": "bool"}
 
 
 def spaced(rows: list[dict]) -> bytes:
@@ -253,6 +255,10 @@ def outcome(data: bytes, *, strict_only: bool) -> tuple:
         builder.bundles.results._fast_table = lambda _data, _schema: None
     try:
         frame = parse_results(data, "results.jsonl", EXTRAS_FS)
+        # The frame is built a column at a time (results.frame_columns): it must be pyarrow's
+        # own to_pandas of the same table, value for value and dtype for dtype.
+        table = parse_table(data, "results.jsonl", EXTRAS_FS)
+        pd.testing.assert_frame_equal(frame, table.to_pandas().astype({"sample": "int16"}), check_exact=True)
     except BuilderError as exc:
         return ("error", exc.reason, exc.line)
     except Exception as exc:  # noqa: BLE001

@@ -124,14 +124,14 @@ def test_failure_only_in_combination_is_the_benchmarks(inst, monkeypatch) -> Non
 def test_any_exception_in_unseal_rejects_only_its_bundle(inst, monkeypatch) -> None:
     import builder.bundles.unseal as unseal
 
-    real = unseal.parse_results
+    real = unseal.parse_table
 
     def parse(plaintext, where, extras, *limits):
         if "beta" in where:
             raise IndexError("row 3")
         return real(plaintext, where, extras, *limits)
 
-    monkeypatch.setattr(unseal, "parse_results", parse)
+    monkeypatch.setattr(unseal, "parse_table", parse)
     report = run(inst)
     assert_rejected(report, (where_of(BETA), "unseal-failed"), publishes=[ACME])
 
@@ -151,6 +151,26 @@ def test_any_exception_in_render_rejects_only_its_bundle(inst, monkeypatch, tmp_
     assert [(r.where, r.reason) for r in report.rejections] == [(where_of(BETA), "render-failed")]
     assert (tmp_path / "site" / "data" / "soohak" / "submissions.json").read_text().count('"submission"') == 1
     assert ACME in (tmp_path / "site" / "data" / "soohak" / "submissions.json").read_text()
+
+
+def test_a_board_row_that_cannot_be_written_rejects_only_its_bundle(inst, monkeypatch, tmp_path) -> None:
+    # Data files are serialised by the render stage (not rehearsed in the score stage): a
+    # row whose cells cannot be written rejects its submission there, and the rest publish.
+    import builder.scoring.tables as tables
+
+    real = tables.BoardRow.to_dict
+
+    def to_dict(row, *args, **kwargs):
+        if row.submission == BETA:
+            raise OverflowError()
+        return real(row, *args, **kwargs)
+
+    monkeypatch.setattr(tables.BoardRow, "to_dict", to_dict)
+    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW)
+    assert [(r.where, r.reason) for r in report.rejections] == [(where_of(BETA), "render-failed")]
+    boards = [p.read_text() for p in (tmp_path / "site" / "data" / "soohak").glob("*.json") if p.name != "submissions.json"]
+    assert not any(BETA in text for text in boards)
+    assert any(ACME in text for text in boards)
 
 
 def test_strict_fails_on_a_rejection_from_the_score_stage(inst, boom, tmp_path) -> None:
