@@ -122,7 +122,16 @@ def _columns(frame: pd.DataFrame) -> Columns:
     """The frame's columns as arrays, item and lang as codes into :class:`Expected`'s
     categories: those travel back from a worker once (the parent has them), not with every
     frame, and arrays pickle and join without pandas' per-frame work."""
-    return {name: frame[name].cat.codes.to_numpy() if name in ("item", "lang") else frame[name].array for name in frame.columns}
+    out: Columns = {}
+    for name in frame.columns:
+        column = frame[name]
+        if name in ("item", "lang"):
+            out[name] = column.cat.codes.to_numpy()
+        elif isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
+            out[name] = column.array  # Arrow-backed strings stay Arrow
+        else:
+            out[name] = column.to_numpy()
+    return out
 
 
 def concat_results(bundles: Sequence[VerifiedBundle], parts: Sequence[Columns], expected: Expected) -> pd.DataFrame:
@@ -145,17 +154,17 @@ def concat_results(bundles: Sequence[VerifiedBundle], parts: Sequence[Columns], 
         elif isinstance(pieces[0], np.ndarray):
             columns[name] = np.concatenate(pieces)
         else:
-            columns[name] = type(pieces[0])._concat_same_type(pieces)  # pandas extension arrays (Arrow strings)
+            columns[name] = type(pieces[0])._concat_same_type(pieces)  # extension arrays (Arrow strings): the ExtensionArray interface
     return pd.DataFrame(columns, copy=False)
 
 
 # Decryption holds the GIL (pyrage), so bundles are unsealed in worker processes, one
 # bundle per task. Workers are forked after verification: they inherit the verified bytes
 # and the identity from the parent's memory, so no secret is ever pickled or sent through
-# a pipe. Only frames (or error fields) come back.
+# a pipe. Only a bundle's rows as arrays (or error fields) come back.
 _JOB: tuple[Sequence[VerifiedBundle], BenchmarkKeys, Expected] | None = None
 MIN_PARALLEL_BUNDLES = 8
-Outcome = tuple[str, Any]  # ("ok", frame) or ("error", error fields)
+Outcome = tuple[str, Any]  # ("ok", Columns) or ("error", error fields)
 
 
 def _work(index: int) -> Outcome:
