@@ -132,7 +132,7 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
 
     # Per-row checks go through the few distinct values (pandas.factorize stays in C++ for
     # Arrow strings): a bundle has thousands of rows but about a thousand items, a handful
-    # of languages and variants, and this runs in the build's parent once per bundle.
+    # of languages and variants, and this runs once per bundle (in the build's unseal workers).
     item_codes, item_names = _factorize(frame["item"])
     known = np.array([name in dataset.item_splits for name in item_names])[item_codes]
     if not known.all():

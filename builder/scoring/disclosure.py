@@ -53,7 +53,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 NODE_BUDGET = 20000  # search nodes per audit round before the conservative answer
 _TOL = 1e-9
@@ -134,11 +133,10 @@ def audit(figs: list[Figure], public: np.ndarray, k: int) -> tuple[set[int], set
             constant.add(f)  # public items only: a constant, nothing to protect
     groups = _groups(figs, withheld | constant)
     cache: dict[tuple, list[int]] = {}
-    # Many tiny factorisations: BLAS threads only contend (on a loaded 2-core runner one
-    # LiveMathematicianBench audit took 4 s threaded, 0.03 s on one thread).
-    with threadpool_limits(limits=1, user_api="blas"):
-        for members in groups:
-            withheld |= _audit_group(figs, members, embargoed, k, cache)
+    # Many tiny factorisations, on one BLAS thread: score_benchmark (builder.scoring.engine)
+    # limits the whole of scoring to one.
+    for members in groups:
+        withheld |= _audit_group(figs, members, embargoed, k, cache)
     withheld |= _composites_of(figs, withheld)
     return withheld, constant
 

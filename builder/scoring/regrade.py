@@ -328,11 +328,8 @@ def regrade(
     ak = pair_key[pair_codes]
     it = row_item[rows]
     exact = (ak != -1) & item_plain[it]
-    if exact.all():  # the usual case: no row needs the masks' copies
-        done, hit = rows, (ak >= 0) & (ak == item_key[it])
-    else:
-        done, hit = rows[exact], (ak[exact] >= 0) & (ak[exact] == item_key[it[exact]])
-    correct[done] = hit
+    done = rows[exact]
+    correct[done] = (ak[exact] >= 0) & (ak[exact] == item_key[it[exact]])
     parsed[done] = True
     how[done] = HOW["exact"]
     slow = rows[~exact]
