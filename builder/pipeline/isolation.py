@@ -68,7 +68,7 @@ def culprits(keys: Sequence[K], fails: Callable[[list[K]], bool]) -> list[K]:
 
 
 def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:
-    """The state with only the submissions in `keep` (bundles, frames and board rows)."""
+    """The state with only the submissions in `keep` (bundles, frames, transcripts and board rows)."""
     bundles = tuple(b for b in state.bundles if b.manifest.key in keep)
     subs = state.submissions
     if subs is not None and len(subs):
@@ -77,7 +77,8 @@ def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:
     if results is not None:
         results = results[results["submission"].isin(keep)].reset_index(drop=True)
     boards = tuple(replace(b, rows=tuple(r for r in b.rows if r.submission in keep)) for b in state.boards)
-    return replace(state, bundles=bundles, submissions=subs, results=results, boards=boards)
+    transcripts = {key: rows for key, rows in state.transcripts.items() if key in keep}
+    return replace(state, bundles=bundles, submissions=subs, results=results, boards=boards, transcripts=transcripts)
 
 
 def error_of(attempt: Callable[[], object]) -> Exception | None:

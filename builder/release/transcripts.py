@@ -72,9 +72,9 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
 
 
 def published(state: BenchmarkState) -> dict[str, tuple[dict[str, Any], ...]]:
-    """Transcripts to publish: of submissions still on the site (a rejected one drops out)."""
-    keys = {b.manifest.key for b in state.bundles if b.manifest.publish_transcripts}
-    return {k: v for k, v in state.transcripts.items() if k in keys} if publishes_transcripts(state) else {}
+    """Transcripts to publish: opted in (read_released reads no other) and of submissions
+    still on the site (builder.pipeline.isolation.restrict drops a rejected one's)."""
+    return state.transcripts if publishes_transcripts(state) else {}
 
 
 def transcript_files(state: BenchmarkState) -> dict[str, bytes]:
