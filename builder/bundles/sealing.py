@@ -49,6 +49,16 @@ def recipients_for(config: BenchmarkConfig, publish: bool, maintainers: Sequence
     return [r for r in (config.private_recipient,) if r] + list(maintainers)
 
 
+def sealed_to(config: BenchmarkConfig, publish: bool) -> str:
+    """What `bundle create` tells a lab about a file it does (``publish``) or does not opt
+    to publish: the key :func:`recipients_for` chose besides the maintainers'."""
+    if publish:
+        return "sealed to the embargo key: public after a full release"
+    if config.private_recipient is None:  # private transcripts only: results were refused
+        return "sealed to the maintainers' keys only: never published"
+    return "sealed to the private results key: never published"
+
+
 def no_private_key(benchmark: str, config_path: str, where: str) -> ResultsError:
     """Private results on a benchmark with no private results key: nobody could ever score
     them (the build refuses them by this reason, and `validate` before they are merged)."""

@@ -38,6 +38,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
           --results out/results.jsonl --describe run.yaml
     """
     from builder.bundles.create import benchmark_config, create_bundle, load_description
+    from builder.bundles.sealing import sealed_to
     from builder.trust.registry import load_registry
 
     config = benchmark_config(root, benchmark)
@@ -56,9 +57,9 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
         maintainer_recipients=tuple(registry.maintainer_recipients),
         results_where=str(results_path),
     )
-    for name, public in (("results", described.publish_results), ("transcripts", described.publish_transcripts)):
-        if name == "results" or transcripts_path:
-            click.echo(f"{name}: " + ("sealed to the embargo key: public after a full release" if public else "sealed to the private results key: never published"))
+    click.echo(f"results: {sealed_to(config, described.publish_results)}")
+    if transcripts_path:
+        click.echo(f"transcripts: {sealed_to(config, described.publish_transcripts)}")
     click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
 
 

@@ -154,7 +154,7 @@ def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
     entries += _withdrawal_entries(report.root, {s.config.id for s in report.benchmarks})
     entries += _registry_entries(report)
     clock = report.as_of or report.now
-    entries = [{k: v for k, v in e.items() if k != "at"} for e in entries if e["at"] is None or e["at"] <= clock]
+    entries = [e for e in entries if e["at"] is None or e["at"] <= clock]
     return sorted(entries, key=lambda e: (e["date"] or "", e["what"]), reverse=True)
 
 

@@ -61,12 +61,13 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
         return
     for i, state in enumerate(report.benchmarks):
         leaky = {key for key, rows in state.transcripts.items() if any(needles.scan_text(r["text"]) is not None for r in rows)}
+        by_key = {b.manifest.key: b for b in state.bundles}
         for key in sorted(leaky):
-            lab = key.split("/", 1)[0]
-            where = f"bundles/{state.config.id}/{key}/{TRANSCRIPTS}"
+            bundle = by_key[key]
+            where = f"{bundle.where}/{TRANSCRIPTS}"
             report.rejections.append(Rejection(
                 where, "embargoed-text", f"{where}: a transcript of a released item quotes embargoed item text; this submission's transcripts are not published",
-                "transcripts are published for released items only; the quoted item is still embargoed", state.config.id, lab))
+                "transcripts are published for released items only; the quoted item is still embargoed", state.config.id, bundle.manifest.lab))
         if leaky:
             report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in leaky})
 

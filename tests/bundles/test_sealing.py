@@ -127,3 +127,19 @@ def test_private_results_on_a_benchmark_without_a_private_key_say_so(tmp_path):
     [r] = report.rejections
     assert r.reason == "sealed-private"
     assert "is kept private (publish_on_release.results: false) but soohak has no private results key to open it with" in r.message
+
+
+def test_create_says_which_key_each_file_went_to(tmp_path):
+    from builder.bundles.manifest import TRANSCRIPTS
+    from builder.bundles.sealing import recipients_for, sealed_to
+
+    inst = make_instance(tmp_path / "inst")
+    path = inst.root / "leaderboards" / "soohak.yaml"
+    config = load_config(path, inst.root)
+    assert sealed_to(config, True) == "sealed to the embargo key: public after a full release"
+    assert sealed_to(config, False) == "sealed to the private results key: never published"
+    # Without a private key, private transcripts go to the maintainers alone: the sentence says so.
+    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True) if not line.startswith("private_recipient:")))
+    bare = load_config(path, inst.root)
+    assert recipients_for(bare, False, ["age1maintainer"], TRANSCRIPTS) == ["age1maintainer"]
+    assert sealed_to(bare, False) == "sealed to the maintainers' keys only: never published"
