@@ -102,6 +102,25 @@ def measure(name: str, site: Path, needles: Needles, runs: int) -> float:
     return mb / scan_s
 
 
+_IMPORT_COST = """
+import time
+import ahocorasick_rs, numpy, builder.bundles.ingest, builder.bundles.manifest, builder.pipeline.isolation
+start = time.process_time()
+import builder.pipeline.leakscan as leakscan
+imported = time.process_time()
+leakscan.normalise("\ud55c\uad6d\uc5b4 \u00e9")
+print(f"{imported - start:.3f} {time.process_time() - imported:.3f}")
+"""
+
+
+def import_cost() -> str:
+    """The module's own import (its dependencies loaded first) and its tables, built on the
+    first fold of non-ASCII text, in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", _IMPORT_COST], check=True, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    own, tables = out.stdout.split()
+    return f"import builder.pipeline.leakscan: {own} s CPU (its own code); its Unicode tables, on the first fold: {tables} s CPU"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--demo", type=Path, default=Path("demo"))
@@ -109,6 +128,7 @@ def main() -> None:
     parser.add_argument("--korean-mb", type=float, default=16.0)
     args = parser.parse_args()
     root = args.demo.resolve()
+    print(import_cost())
     if args.runs < 3:
         sys.exit("--runs must be at least 3 (the figure is a median)")
     if not (root / "site" / "data" / "index.json").is_file():

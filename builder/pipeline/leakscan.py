@@ -75,32 +75,49 @@ MIN_REAL_WORDS = 3
 
 # Invisible characters outside category Cf that still render as nothing.
 _INVISIBLE_EXTRA = "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0" + "".join(map(chr, range(0xFE00, 0xFE10)))
+# Blocks of word characters listed first in the non-word class (Hangul jamo and syllables,
+# kana, CJK): `re` then settles dense Korean text by a range test instead of a Unicode
+# lookup (2.5x faster). A block joins only if all of it is \w in this Python's Unicode
+# data, so the set is the same.
+_WORD_RANGES = ((0x1100, 0x11FF), (0x3041, 0x3096), (0x30A1, 0x30FA), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
 
 
-def _invisible_chars() -> str:
-    chars = [chr(c) for c in range(0x80, 0x110000) if unicodedata.category(chr(c)) == "Cf"]
-    return "".join(chars) + _INVISIBLE_EXTRA + "".join(map(chr, range(0xE0100, 0xE01F0)))
+@dataclass(frozen=True)
+class _Plain:
+    """The tables of the plain definition (steps 2–5), from this Python's Unicode data."""
+
+    invisible: str  # category Cf, the extra invisible characters, variation selectors beyond U+FFFF
+    marks: str  # categories Mn and Me
+    drop: re.Pattern[str]  # what is deleted after NFKD and case folding, up to U+FFFF
+    drop_astral: dict[int, None]  # and beyond: a class holding them is 20x slower in `re`
+    word_blocks: str
+    nonword: re.Pattern[str]  # non-ASCII characters that are not word characters
 
 
-_INVISIBLE = _invisible_chars()
-_MARKS = "".join(chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me"))
-# What is deleted after NFKD and case folding: invisible characters and combining marks.
-# Two sets: a class holding characters beyond U+FFFF is tested range by range in `re`
-# (20x slower), and text beyond U+FFFF is rare, so it takes a check of its own.
-_DROP_RE = re.compile("[" + re.escape("".join(c for c in _INVISIBLE + _MARKS if c <= "\uffff")) + "]")
-_DROP_ASTRAL = {ord(c): None for c in _INVISIBLE + _MARKS if c > "\uffff"}
+@functools.cache
+def _plain() -> _Plain:
+    # A look-up per code point (0.08 s of CPU): done on the first fold, not at import, so
+    # that every command importing the build (validate, a build without the identity, whose
+    # needles are empty) does not pay it.
+    invisible = "".join(chr(c) for c in range(0x80, 0x110000) if unicodedata.category(chr(c)) == "Cf")
+    invisible += _INVISIBLE_EXTRA + "".join(map(chr, range(0xE0100, 0xE01F0)))
+    marks = "".join(chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me"))
+    word_blocks = "".join(
+        f"{chr(lo)}-{chr(hi)}" for lo, hi in _WORD_RANGES if re.fullmatch(r"\w*", "".join(map(chr, range(lo, hi + 1))))
+    )
+    return _Plain(
+        invisible,
+        marks,
+        re.compile("[" + re.escape("".join(c for c in invisible + marks if c <= "\uffff")) + "]"),
+        {ord(c): None for c in invisible + marks if c > "\uffff"},
+        word_blocks,
+        # Non-ASCII characters that are not word characters (Unicode spaces, dashes,
+        # quotes, math symbols): separators, like ASCII punctuation.
+        re.compile(f"[^\\x00-\\x7f{word_blocks}\\w]"),
+    )
+
+
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
-# Non-ASCII characters that are not word characters (Unicode spaces, dashes, quotes, math
-# symbols): separators, like ASCII punctuation.
-# Blocks of word characters listed first (Hangul jamo and syllables, kana, CJK): `re` then
-# settles dense Korean text by a range test instead of a Unicode lookup (2.5x faster). A
-# block joins only if all of it is \w in this Python's Unicode data, so the set is the same.
-_WORD_BLOCKS = "".join(
-    f"{chr(lo)}-{chr(hi)}"
-    for lo, hi in ((0x1100, 0x11FF), (0x3041, 0x3096), (0x30A1, 0x30FA), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
-    if all(re.match(r"\w", chr(c)) for c in range(lo, hi + 1))
-)
-_NONWORD_RE = re.compile(f"[^\\x00-\\x7f{_WORD_BLOCKS}\\w]")
 # ASCII: letters lower-cased, digits, "_" and every non-ASCII byte kept, all else a space.
 _TABLE = bytes(c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95 or c >= 128) else 32 for c in range(256))
 # A binary file (an image, a font): its ASCII is scanned, every other byte separates words.
@@ -120,23 +137,11 @@ def _fold_plain(text: str) -> str:
     that. (NFKD once suffices: the case folding of any NFKD character is NFKD again, checked
     over all of Unicode.) Slow on Korean, whose every syllable NFKD triples: the scan folds
     by the table below instead."""
-    text = _DROP_RE.sub("", unicodedata.normalize("NFKD", text).casefold())
+    plain = _plain()
+    text = plain.drop.sub("", unicodedata.normalize("NFKD", text).casefold())
     if _ASTRAL_RE.search(text):
-        text = text.translate(_DROP_ASTRAL)
-    return unicodedata.normalize("NFC", _NONWORD_RE.sub(" ", text))
-
-
-def _char_folds() -> dict[str, str]:
-    """Every BMP character that folding changes, with what it folds to.
-
-    One whole-text fold of all of them, "\\x00" between (a starter that composes with
-    nothing, so no step reaches across it). Hangul syllables, CJK ideographs and most
-    letters of other scripts fold to themselves and are absent: text made of them (Korean)
-    passes the Unicode steps untouched."""
-    chars = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c <= 0xDFFF]
-    folded = _fold_plain("\x00".join(chars)).split("\x00")
-    assert len(folded) == len(chars)
-    return {c: f for c, f in zip(chars, folded) if f != c}
+        text = text.translate(plain.drop_astral)
+    return unicodedata.normalize("NFC", plain.nonword.sub(" ", text))
 
 
 def _char_class(chars: Iterable[str]) -> str:
@@ -150,9 +155,53 @@ def _char_class(chars: Iterable[str]) -> str:
     return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in spans)
 
 
-_CHAR_FOLD = _char_folds()
-# Characters beyond U+FFFF (rare: emoji, mathematical letters, tags) are folded one by one.
-_CHANGED = re.compile(f"[{_char_class(_CHAR_FOLD)}\U00010000-\U0010ffff]")
+# Hangul vowel and final jamo: they compose with what precedes them (NFC then runs).
+_ASTRAL_LEADS = 5  # lead bytes F0-F4: characters beyond U+FFFF, folded one by one
+_VT_JAMO = [chr(c) for c in (*range(0x1161, 0x1176), *range(0x11A8, 0x11C3))]
+_HAS_VT_JAMO = re.compile(f"[{_char_class(_VT_JAMO)}]")
+
+
+@dataclass(frozen=True)
+class _Folds:
+    """The fold by table: every BMP character the steps change, with what they make of it."""
+
+    char_fold: dict[str, str]
+    changed: re.Pattern[str]  # those characters, and every one beyond U+FFFF (folded one by one)
+    byte_folds: list[tuple[bytes, bytes]]  # the same in UTF-8, for the dense route
+    byte_fold_nfc: list[bool]  # whether the folded bytes hold vowel or final jamo
+    byte_automaton: ahocorasick_rs.BytesAhoCorasick
+
+
+@functools.cache
+def _folds() -> _Folds:
+    """One whole-text fold of every BMP character, "\x00" between (a starter that composes
+    with nothing, so no step reaches across it); built on the first fold (0.03 s, and the
+    plain tables first). Hangul syllables, CJK ideographs and most letters of other scripts
+    fold to themselves and are absent: text made of them (Korean) passes the Unicode steps
+    untouched."""
+    chars = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c <= 0xDFFF]
+    folded = _fold_plain("\x00".join(chars)).split("\x00")
+    assert len(folded) == len(chars)
+    char_fold = {c: f for c, f in zip(chars, folded) if f != c}
+    # Dense text (Korean) is folded in its UTF-8 bytes: one automaton finds every character
+    # the steps change (few, in Korean: punctuation, soft hyphens), and only those are
+    # replaced; no decoded copy is folded and encoded again. It also finds Hangul vowel and
+    # final jamo, and the lead byte of every character beyond U+FFFF (folded one by one).
+    # UTF-8 is self-synchronising, so in valid UTF-8 the encoding of a character is found
+    # only where that character is.
+    byte_folds = (
+        [(c.encode(), f.encode()) for c, f in char_fold.items()]
+        + [(j.encode(), j.encode()) for j in _VT_JAMO]
+        + [(bytes([lead]), b"") for lead in range(0xF0, 0xF0 + _ASTRAL_LEADS)]
+    )
+    return _Folds(
+        char_fold,
+        re.compile(f"[{_char_class(char_fold)}\U00010000-\U0010ffff]"),
+        byte_folds,
+        [bool(_HAS_VT_JAMO.search(to.decode())) for _, to in byte_folds],
+        # A DFA, as its states are few (three bytes deep).
+        ahocorasick_rs.BytesAhoCorasick([c for c, _ in byte_folds], implementation=ahocorasick_rs.Implementation.DFA),
+    )
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -162,14 +211,14 @@ def _fold_astral(ch: str) -> str:
 
 def _changed(m: re.Match[str]) -> str:
     ch = m.group()
-    folded = _CHAR_FOLD.get(ch)
+    folded = _folds().char_fold.get(ch)
     return _fold_astral(ch) if folded is None else folded
 
 
 def _fold(text: str) -> str:
     """Steps 2–5 (as :func:`_fold_plain`): each character the steps change replaced by what
     they make of it, then NFC (which returns at once unless Hangul jamo are to be composed)."""
-    return unicodedata.normalize("NFC", _CHANGED.sub(_changed, text))
+    return unicodedata.normalize("NFC", _folds().changed.sub(_changed, text))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -188,32 +237,10 @@ def _fold_error(err: UnicodeError) -> tuple[bytes, int]:
 codecs.register_error(_FOLD, _fold_error)
 
 
-# Dense text (Korean) is folded in its UTF-8 bytes: one automaton finds every character the
-# steps change (few, in Korean: punctuation, soft hyphens), and only those are replaced; no
-# decoded copy is folded and encoded again. It also finds Hangul vowel and final jamo, which
-# compose with what precedes them (NFC then runs), and the lead byte of every character
-# beyond U+FFFF (folded one by one). UTF-8 is self-synchronising, so in valid UTF-8 the
-# encoding of a character is found only where that character is.
-_VT_JAMO = [chr(c) for c in (*range(0x1161, 0x1176), *range(0x11A8, 0x11C3))]
-_HAS_VT_JAMO = re.compile(f"[{_char_class(_VT_JAMO)}]")
-_BYTE_FOLDS = (
-    [(c.encode(), f.encode()) for c, f in _CHAR_FOLD.items()]
-    + [(j.encode(), j.encode()) for j in _VT_JAMO]
-    + [(bytes([lead]), b"") for lead in range(0xF0, 0xF5)]
-)
-_BYTE_FOLD_NFC = [bool(_HAS_VT_JAMO.search(to.decode())) for _, to in _BYTE_FOLDS]
-_ASTRAL_INDEX = len(_BYTE_FOLDS) - 5
-
-
-@functools.cache
-def _byte_folds() -> ahocorasick_rs.BytesAhoCorasick:
-    # Built on first use (0.04 s): a DFA, as its states are few (three bytes deep).
-    return ahocorasick_rs.BytesAhoCorasick([c for c, _ in _BYTE_FOLDS], implementation=ahocorasick_rs.Implementation.DFA)
-
-
 def _fold_dense(data: bytes, text: str) -> bytes:
     """Steps 2–5 on dense valid UTF-8 (``text`` is it decoded), in its bytes."""
-    found = _byte_folds().find_matches_as_indexes(data)
+    folds = _folds()
+    found = folds.byte_automaton.find_matches_as_indexes(data)
     if not found:
         return data
     if len(found) * 16 > len(data):  # many changes (upper-case Greek): the str route is faster
@@ -221,14 +248,14 @@ def _fold_dense(data: bytes, text: str) -> bytes:
     pieces, done, nfc = [], 0, False
     for index, start, end in found:
         pieces.append(data[done:start])
-        if index >= _ASTRAL_INDEX:
+        if index >= len(folds.byte_folds) - _ASTRAL_LEADS:
             end = start + 4
             folded = _fold_astral(data[start:end].decode("utf-8"))
             pieces.append(folded.encode("utf-8", "replace"))
             nfc = nfc or bool(_HAS_VT_JAMO.search(folded))
         else:
-            pieces.append(_BYTE_FOLDS[index][1])
-            nfc = nfc or _BYTE_FOLD_NFC[index]
+            pieces.append(folds.byte_folds[index][1])
+            nfc = nfc or folds.byte_fold_nfc[index]
         done = end
     pieces.append(data[done:])
     folded = b"".join(pieces)

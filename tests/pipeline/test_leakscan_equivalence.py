@@ -19,6 +19,8 @@ import html
 import html.entities
 import json
 import re
+import subprocess
+import sys
 import unicodedata
 
 import pytest
@@ -28,7 +30,13 @@ from hypothesis import strategies as st
 from builder.pipeline import leakscan
 from builder.pipeline.leakscan import build_needles, normalise, output_forms
 
-INVISIBLE = set(leakscan._INVISIBLE)
+# The definition of what is deleted, written out (the module derives it once, on first use).
+INVISIBLE = (
+    {chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf" and c >= 0x80}
+    | set("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0")
+    | {chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))}
+)
+MARKS = {chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me")}
 
 
 def reference_normalise(text: str) -> bytes:
@@ -167,9 +175,27 @@ def test_word_blocks_listed_first_change_nothing() -> None:
     # _NONWORD_RE lists Hangul, kana and CJK ranges before \w for speed: the same set, checked
     # over every code point.
     plain = re.compile(r"[^\x00-\x7f\w]")
-    fast = leakscan._NONWORD_RE
-    assert "\uac00" in leakscan._WORD_BLOCKS
+    fast = leakscan._plain().nonword
+    assert "\uac00" in leakscan._plain().word_blocks
     assert [c for c in range(0x110000) if bool(fast.match(chr(c))) != bool(plain.match(chr(c)))] == []
+
+
+def test_deleted_characters_are_the_definition_over_all_of_unicode() -> None:
+    plain = leakscan._plain()
+    assert set(plain.invisible) == INVISIBLE and set(plain.marks) == MARKS
+    deleted = INVISIBLE | MARKS
+    assert [c for c in range(0x110000) if (plain.drop.fullmatch(chr(c)) is not None or c in plain.drop_astral) != (chr(c) in deleted)] == []
+
+
+def test_import_derives_no_table() -> None:
+    # The tables cost 0.1 s of CPU: paid on the first fold of non-ASCII text, not by every
+    # command that imports the build (bench/bench_leakscan.py prints the figures).
+    code = "import builder.pipeline.leakscan as m; print(m._plain.cache_info().currsize, m._folds.cache_info().currsize)"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["0", "0"]
+    code = "import builder.pipeline.leakscan as m; m.normalise(b'x'); print(m._plain.cache_info().currsize); m.normalise('가 é'); print(m._plain.cache_info().currsize)"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["0", "1"]
 
 
 @functools.cache
@@ -184,11 +210,11 @@ def _all_folds() -> dict[str, str]:
 
 def test_character_table_is_the_definition_character_by_character() -> None:
     folds = _all_folds()
-    assert {c: f for c, f in folds.items() if c <= "\uffff" and f != c} == leakscan._CHAR_FOLD
+    assert {c: f for c, f in folds.items() if c <= "\uffff" and f != c} == leakscan._folds().char_fold
     for c in ["가", "힣", "中", "é", "Σ", "ß", "\u00ad", "\u3131", "\U0001d400", "\U000e0041"]:
         assert leakscan._fold_plain(c) == folds[c]
         assert folds[c].split() == reference_normalise(c).decode().split()
-    assert "\uac00" not in leakscan._CHAR_FOLD and "\ud7a3" not in leakscan._CHAR_FOLD  # Hangul syllables stay
+    assert "\uac00" not in leakscan._folds().char_fold and "\ud7a3" not in leakscan._folds().char_fold  # Hangul syllables stay
 
 
 def test_nfc_of_folded_text_composes_hangul_jamo_and_nothing_else() -> None:
