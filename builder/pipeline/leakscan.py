@@ -292,6 +292,121 @@ def _squeeze(data: bytes) -> bytes:
     return a[keep].tobytes()
 
 
+@dataclass(frozen=True)
+class _Vector:
+    """The fold by table as arrays over the BMP, for :func:`_fold_vector`: for each
+    character, whether it changes (0 no, 1 in place, 2 not in place: its folded bytes,
+    ASCII through the byte table, are longer than it), those bytes padded to its length with
+    spaces (if they end with one: a run of spaces either way) or NULs (deleted), whether it
+    is deleted outright, whether NFC must then run (vowel and final jamo)."""
+
+    kind: np.ndarray
+    bytes: np.ndarray
+    deleted: np.ndarray
+    nfc: np.ndarray
+    hangul_kept: bool  # Hangul syllables fold to themselves: settled without a look-up
+
+
+@functools.cache
+def _vector() -> _Vector:
+    folds = _folds()
+    kind = np.zeros(0x10000, np.uint8)
+    out = np.zeros((0x10000, 3), np.uint8)
+    deleted = np.zeros(0x10000, np.bool_)
+    nfc = np.zeros(0x10000, np.bool_)
+    for ch, folded in [*folds.char_fold.items(), *((j, j) for j in _VT_JAMO)]:
+        c, raw, to = ord(ch), ch.encode(), folded.encode().translate(_TABLE)
+        if len(to) > len(raw):
+            kind[c] = 2
+            continue
+        kind[c] = 1
+        out[c, : len(raw)] = list(to.ljust(len(raw), b" " if to.endswith(b" ") else b"\0"))
+        deleted[c] = not to
+        nfc[c] = bool(_HAS_VT_JAMO.search(folded))
+    hangul_kept = not any(chr(c) in folds.char_fold for c in range(0xAC00, 0xD7A4))
+    return _Vector(kind, out, deleted, nfc, hangul_kept)
+
+
+def _fold_vector(data: bytes) -> bytes | None:
+    """Steps 2–5, the byte table and the squeeze at once on non-ASCII UTF-8, in numpy: the
+    normalised bytes, or None where the general route must run (not UTF-8, characters
+    beyond U+FFFF, a character whose folded bytes are longer than it).
+
+    Dense text (Korean) cost four passes by the general route (decoding to check UTF-8,
+    finding the characters to fold, squeezing spaces, matching); here the bytes go through
+    the byte table once, and numpy, in vector operations of a few microseconds each, checks
+    UTF-8 (every lead byte followed by as many continuation bytes as it says, and nothing
+    else a continuation byte; no overlong E0 or surrogate ED form), picks out the
+    characters that are neither ASCII nor Hangul syllables, looks them up, writes each
+    one's folded bytes in its place, NULs for what is deleted, and marks every space
+    after a space; one ``bytes.translate`` then drops the NULs and marks. A NUL run
+    between two spaces would hide a run of spaces from the marking: such runs are made
+    spaces first.
+
+    Only dense text (one byte in eight non-ASCII or more) is taken: in mostly-ASCII text
+    (a page with a few "·" and "—") the general route folds the few runs of non-ASCII
+    characters at less cost than these vector operations over every byte."""
+    raw = np.frombuffer(data, np.uint8)
+    if np.count_nonzero(raw >= 0x80) * 8 < len(data):
+        return None
+    v = _vector()
+    a = np.empty(len(data) + 2, np.uint8)
+    a[0] = a[-1] = 32  # one space at each end, as the squeeze leaves
+    a[1:-1] = np.frombuffer(data.translate(_TABLE), np.uint8)  # ASCII mapped, the rest kept
+    # UTF-8's shape: continuation bytes exactly where lead bytes C0-FF call for them
+    # (one after a 2-byte lead, two after a 3-byte one). Leads of 4 bytes and bytes that are
+    # never UTF-8 (F0-FF), and overlong or surrogate forms, are refused below, at the leads.
+    lead, lead3 = a >= 0xC0, a >= 0xE0
+    follows = np.zeros(len(a), np.bool_)
+    follows[1:] = lead[:-1]
+    follows[2:] |= lead3[:-2]
+    if not np.array_equal(follows, (a & 0xC0) == 0x80):
+        return None
+    # The characters that may change: every lead byte but those of Hangul syllables (EA B0
+    # to ED 9D; the rest of ED 9E is looked up), told by one number per byte with the next,
+    # 64 (lead - EA) + second - B0, in 16 bits: 0-173 for those, more for any other lead.
+    candidate = lead[:-1]
+    if v.hangul_kept:
+        pair = (a[:-1] - np.uint8(0xEA)).astype(np.uint16)
+        pair <<= 6
+        pair += a[1:]
+        pair -= np.uint16(0xB0)
+        candidate = candidate & (pair >= 174)
+    at = np.flatnonzero(candidate)
+    nfc = False
+    if len(at):
+        b0, b1, b2 = a[at].astype(np.int32), a[at + 1].astype(np.int32), a[at + 2].astype(np.int32)
+        if ((b0 < 0xC2) | (b0 >= 0xF0) | ((b0 == 0xE0) & (b1 < 0xA0)) | ((b0 == 0xED) & (b1 >= 0xA0))).any():
+            return None  # overlong, surrogate, beyond U+FFFF or not UTF-8: the general route
+        three = b0 >= 0xE0
+        code = np.where(three, ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F), ((b0 & 0x1F) << 6) | (b1 & 0x3F))
+        kind = v.kind[code]
+        if (kind == 2).any():
+            return None
+        changes = kind == 1
+        at, code, three = at[changes], code[changes], three[changes]
+        folded = v.bytes[code]
+        a[at] = folded[:, 0]
+        a[at + 1] = folded[:, 1]
+        a[at[three] + 2] = folded[three, 2]
+        nfc = bool(v.nfc[code].any())
+        gone = v.deleted[code]
+        start, end = at[gone], at[gone] + 2 + three[gone]
+        left, right = a[start - 1], a[end]
+        between = ((left == 0) | (left == 32)) & ((right == 0) | (right == 32))  # spaces or NULs
+        for s, e in zip(start[between].tolist(), end[between].tolist()):
+            while a[s - 1] == 0:
+                s -= 1
+            while a[e] == 0:
+                e += 1
+            if a[s - 1] == 32 and a[e] == 32:
+                a[s:e] = 32
+    space = a == 32
+    np.multiply(a[1:], ~(space[1:] & space[:-1]), out=a[1:])
+    normalised = a.tobytes().translate(None, b"\0")
+    return unicodedata.normalize("NFC", normalised.decode("utf-8")).encode("utf-8") if nfc else normalised
+
+
 def normalise(data: bytes | str, *, binary: bool = False) -> bytes:
     """Normalised form (steps 2–5): words separated by single spaces, padded.
 
@@ -306,6 +421,9 @@ def normalise(data: bytes | str, *, binary: bool = False) -> bytes:
     if binary:
         return _squeeze(data.translate(_BINARY_TABLE))
     if not data.isascii():
+        normalised = _fold_vector(data)
+        if normalised is not None:
+            return normalised
         try:
             data = _fold_utf8(data)
         except UnicodeDecodeError:
@@ -348,9 +466,9 @@ def _json_unescape(data: bytes) -> tuple[bytes, str | None]:
 
 
 # What may follow a backslash that begins an escape for the codec to read it as JSON does:
-# not "/" (invalid to it) nor "x", "N", "U", digits, "a", "v" (Python's, not JSON's).
-_CODEC_READS_AS_JSON = np.zeros(256, np.bool_)
-_CODEC_READS_AS_JSON[list(b'"\\bfnrtu')] = True
+# not "/" (invalid to it) nor "x", "N", "U", digits, "a", "v" (Python's, not JSON's). A byte
+# table (1 where it may): bytes.translate marks every byte at once.
+_CODEC_READS_AS_JSON = bytes(c in b'"\\bfnrtu' for c in range(256))
 
 
 def _codec_reads_as_json(data: bytes) -> bool:
@@ -367,7 +485,10 @@ def _codec_reads_as_json(data: bytes) -> bool:
     else:  # runs of one or two: an escape begins at a backslash after anything else
         begins = backslash.copy()
         begins[1:] &= ~backslash[:-1]
-    return not (len(a) and begins[-1]) and bool(_CODEC_READS_AS_JSON[a[1:][begins[:-1]]].all())
+    if len(a) and begins[-1]:
+        return False
+    may_follow = np.frombuffer(data.translate(_CODEC_READS_AS_JSON), np.bool_)
+    return not (begins[:-1] & ~may_follow[1:]).any()
 
 
 def _u_decode(data: bytes) -> tuple[bytes, str]:
@@ -438,6 +559,9 @@ def _text_form(data: bytes, json: bool) -> bytes:
         unescaped = _unescape_entities(data)
         data, text = unescaped, (text if unescaped is data else None)
     if not data.isascii():
+        normalised = _fold_vector(data)
+        if normalised is not None:
+            return normalised
         data = _fold_utf8(data, text)
     return _squeeze(data.translate(_TABLE))
 
