@@ -104,7 +104,7 @@ def measure(name: str, site: Path, needles: Needles, runs: int) -> float:
 
 _IMPORT_COST = """
 import time
-import ahocorasick_rs, numpy, builder.bundles.ingest, builder.bundles.manifest, builder.pipeline.isolation
+import ahocorasick_rs, daachorse, numpy, builder.bundles.ingest, builder.bundles.manifest, builder.pipeline.isolation
 start = time.process_time()
 import builder.pipeline.leakscan as leakscan
 imported = time.process_time()

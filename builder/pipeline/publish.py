@@ -13,8 +13,6 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-import ahocorasick_rs
-
 from builder.errors import BuilderError, LeakError
 from builder.pipeline.leakscan import SHINGLE, Needles, build_needles, normalise, scan_tree
 from builder.pipeline.records import STAGED, BuildReport
@@ -47,10 +45,7 @@ def without_public(needles: Needles, public_texts: Iterable[str]) -> Needles:
     kept = [(p, label) for p, label in zip(needles.patterns, needles.labels) if p not in public]
     if len(kept) == len(needles.patterns):
         return needles
-    if not kept:
-        return Needles()
-    patterns = tuple(p for p, _ in kept)
-    return Needles(patterns, tuple(label for _, label in kept), ahocorasick_rs.BytesAhoCorasick(list(patterns)))
+    return Needles.of(tuple(p for p, _ in kept), tuple(label for _, label in kept))
 
 
 def needles_for(report: BuildReport) -> Needles:

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.pipeline import leakscan
+from builder.pipeline import leaknorm, leakscan
 from builder.pipeline.leakscan import build_needles, normalise, output_forms
 
 # The definition of what is deleted, written out (the module derives it once, on first use).
@@ -112,11 +112,112 @@ def test_text_normalisation_is_the_definition(text: str) -> None:
 def test_folding_by_runs_and_whole_agree(text: str) -> None:
     # The routes _fold_utf8 chooses between by density: per run (codec error handler, split
     # at ASCII characters), whole text, and in the UTF-8 bytes (dense text).
-    by_runs = text.encode("ascii", leakscan._FOLD).translate(leakscan._TABLE)
-    whole = leakscan._fold(text).encode("utf-8", "replace").translate(leakscan._TABLE)
-    in_bytes = leakscan._fold_dense(text.encode(), text).translate(leakscan._TABLE)
-    assert leakscan._squeeze(by_runs) == leakscan._squeeze(whole) == reference_normalise(text)
-    assert leakscan._squeeze(in_bytes) == reference_normalise(text)
+    by_runs = text.encode("ascii", leaknorm._FOLD).translate(leaknorm._TABLE)
+    whole = leaknorm._fold(text).encode("utf-8", "replace").translate(leaknorm._TABLE)
+    in_bytes = leaknorm._fold_dense(text.encode(), text).translate(leaknorm._TABLE)
+    assert leaknorm._squeeze(by_runs) == leaknorm._squeeze(whole) == reference_normalise(text)
+    assert leaknorm._squeeze(in_bytes) == reference_normalise(text)
+    # The vector route (dense text: one byte in eight non-ASCII) gives the same or declines.
+    assert leaknorm._fold_vector(text.encode()) in (None, reference_normalise(text))
+
+
+# Korean-heavy text as the vector route sees it: syllables, with every kind of character
+# it must fold in place (punctuation, spaces, invisible ones between spaces or in runs,
+# compatibility and conjoining jamo, full-width letters) or leave to the general route.
+DENSE = st.lists(
+    st.sampled_from(list("가나다한글힣" * 4) + list(" \u00a0\u00ad\u200b\u3000·—「」.,Ａｂ\u3131\u314f\u1100\u1161\u11a8\ud7a3\ud7a4\ud7b0ﬁ½e\u0301Σ\U0001f600")),
+    max_size=80,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(DENSE)
+def test_vector_route_is_the_definition_on_dense_text(text: str) -> None:
+    data = text.encode()
+    folded = leaknorm._fold_vector(data)
+    assert folded in (None, reference_normalise(text))
+    if sum(b >= 0x80 for b in data) * 8 >= len(data) > 0 and "\U0001f600" not in text and "½" not in text:
+        assert folded is not None  # taken: dense, within the BMP, nothing that grows when folded
+    assert normalise(text) == reference_normalise(text)
+
+
+def test_vector_route_is_the_definition_for_every_bmp_character() -> None:
+    # Every character up to U+FFFF between syllables and between spaces, in one text (those
+    # whose folded bytes are longer than they are go to the general route: checked apart).
+    table = leaknorm._vector()
+    chars = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c < 0xE000]
+    grows = [c for c in chars if table.kind[ord(c)] == 2]
+    text = "".join(f"가{c}나 {c} 다{c}{c} " for c in chars if table.kind[ord(c)] != 2)
+    assert leaknorm._fold_vector(text.encode()) == reference_normalise(text)
+    assert len(grows) < 1000 and "½" in grows
+    for c in grows:
+        assert leaknorm._fold_vector(f"가나{c}다".encode()) is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "가나다".encode() + b"\x80",  # a continuation byte after a whole character
+        "가나다".encode() + "가".encode()[:2],  # a character cut short at the end
+        "가나다".encode() + "가".encode()[:2] + b"a",
+        "가나다".encode() + b"\xc0\x80",  # overlong forms
+        "가나다".encode() + b"\xe0\x80\x80",
+        "가나다".encode() + b"\xed\xa0\x80",  # a surrogate
+        "가나다".encode() + b"\xff" + "가".encode(),
+        "가나다".encode() + b"\xf0\x9f\x98",  # a 4-byte character cut short
+    ],
+)
+def test_vector_route_refuses_what_is_not_utf8(data: bytes) -> None:
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    assert leaknorm._fold_vector(data) is None
+    assert output_forms(data, "page.html") == [normalise(data, binary=True)]  # scanned as a binary file
+
+
+def test_dense_korean_output_takes_the_vector_route_and_finds_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Korean-heavy output of bench/bench_leakscan.py, in every encoding it writes, and
+    # gzipped: a planted window of a Korean question is found, by the vector route.
+    question = "다음 조건을 만족시키는 모든 자연수 n의 값의 합을 구하시오 단 최고차항의 계수가 1인 이차함수"
+    needles = build_needles([("kcsat-ml item 30", "", [question])])
+    window = " ".join(question.split()[3:11])
+    filler = "한국어 문장이 길게 이어지는 페이지입니다\u00ad 여러 번\u200b 반복됩니다 · 「인용」 — 끝."
+    taken: list[bool] = []
+    route = leaknorm._fold_vector
+
+    def spy(data: bytes) -> bytes | None:
+        folded = route(data)
+        taken.append(folded is not None)
+        return folded
+
+    monkeypatch.setattr(leaknorm, "_fold_vector", spy)
+    spellings = {
+        "syllables": window,
+        "conjoining jamo": unicodedata.normalize("NFD", window),
+        "compatibility jamo": window.replace("만", "\u3141\u314f\u3134").replace("시", "\u3145\u3163"),
+        "soft hyphens and zero-width spaces": window.replace("족", "\u00ad족").replace(" ", " \u200b"),
+    }
+    for spelling, text in spellings.items():
+        paragraph = f"{filler} {text} {filler}"
+        for name, data in [
+            ("page.html", f"<p>{html.escape(paragraph)}&nbsp;&middot; <code>x &lt; y</code></p>".encode()),
+            ("search.json", json.dumps({"docs": [{"text": paragraph, "location": "p1"}]}).encode()),
+            ("items.json", json.dumps([{"question": paragraph + '\n"인용"', "n": 1}], ensure_ascii=False).encode()),
+            ("items.csv", f'1,"{paragraph}"\n'.encode()),
+            ("items.csv.gz", gzip.compress(f'1,"{paragraph}"\n'.encode())),
+            ("search.json.gz", gzip.compress(json.dumps({"docs": [{"text": paragraph}]}).encode())),
+        ]:
+            taken.clear()
+            assert needles.scan_file(data, name) == "question text of kcsat-ml item 30", (spelling, name)
+            assert taken and all(taken), (spelling, name)
+            unplanted = data if name.endswith(".gz") else data.replace(text.encode(), b"")
+            if not name.endswith(".gz") and unplanted != data:
+                assert needles.scan_file(unplanted, name) is None
+
+
+def test_deleted_characters_between_spaces_leave_one_space() -> None:
+    # A NUL run (what is deleted) between two spaces would hide them from the squeeze.
+    for text in ["가 \u00ad 나", "가 \u00ad\u200b\u00ad 나", "가\u00ad 나", "가 \u00ad나", " \u200b가", "가\u200b ", "ﬁ\u00ad 가 ", "가 \u00ad\u3000\u00ad 나"]:
+        assert leaknorm._fold_vector(text.encode()) == reference_normalise(text), text
 
 
 HAS_U_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")
@@ -175,13 +276,13 @@ def test_word_blocks_listed_first_change_nothing() -> None:
     # _NONWORD_RE lists Hangul, kana and CJK ranges before \w for speed: the same set, checked
     # over every code point.
     plain = re.compile(r"[^\x00-\x7f\w]")
-    fast = leakscan._plain().nonword
-    assert "\uac00" in leakscan._plain().word_blocks
+    fast = leaknorm._plain().nonword
+    assert "\uac00" in leaknorm._plain().word_blocks
     assert [c for c in range(0x110000) if bool(fast.match(chr(c))) != bool(plain.match(chr(c)))] == []
 
 
 def test_deleted_characters_are_the_definition_over_all_of_unicode() -> None:
-    plain = leakscan._plain()
+    plain = leaknorm._plain()
     assert set(plain.invisible) == INVISIBLE and set(plain.marks) == MARKS
     deleted = INVISIBLE | MARKS
     assert [c for c in range(0x110000) if (plain.drop.fullmatch(chr(c)) is not None or c in plain.drop_astral) != (chr(c) in deleted)] == []
@@ -190,10 +291,10 @@ def test_deleted_characters_are_the_definition_over_all_of_unicode() -> None:
 def test_import_derives_no_table() -> None:
     # The tables cost 0.1 s of CPU: paid on the first fold of non-ASCII text, not by every
     # command that imports the build (bench/bench_leakscan.py prints the figures).
-    code = "import builder.pipeline.leakscan as m; print(m._plain.cache_info().currsize, m._folds.cache_info().currsize)"
+    code = "import builder.pipeline.leakscan, builder.pipeline.leaknorm as m; print(m._plain.cache_info().currsize, m._folds.cache_info().currsize)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.split() == ["0", "0"]
-    code = "import builder.pipeline.leakscan as m; m.normalise(b'x'); print(m._plain.cache_info().currsize); m.normalise('가 é'); print(m._plain.cache_info().currsize)"
+    code = "import builder.pipeline.leakscan, builder.pipeline.leaknorm as m; m.normalise(b'x'); print(m._plain.cache_info().currsize); m.normalise('가 é'); print(m._plain.cache_info().currsize)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.split() == ["0", "1"]
 
@@ -203,18 +304,18 @@ def _all_folds() -> dict[str, str]:
     # Every code point but ASCII and surrogates, folded by the plain definition (one call,
     # "\x00" between: nothing reaches across it).
     chars = [chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF]
-    folded = leakscan._fold_plain("\x00".join(chars)).split("\x00")
+    folded = leaknorm._fold_plain("\x00".join(chars)).split("\x00")
     assert len(folded) == len(chars)
     return dict(zip(chars, folded))
 
 
 def test_character_table_is_the_definition_character_by_character() -> None:
     folds = _all_folds()
-    assert {c: f for c, f in folds.items() if c <= "\uffff" and f != c} == leakscan._folds().char_fold
+    assert {c: f for c, f in folds.items() if c <= "\uffff" and f != c} == leaknorm._folds().char_fold
     for c in ["가", "힣", "中", "é", "Σ", "ß", "\u00ad", "\u3131", "\U0001d400", "\U000e0041"]:
-        assert leakscan._fold_plain(c) == folds[c]
+        assert leaknorm._fold_plain(c) == folds[c]
         assert folds[c].split() == reference_normalise(c).decode().split()
-    assert "\uac00" not in leakscan._folds().char_fold and "\ud7a3" not in leakscan._folds().char_fold  # Hangul syllables stay
+    assert "\uac00" not in leaknorm._folds().char_fold and "\ud7a3" not in leaknorm._folds().char_fold  # Hangul syllables stay
 
 
 def test_nfc_of_folded_text_composes_hangul_jamo_and_nothing_else() -> None:
@@ -229,7 +330,7 @@ def test_nfc_of_folded_text_composes_hangul_jamo_and_nothing_else() -> None:
         if len(parts) == 2 and not parts[0].startswith("<"):
             seconds.add(chr(int(parts[1], 16)))
     assert seconds & can_hold == set()
-    vowels_and_finals = set(leakscan._VT_JAMO)
+    vowels_and_finals = set(leaknorm._VT_JAMO)
     assert vowels_and_finals <= can_hold
     assert all(unicodedata.normalize("NFC", ch) == ch for ch in can_hold)
     assert unicodedata.normalize("NFC", "\u1100\u1161\u11a8") == "각"
