@@ -310,10 +310,30 @@ def _fold_vector(data: bytes) -> bytes | None:
 
     Only dense text (one byte in eight non-ASCII or more) is taken: in mostly-ASCII text
     (a page with a few "·" and "—") the general route folds the few runs of non-ASCII
-    characters at less cost than these vector operations over every byte."""
+    characters at less cost than these vector operations over every byte.
+
+    A large file goes in pieces of about a megabyte, cut at a space (ASCII, so never inside
+    a character; a separator, so no word, jamo or run of spaces spans two pieces): the
+    vector operations' arrays, several times a piece's size, stay small."""
     raw = np.frombuffer(data, np.uint8)
     if np.count_nonzero(raw >= 0x80) * 8 < len(data):
         return None
+    pieces, start = [], 0
+    while not pieces or start < len(data):
+        cut = data.find(b" ", start + _PIECE) if len(data) - start > 2 * _PIECE else -1
+        end = len(data) if cut < 0 else cut + 1
+        piece = _fold_piece(data[start:end])
+        if piece is None:
+            return None
+        pieces.append(piece if not pieces else piece[1:])  # each is padded with one space
+        start = end
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+
+_PIECE = 1 << 20
+
+
+def _fold_piece(data: bytes) -> bytes | None:
     v = _vector()
     a = np.empty(len(data) + 2, np.uint8)
     a[0] = a[-1] = 32  # one space at each end, as the squeeze leaves

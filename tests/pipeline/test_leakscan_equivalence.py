@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -139,6 +140,8 @@ def test_vector_route_is_the_definition_on_dense_text(text: str) -> None:
     if sum(b >= 0x80 for b in data) * 8 >= len(data) > 0 and "\U0001f600" not in text and "½" not in text:
         assert folded is not None  # taken: dense, within the BMP, nothing that grows when folded
     assert normalise(text) == reference_normalise(text)
+    with mock.patch.object(leaknorm, "_PIECE", 3):  # cut at every space past three bytes
+        assert leaknorm._fold_vector(data) == folded
 
 
 def test_vector_route_is_the_definition_for_every_bmp_character() -> None:
