@@ -149,3 +149,64 @@ def test_intervals_are_reproducible_across_runs():
     a = _two_models("1101001110", "0110")["mini"].to_dict()
     b = _two_models("1101001110", "0110")["mini"].to_dict()
     assert a == b
+
+
+def _separated_every_pair(est, higher_is_better: bool) -> np.ndarray:
+    """The definition, computed for every pair through the Gram matrix (the former code)."""
+    sign = 1.0 if higher_is_better else -1.0
+    v = sign * est.value
+    lo, hi = (est.lo, est.hi) if higher_is_better else (-est.hi, -est.lo)
+    el, eu = np.nan_to_num(v - lo), np.nan_to_num(hi - v)
+    gram = est.infl @ est.infl.T
+    norm = np.sqrt(np.diag(gram))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denom = norm[:, None] * norm[None, :]
+        rho = np.where(denom > 0, gram / np.where(denom > 0, denom, 1.0), 0.0)
+    spread = el[:, None] ** 2 + eu[None, :] ** 2 - 2 * rho * el[:, None] * eu[None, :]
+    return (v[:, None] - v[None, :]) - np.sqrt(np.maximum(spread, 0.0)) > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("higher_is_better", [True, False])
+def test_rank_ranges_compute_correlations_only_where_the_bounds_do_not_decide(seed, higher_is_better, monkeypatch):
+    """separated() skips ρ for pairs decided at ρ = ±1 and batches the rest; it must equal
+    the every-pair computation, on boards with ties, copies, a perfect and a null model."""
+    import builder.scoring.uncertainty as U
+
+    rng = np.random.default_rng(seed)
+    items, models = 40, 90
+    skill = rng.uniform(0.0, 1.0, models)
+    skill[:3] = [0.0, 1.0, 0.5]
+    solved = (rng.random((models, items)) < skill[:, None]).astype(float)
+    solved[10:20] = solved[0:10]  # identical copies: tied, never separated
+    solved[20:25, :-3] = solved[25:30, :-3]  # differ on 3 items only
+    est = ratio(solved, np.ones((models, items)), np.ones((models, items), dtype=bool), np.full(models, None, dtype=object))
+    monkeypatch.setattr(U, "PAIR_BATCH", 7)  # several batches, one of them partial
+    got = U.separated(est, higher_is_better)
+    expected = _separated_every_pair(est, higher_is_better)
+    assert got.dtype == bool and np.array_equal(got, expected)
+    assert 0 < expected.sum() < models * (models - 1) / 2  # some pairs separated, many not
+
+
+@pytest.mark.parametrize("higher_is_better", [True, False])
+def test_pairs_at_the_correlation_bounds_are_decided_as_the_definition_decides(higher_is_better):
+    """Influence rows ±u (ρ exactly ±1), zero rows (ρ = 0) and random rows, with lower
+    limits spread densely across both bounds |el − eu| and el + eu: a bound applied one
+    rounding step too early, or a pair skipped, changes the answer."""
+    from builder.scoring.uncertainty import Estimate, separated
+
+    rng = np.random.default_rng(7)
+    models, items = 240, 12
+    value = rng.uniform(0.3, 0.7, models)
+    el, eu = rng.choice([0.05, 0.1], models), rng.choice([0.05, 0.1], models)
+    u = rng.normal(size=items)
+    infl = np.where(rng.random(models)[:, None] < 0.5, u, -u)
+    infl[:20] = 0.0
+    infl[20:60] = rng.normal(size=(40, items))
+    value[60:80] = value[80:100] + el[60:80] + eu[80:100]  # exactly at the ρ = −1 bound
+    value[100:120] = value[120:140] + np.abs(el[100:120] - eu[120:140])  # exactly at the ρ = 1 bound
+    est = Estimate(value, value - el, value + eu, infl, np.arange(items), np.full(models, items), np.full(models, items),
+                   np.full(models, None, dtype=object))
+    expected = _separated_every_pair(est, higher_is_better)
+    assert np.array_equal(separated(est, higher_is_better), expected)
+    assert expected.any() and not expected.all()
