@@ -38,6 +38,8 @@ from datetime import datetime
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from builder.bundles.manifest import MANIFEST, RESULTS, Manifest
 from builder.errors import BundleError
@@ -124,11 +126,15 @@ def content_fingerprints(results: pd.DataFrame) -> dict[str, tuple]:
         return {}
     codes, subs = pd.factorize(results["submission"], sort=False)
     k = len(subs)
+    # Flags are counted through the codes they select (no float copy of each flag), and
+    # answer lengths are Arrow's (a null answer counts -1).
+    answer = pd.array(results["answer"], dtype=pd.StringDtype("pyarrow"))
+    lengths = pc.fill_null(pc.utf8_length(pa.chunked_array(answer._pa_array)), -1).to_numpy()
     cheap = np.stack([
-        np.bincount(codes, minlength=k).astype(float),
-        np.bincount(codes, weights=results["lab_correct"].to_numpy(dtype=float), minlength=k),
-        np.bincount(codes, weights=results["refused"].to_numpy(dtype=float), minlength=k),
-        np.bincount(codes, weights=results["answer"].str.len().fillna(-1).to_numpy(dtype=float), minlength=k),  # null: refused
+        np.bincount(codes, minlength=k),
+        np.bincount(codes[results["lab_correct"].to_numpy(dtype=bool)], minlength=k),
+        np.bincount(codes[results["refused"].to_numpy(dtype=bool)], minlength=k),
+        np.bincount(codes, weights=lengths, minlength=k).astype(np.int64),  # exact: a sum of integers under 2^53
     ], axis=1)
     out: dict[str, tuple] = {str(s): tuple(int(x) for x in cheap[i]) for i, s in enumerate(subs)}
     _, group, size = np.unique(cheap, axis=0, return_inverse=True, return_counts=True)

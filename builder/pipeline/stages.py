@@ -157,7 +157,7 @@ def unseal_state(
     state = apply_release(replace(
         state,
         bundles=tuple(kept),
-        submissions=submissions_frame(kept),
+        submissions=state.submissions if tuple(kept) == state.bundles else submissions_frame(kept),
         items=items_frame(items, spec.primary_language),
         results=results,
         embargoed_text=embargoed_text,

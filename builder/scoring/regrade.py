@@ -43,6 +43,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -263,16 +264,17 @@ DENSE_KEYS = 1 << 24  # below this many possible keys, factorize_ints counts ins
 def factorize_ints(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(codes, uniques) of non-negative int ``keys`` below ``size``, uniques ascending.
 
-    Keys built from a few small codes (answer × type, field combinations) span a small
+    Keys built from a few small codes (answer × item, field combinations) span a small
     range: one bincount and one lookup table replace a hash of every row (several times
-    faster on millions of rows). Larger ranges are hashed, with the same result.
+    faster on millions of rows). Larger ranges are hashed, with the same result. Codes are
+    int32 when they fit: half the memory traffic of every later lookup through them.
     """
     if size > DENSE_KEYS:
         codes, uniques = pd.factorize(keys, sort=True)
-        return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=np.int64)
+        return np.asarray(codes, dtype=np.int32 if len(uniques) < 2**31 else np.int64), np.asarray(uniques, dtype=np.int64)
     uniques = np.flatnonzero(np.bincount(keys, minlength=size))
-    table = np.empty(size, dtype=np.int64)
-    table[uniques] = np.arange(len(uniques))
+    table = np.empty(size, dtype=np.int32)
+    table[uniques] = np.arange(len(uniques), dtype=np.int32)
     return table[keys], uniques
 
 
@@ -290,61 +292,79 @@ def regrade(
     `row_item` maps each row to an item index; only rows where `row_mask` holds are
     regraded. `item_type[i]` indexes `type_names` (-1: judge-graded), `item_gold[i]` is the
     item's gold key (:func:`gold_key`) and `item_gold_text[i]` its gold as written (for the
-    equivalence path). Each distinct answer goes through the exact path once per type and
-    each distinct (answer, item) the exact path cannot read through the equivalence path
-    once, so the Python work grows with distinct answers, not rows.
+    equivalence path).
+
+    A row's verdict depends only on its (answer, item), and rows repeat these pairs many
+    times over (every submission, language and sample answers the same item): each row is
+    mapped to its pair once, the pairs are graded — the exact path once per distinct
+    (answer, type), the equivalence path once per distinct (answer, item) the exact path
+    cannot read — and the verdicts are looked up per row. So the Python work grows with
+    distinct answers, and the work per row is a handful of array passes.
 
     Returns (correct, parsed, how) per row; `how` is 0 outside the regraded rows, else
     :data:`HOW` of the path that decided.
     """
     codes, uniques = pd.factorize(pd.Series(answers, copy=False), use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.int64)
-    n, n_items, n_types = len(codes), len(item_type), max(len(type_names), 1)
+    n_items = len(item_type)
     golds_text = item_gold_text if item_gold_text is not None else item_gold
-    correct = np.zeros(n, dtype=bool)
-    parsed = np.zeros(n, dtype=bool)
-    how = np.zeros(n, dtype=np.int8)
-    row_type = np.where(row_mask, item_type[row_item], -1)
-    live = row_type >= 0
-    how[live & (codes < 0)] = HOW["unparsed"]
-    rows = np.flatnonzero(live & (codes >= 0))
-    if not len(rows):
-        return correct, parsed, how
+    # key = 0 for a row not regraded, else 1 + (answer code + 1) × items + item (a null
+    # answer has code -1): built in place, one array.
+    key = np.asarray(codes, dtype=np.int64) + 1
+    key *= n_items
+    key += row_item
+    key += 1
+    key[~(row_mask & (item_type >= 0)[row_item])] = 0
+    pair_of_row, pairs = factorize_ints(key, (len(uniques) + 1) * n_items + 1)
+    del key
+    p_correct = np.zeros(len(pairs), dtype=bool)
+    p_parsed = np.zeros(len(pairs), dtype=bool)
+    p_how = np.zeros(len(pairs), dtype=np.int8)
+    graded = np.flatnonzero(pairs > 0)
+    answer, item = np.divmod(pairs[graded] - 1, n_items)
+    answer -= 1  # back to the answer's code: -1 is null
+    p_how[graded[answer < 0]] = HOW["unparsed"]
+    keep = answer >= 0
+    graded, answer, item = graded[keep], answer[keep], item[keep]
+    if len(graded):
+        _grade_pairs(graded, answer, item, uniques, item_type, item_gold, golds_text, type_names, p_correct, p_parsed, p_how)
+    return p_correct[pair_of_row], p_parsed[pair_of_row], p_how[pair_of_row]
+
+
+def _grade_pairs(
+    at: np.ndarray, answer: np.ndarray, item: np.ndarray, uniques: Sequence[object], item_type: np.ndarray,
+    item_gold: list[str | None], golds_text: list[str | None], type_names: tuple[str, ...],
+    correct: np.ndarray, parsed: np.ndarray, how: np.ndarray,
+) -> None:
+    """Grade the distinct (answer, item) pairs listed by position `at`, writing the verdict
+    arrays in place: the exact path first, the equivalence path for what it cannot read."""
+    n_types = max(len(type_names), 1)
     # One key space for every type: (type, exact key) -> int, golds first.
     key_of: dict[tuple[str, str | None], int] = {}
-    item_key = np.full(n_items, -1, dtype=np.int64)
-    item_plain = np.zeros(n_items, dtype=bool)  # the gold is read by the exact path
+    item_key = np.full(len(item_type), -1, dtype=np.int64)
+    item_plain = np.zeros(len(item_type), dtype=bool)  # the gold is read by the exact path
     for i in np.flatnonzero(item_type >= 0).tolist():
         name = type_names[item_type[i]]
         item_key[i] = key_of.setdefault((name, item_gold[i]), len(key_of))
         item_plain[i] = name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None)
     # The exact path once per distinct (answer, type).
-    pair_codes, pairs = factorize_ints(codes[rows] * n_types + row_type[rows], len(uniques) * n_types)
-    pair_key = np.empty(len(pairs), dtype=np.int64)  # -1 not read exactly, -2 read but no gold
-    for j, p in enumerate(pairs.tolist()):
-        u, t = divmod(p, n_types)
+    kind = item_type[item]
+    by_type, answer_types = factorize_ints(answer * n_types + kind, (int(answer.max()) + 1) * n_types)
+    type_key = np.empty(len(answer_types), dtype=np.int64)  # -1 not read exactly, -2 read but no gold
+    for j, pair in enumerate(answer_types.tolist()):
+        u, t = divmod(pair, n_types)
         k = canonical(type_names[t], uniques[u])
-        pair_key[j] = -1 if k is None else key_of.get((type_names[t], k), -2)
-    ak = pair_key[pair_codes]
-    it = row_item[rows]
-    exact = (ak != -1) & item_plain[it]
-    done = rows[exact]
-    correct[done] = (ak[exact] >= 0) & (ak[exact] == item_key[it[exact]])
+        type_key[j] = -1 if k is None else key_of.get((type_names[t], k), -2)
+    ak = type_key[by_type]
+    exact = (ak != -1) & item_plain[item]
+    done = at[exact]
+    correct[done] = (ak[exact] >= 0) & (ak[exact] == item_key[item[exact]])
     parsed[done] = True
     how[done] = HOW["exact"]
-    slow = rows[~exact]
-    if not len(slow):
-        return correct, parsed, how
-    is_choice = np.array([name == "choice" for name in type_names])[row_type[slow]]
-    how[slow[is_choice]] = HOW["unparsed"]
-    slow = slow[~is_choice]
+    slow = ~exact
+    is_choice = np.array([name == "choice" for name in type_names])[kind]
+    how[at[slow & is_choice]] = HOW["unparsed"]
     # The equivalence path once per distinct (answer, item).
-    pair_codes, pairs = pd.factorize(codes[slow] * n_items + row_item[slow])
-    verdicts = []
-    for p in pairs.tolist():
-        u, i = divmod(p, n_items)
-        verdicts.append(equivalent(type_names[item_type[i]], str(golds_text[i]), str(uniques[u])))
-    correct[slow] = np.array([v.correct for v in verdicts], dtype=bool)[pair_codes]
-    parsed[slow] = np.array([v.parsed for v in verdicts], dtype=bool)[pair_codes]
-    how[slow] = np.array([HOW[v.how] for v in verdicts], dtype=np.int8)[pair_codes]
-    return correct, parsed, how
+    for j in np.flatnonzero(slow & ~is_choice).tolist():
+        i = int(item[j])
+        verdict = equivalent(type_names[item_type[i]], str(golds_text[i]), str(uniques[answer[j]]))
+        correct[at[j]], parsed[at[j]], how[at[j]] = verdict.correct, verdict.parsed, HOW[verdict.how]

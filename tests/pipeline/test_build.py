@@ -181,7 +181,8 @@ def test_refuses_to_replace_a_directory_that_is_not_a_site(inst, tmp_path):
 
 
 def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch):
-    """Worker processes give the same frames and the same rejections as one process."""
+    """Worker processes (and verification threads) give the same frames and the same
+    rejections, in the same order, as one process."""
     import shutil
 
     root = tmp_path / "inst"
@@ -195,6 +196,10 @@ def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch
     bad = results_for(inst.items)
     bad[3]["item"] = "no-such-item"
     forge_submission(inst, "acme", "p-bad", bad)  # create would refuse the unknown item
+    sealed = inst.bundles["acme/p-5"] / "results.jsonl.age"  # verification (in threads) refuses this one
+    data = bytearray(sealed.read_bytes())
+    data[-1] ^= 1
+    sealed.write_bytes(bytes(data))
 
     outcomes = {}
     for workers in ("1", "2"):
@@ -204,9 +209,10 @@ def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch
         frame = state.results.sort_values(["submission", "item", "lang", "sample"]).reset_index(drop=True)
         outcomes[workers] = (frame, [(r.where, r.reason, r.message) for r in report.rejections], [b.to_dict() for b in state.boards])
     assert outcomes["1"][1] == outcomes["2"][1] == [
-        ("bundles/soohak/acme/p-bad/results.jsonl.age", "unknown-item", outcomes["1"][1][0][2])
+        ("bundles/soohak/acme/p-5/results.jsonl.age", "digest-mismatch", outcomes["1"][1][0][2]),
+        ("bundles/soohak/acme/p-bad/results.jsonl.age", "unknown-item", outcomes["1"][1][1][2]),
     ]
-    assert "line 4" in outcomes["1"][1][0][2] or ":4:" in outcomes["1"][1][0][2]
+    assert "line 4" in outcomes["1"][1][1][2] or ":4:" in outcomes["1"][1][1][2]
     import pandas.testing
 
     pandas.testing.assert_frame_equal(outcomes["1"][0], outcomes["2"][0])
@@ -240,3 +246,33 @@ def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
     assert "javascript:alert" in page  # shown as text…
     assert 'href="javascript:' not in page  # …never as a link
     assert "alert(1))<script>" not in page and "alert(1))&lt;script&gt;" in page  # …nor as a tag
+
+
+def test_the_build_turns_numpys_huge_page_advice_off_and_back(inst, tmp_path, monkeypatch):
+    """Scoring's short-lived large arrays are not worth a huge-page compaction each
+    (builder.pipeline.build._small_pages); numpy's process-wide setting is restored after,
+    and NUMPY_MADVISE_HUGEPAGE set by the user wins."""
+    from builder.pipeline.build import _madvise_toggle
+
+    toggle = _madvise_toggle()
+    assert toggle is not None  # numpy >= 1.26 has the switch
+
+    def advice() -> bool:
+        previous = toggle(True)
+        toggle(previous)
+        return previous
+
+    original = toggle(True)
+    try:
+        for env, during in ((None, False), ("1", True)):
+            if env is None:
+                monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+            else:
+                monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", env)
+            seen: list[bool] = []
+            build(inst.root, tmp_path / f"site-{env}", identities=[inst.identity], now=NOW, render=False,
+                  progress=lambda _, seen=seen: seen.append(advice()))
+            assert seen and set(seen) == {during}
+            assert advice() is True
+    finally:
+        toggle(original)

@@ -5,7 +5,11 @@ answer spellings against verdicts decided by hand (as a grader following the pap
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builder.scoring.regrade import MAX_EQUIVALENCE_CHARS, canonical, grade
 
@@ -220,3 +224,34 @@ def test_gold_that_does_not_parse_is_a_dataset_error_that_does_not_echo_it():
     with pytest.raises(ScoringInputError) as exc:
         inst.score()
     assert "m0" in str(exc.value) and "forty-two" not in str(exc.value)
+
+
+# Items of every regraded type and one judge-graded (type -1), golds from the table above.
+_ITEMS = [("integer", "12"), ("fraction", "1/2"), ("decimal", "2.5"), ("expression", "x^2+1"), ("expression", "\\sqrt{2}"),
+          ("choice", "B"), ("ill_posed", "ill-posed")]
+_TYPES = ("integer", "fraction", "decimal", "expression", "choice")
+_ANSWERS = sorted({a for _, _, a, _ in SPELLINGS} | {"", "  ", "1e9999", "0"}) + [None]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, len(_ITEMS) - 1), st.sampled_from(_ANSWERS), st.booleans()), min_size=1, max_size=60),
+)
+def test_vectorised_regrade_is_grade_row_by_row(rows):
+    """regrade() grades distinct (answer, item) pairs and looks verdicts up per row; every
+    row must get exactly what grade() says of it alone (or nothing, outside the mask)."""
+    from builder.scoring.regrade import HOW, gold_key, regrade
+
+    item_type = np.array([_TYPES.index(t) if t in _TYPES else -1 for t, _ in _ITEMS])
+    golds = [g for _, g in _ITEMS]
+    keys = [gold_key(t, g) if t in _TYPES else None for t, g in _ITEMS]
+    items, answers, mask = (np.array(column) for column in zip(*rows))
+    correct, parsed, how = regrade(pd.Series(list(answers), dtype=object), items, mask, item_type, keys, _TYPES, golds)
+    for j, (i, answer, regraded) in enumerate(rows):
+        kind, gold = _ITEMS[i]
+        if regraded and kind in _TYPES:
+            v = grade(kind, gold, answer)
+            expected = (v.correct, v.parsed, HOW[v.how])
+        else:
+            expected = (False, False, 0)
+        assert (bool(correct[j]), bool(parsed[j]), int(how[j])) == expected, (kind, gold, answer)
