@@ -133,3 +133,14 @@ def test_fast_path_reads_an_escaped_answer_key_as_the_strict_path_does():
     assert vouched(data)
     assert parse_table(data, "r", {}).equals(_strict_table(data, "r", {}, _schema({})))
     assert not vouched(LINE.replace(b"}", b',"\\u0061nswer":"13"}'))
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 18) - 1, 1 << 18, (1 << 18) + 1, 3 * (1 << 18) + 5])
+def test_newlines_are_counted_like_bytes_count_across_chunk_edges(size):
+    from builder.bundles.results import _count_newlines
+
+    data = bytes((i * 7919) % 11 for i in range(size))  # a newline (10) every few bytes, at irregular places
+    assert _count_newlines(data) == data.count(b"\n")
+    if size:
+        edge = b"\n" + bytes(size - 1)  # only at the very start, then only at the very end
+        assert _count_newlines(edge) == 1 and _count_newlines(edge[::-1]) == 1
