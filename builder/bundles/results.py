@@ -143,9 +143,14 @@ def parse_results(
 
 
 def parse_table(
-    data: bytes, where: str, extras: Mapping[str, ExtraType] | None = None, limits: ResultsLimits | None = None
+    data: bytes, where: str, extras: Mapping[str, ExtraType] | None = None, limits: ResultsLimits | None = None,
+    *, duplicates: bool = True,
 ) -> pa.Table:
-    """The checked Arrow table of :func:`parse_results` (the build converts it itself)."""
+    """The checked Arrow table of :func:`parse_results` (the build converts it itself).
+
+    ``duplicates=False`` leaves the repeated-sample check to the caller
+    (:func:`refuse_duplicates`), which may hold the ids' codes already.
+    """
     extras = dict(extras or {})
     if limits is not None:
         limits.check_lines(data, where)
@@ -154,7 +159,8 @@ def parse_table(
     if table is None or not _columns_ok(table, extras, ascii_source=data.isascii()):
         # The row-by-row pass names the line of any problem, or vouches for the file.
         table = _strict_table(data, where, extras, schema)
-    _refuse_duplicates(table, where, extras, data)
+    if duplicates:
+        refuse_duplicates(table, where, extras, data)
     return table
 
 
@@ -369,8 +375,15 @@ def line_of_row(data: bytes, index: int) -> int:
     return index + 1
 
 
-def _refuse_duplicates(table: pa.Table, where: str, extras: Mapping[str, ExtraType], data: bytes) -> None:
-    idx = _first_duplicate(table, _extra_keys(extras))
+def refuse_duplicates(
+    table: pa.Table, where: str, extras: Mapping[str, ExtraType] | None, data: bytes, codes: Mapping[str, np.ndarray] | None = None
+) -> None:
+    """Refuse a repeated (item, lang, sample, categorical extras…), naming its line.
+
+    ``codes``: integer codes of some key columns already at hand, equal exactly where the
+    values are equal (the build's item and language lookups); the others are encoded here.
+    """
+    idx = _first_duplicate(table, _extra_keys(extras or {}), codes or {})
     if idx is not None:
         row = table.slice(idx, 1).to_pylist()[0]
         raise ResultsError(
@@ -414,9 +427,9 @@ def _codes(column: pa.ChunkedArray) -> np.ndarray:
     return encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _first_duplicate(table: pa.Table, extra_keys: list[str]) -> int | None:
+def _first_duplicate(table: pa.Table, extra_keys: list[str], known: Mapping[str, np.ndarray]) -> int | None:
     """Row index of the first repeated (item, lang, sample, extras…), or None."""
-    keys = [_codes(table.column(name)) for name in ("item", "lang", "sample", *extra_keys)]
+    keys = [known[name] if name in known else _codes(table.column(name)) for name in ("item", "lang", "sample", *extra_keys)]
     # Usually there is none: one sort of a single int64 key per row says so. Codes are
     # >= -1 (null), so shifted by one each fits in a mixed radix of its largest value + 2.
     widths = [int(k.max(initial=0)) + 2 for k in keys]

@@ -24,7 +24,7 @@ from builder import errors
 from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEMS, DatasetManifest, VerifiedDataset, parse_items
 from builder.bundles.manifest import RESULTS
-from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, line_of_row, parse_table
+from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, line_of_row, parse_table, refuse_duplicates
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
@@ -90,7 +90,7 @@ def unseal_results(bundle: VerifiedBundle, keys: BenchmarkKeys, expected: Expect
         expected.limits.check_sealed_size(len(sealed), where)
     # The embargo key if the lab opted in, else the private results key (builder.bundles.sealing).
     plaintext = keys.open(sealed, bundle.manifest.publish_results, where)
-    table = parse_table(plaintext, where, expected.extras, expected.limits)
+    table = parse_table(plaintext, where, expected.extras, expected.limits, duplicates=False)  # below, with the ids' codes
     known_items, known_langs = expected.lookup
     item = pc.index_in(table.column("item"), value_set=known_items)
     if item.null_count:
@@ -104,12 +104,16 @@ def unseal_results(bundle: VerifiedBundle, keys: BenchmarkKeys, expected: Expect
             hint="results must use the dataset's item ids",
         )
     lang = pc.index_in(table.column("lang"), value_set=known_langs)
+    item_codes, lang_codes = item.to_numpy(zero_copy_only=False), lang.to_numpy(zero_copy_only=False)
+    # An undeclared language has no code (null): then the languages are encoded afresh, so
+    # two different undeclared ones stay apart; coverage refuses them just below.
+    refuse_duplicates(table, where, expected.extras, plaintext, {"item": item_codes, **({} if lang.null_count else {"lang": lang_codes})})
     # Ids repeat on every row: as categories (one small integer a row) they cost a fraction
     # of the memory and of the pickling back from the worker, and scoring reads their codes.
     # An undeclared language has no code; kept as written, coverage refuses it just below.
     codes = {
-        "item": pd.Categorical.from_codes(item.to_numpy(zero_copy_only=False), dtype=expected.items),
-        "lang": pd.Categorical.from_codes(lang.to_numpy(zero_copy_only=False), dtype=expected.languages)
+        "item": pd.Categorical.from_codes(item_codes, dtype=expected.items),
+        "lang": pd.Categorical.from_codes(lang_codes, dtype=expected.languages)
         if not lang.null_count
         else pd.Categorical(table.column("lang").to_numpy(zero_copy_only=False)),
     }
