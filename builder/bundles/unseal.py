@@ -24,17 +24,23 @@ from builder import errors
 from builder.bundles.coverage import check_unsealed
 from builder.bundles.dataset import ITEMS, DatasetManifest, VerifiedDataset, parse_items
 from builder.bundles.manifest import RESULTS
-from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, line_of_row, parse_table
+from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, line_of_row, parse_table, refuse_duplicates
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
 from builder.trust.seal import Identity, unseal
+
+Columns = dict[str, Any]  # a frame's columns as arrays, the form unsealed rows travel in
 
 
 @dataclass(frozen=True)
 class UnsealedBundle:
     bundle: VerifiedBundle
     results: pd.DataFrame  # one row per sample; item and lang categorical (Expected's categories)
+    # The same columns as arrays, item and lang as codes into Expected's categories: they
+    # travel back from a worker once (the parent has them), not with every frame, and
+    # arrays pickle and join without pandas' per-frame work (concat_results).
+    columns: Columns
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,7 @@ def unseal_results(bundle: VerifiedBundle, keys: BenchmarkKeys, expected: Expect
         expected.limits.check_sealed_size(len(sealed), where)
     # The embargo key if the lab opted in, else the private results key (builder.bundles.sealing).
     plaintext = keys.open(sealed, bundle.manifest.publish_results, where)
-    table = parse_table(plaintext, where, expected.extras, expected.limits)
+    table = parse_table(plaintext, where, expected.extras, expected.limits, duplicates=False)  # below, with the ids' codes
     known_items, known_langs = expected.lookup
     item = pc.index_in(table.column("item"), value_set=known_items)
     if item.null_count:
@@ -98,40 +104,36 @@ def unseal_results(bundle: VerifiedBundle, keys: BenchmarkKeys, expected: Expect
             hint="results must use the dataset's item ids",
         )
     lang = pc.index_in(table.column("lang"), value_set=known_langs)
+    item_codes, lang_codes = item.to_numpy(zero_copy_only=False), lang.to_numpy(zero_copy_only=False)
+    # An undeclared language has no code (null): then the languages are encoded afresh, so
+    # two different undeclared ones stay apart; coverage refuses them just below.
+    refuse_duplicates(table, where, expected.extras, plaintext, {"item": item_codes, **({} if lang.null_count else {"lang": lang_codes})})
     # Ids repeat on every row: as categories (one small integer a row) they cost a fraction
     # of the memory and of the pickling back from the worker, and scoring reads their codes.
     # An undeclared language has no code; kept as written, coverage refuses it just below.
     codes = {
-        "item": pd.Categorical.from_codes(item.to_numpy(zero_copy_only=False), dtype=expected.items),
-        "lang": pd.Categorical.from_codes(lang.to_numpy(zero_copy_only=False), dtype=expected.languages)
+        "item": pd.Categorical.from_codes(item_codes, dtype=expected.items),
+        "lang": pd.Categorical.from_codes(lang_codes, dtype=expected.languages)
         if not lang.null_count
         else pd.Categorical(table.column("lang").to_numpy(zero_copy_only=False)),
     }
     columns = frame_columns(table.drop_columns(["item", "lang"]))
     # The lab's verdict stays beside the regraded one scoring computes (builder.scoring).
-    frame = pd.DataFrame({RENAMED.get(n, n): codes[n] if n in codes else columns[n] for n in table.column_names}, copy=False)
+    values = {RENAMED.get(n, n): codes[n] if n in codes else columns[n] for n in table.column_names}
+    frame = pd.DataFrame(values, copy=False)
     # Complete, and what the lab signed: a partial bundle never reaches a board.
     check_unsealed(bundle.manifest, frame, expected.dataset, expected.spec, where, plaintext)
-    return UnsealedBundle(bundle=bundle, results=frame)
+    return UnsealedBundle(bundle=bundle, results=frame, columns={name: _array(value) for name, value in values.items()})
 
 
-Columns = dict[str, Any]  # a frame's columns as arrays, the form unsealed rows travel in
-
-
-def _columns(frame: pd.DataFrame) -> Columns:
-    """The frame's columns as arrays, item and lang as codes into :class:`Expected`'s
-    categories: those travel back from a worker once (the parent has them), not with every
-    frame, and arrays pickle and join without pandas' per-frame work."""
-    out: Columns = {}
-    for name in frame.columns:
-        column = frame[name]
-        if name in ("item", "lang"):
-            out[name] = column.cat.codes.to_numpy()
-        elif isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
-            out[name] = column.array  # Arrow-backed strings stay Arrow
-        else:
-            out[name] = column.to_numpy()
-    return out
+def _array(value: Any) -> Any:
+    """A frame column's values as they travel: a categorical's codes, Arrow-backed strings
+    as they are, anything else as numpy (what the frame holds)."""
+    if isinstance(value, pd.Categorical):
+        return value.codes
+    if isinstance(value, pd.Series):  # ints and bools with nulls (results.frame_columns)
+        return value.array if isinstance(value.dtype, pd.api.extensions.ExtensionDtype) else value.to_numpy()
+    return value
 
 
 def concat_results(bundles: Sequence[VerifiedBundle], parts: Sequence[Columns], expected: Expected) -> pd.DataFrame:
@@ -171,7 +173,7 @@ def _work(index: int) -> Outcome:
     assert _JOB is not None  # set by unseal_many before the fork
     bundles, keys, expected = _JOB
     try:
-        return "ok", _columns(unseal_results(bundles[index], keys, expected).results)
+        return "ok", unseal_results(bundles[index], keys, expected).columns
     except errors.BuilderError as exc:
         return "error", (type(exc).__name__, exc.message, exc.where, exc.line, exc.hint, exc.reason)
 
@@ -194,14 +196,14 @@ def unseal_many(
 ) -> Iterator[tuple[VerifiedBundle, Columns | errors.BuilderError]]:
     """Unseal and parse every bundle, in order; a failure is yielded, not raised.
 
-    Rows come as arrays (:func:`_columns`); :func:`concat_results` joins them into a frame.
+    Rows come as arrays (:attr:`UnsealedBundle.columns`); :func:`concat_results` joins them into a frame.
     """
     global _JOB
     workers = min(workers_available(), len(bundles))
     if workers < 2 or len(bundles) < MIN_PARALLEL_BUNDLES or "fork" not in multiprocessing.get_all_start_methods():
         for bundle in bundles:
             try:
-                yield bundle, _columns(unseal_results(bundle, keys, expected).results)
+                yield bundle, unseal_results(bundle, keys, expected).columns
             except errors.BuilderError as exc:
                 yield bundle, exc
         return

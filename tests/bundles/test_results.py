@@ -12,7 +12,16 @@ import json
 import orjson
 import pytest
 
-from builder.bundles.results import MAX_ROW_BYTES, ResultsLimits, _columns_ok, _fast_table, _schema, parse_results
+from builder.bundles.results import (
+    MAX_ROW_BYTES,
+    ResultsLimits,
+    _columns_ok,
+    _fast_table,
+    _schema,
+    _strict_table,
+    parse_results,
+    parse_table,
+)
 from builder.errors import ResultsError
 
 ROW = {"item": "m000", "lang": "en", "sample": 0, "answer": "12", "correct": True, "refused": False}
@@ -97,7 +106,8 @@ def test_fast_path_vouches_for_compact_and_spaced_files():
         ("indented line", LINE + b"  " + LINE),
         ("two objects on a line", LINE.rstrip(b"\n") + b" " + LINE + b"\n"),
         ("answer absent (Arrow reads null)", orjson.dumps({k: v for k, v in ROW.items() if k != "answer"}) + b"\n"),
-        ("answer key written with escapes", LINE.replace(b'"answer"', b'"\\u0061nswer"')),
+        ("null answer, key written with escapes", LINE.replace(b'"answer":"12"', b'"\\u0061nswer":null')),
+        ("null answer with a space", LINE.replace(b'"answer":"12"', b'"answer": null')),
         ("NaN", LINE.replace(b"}", b',"latency_s":NaN}')),
         ("Infinity", LINE.replace(b"}", b',"cost_usd":Infinity}')),
         ("2^53 + 1 rounded to a double", LINE.replace(b"}", b',"output_tokens":9007199254740993}')),
@@ -114,3 +124,23 @@ def test_fast_path_vouches_for_compact_and_spaced_files():
 )
 def test_fast_path_leaves_to_the_strict_path(name: str, data: bytes):
     assert not vouched(data, {"budget": "int"}), name
+
+
+def test_fast_path_reads_an_escaped_answer_key_as_the_strict_path_does():
+    # A non-null answer proves its key is there, however it is spelled; a second spelling
+    # of the same key is a duplicate, which Arrow refuses like the strict path.
+    data = LINE.replace(b'"answer"', b'"\\u0061nswer"')
+    assert vouched(data)
+    assert parse_table(data, "r", {}).equals(_strict_table(data, "r", {}, _schema({})))
+    assert not vouched(LINE.replace(b"}", b',"\\u0061nswer":"13"}'))
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 18) - 1, 1 << 18, (1 << 18) + 1, 3 * (1 << 18) + 5])
+def test_newlines_are_counted_like_bytes_count_across_chunk_edges(size):
+    from builder.bundles.results import _count_newlines
+
+    data = bytes((i * 7919) % 11 for i in range(size))  # a newline (10) every few bytes, at irregular places
+    assert _count_newlines(data) == data.count(b"\n")
+    if size:
+        edge = b"\n" + bytes(size - 1)  # only at the very start, then only at the very end
+        assert _count_newlines(edge) == 1 and _count_newlines(edge[::-1]) == 1

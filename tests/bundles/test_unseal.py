@@ -95,3 +95,28 @@ def test_a_worker_that_dies_once_costs_a_retry_not_a_bundle(instance, tmp_path, 
 
 def _labs():
     return [("acme" if i % 2 else "beta", name) for i, name in enumerate(SUBMISSIONS)]
+
+
+def test_columns_travel_from_workers_as_the_frame_holds_them():
+    """A worker ships its rows as arrays (UnsealedBundle.columns) and concat_results joins
+    them: each must be what the checked frame holds, dtype and nulls included (ints and
+    bools with nulls come from pandas as float and object)."""
+    import pandas as pd
+
+    from builder.bundles.results import frame_columns, parse_table
+    from builder.bundles.unseal import _array
+
+    data = (
+        b'{"item":"m1","lang":"en","sample":0,"answer":null,"correct":true,"refused":false,"budget":3,"sketch":true,"variant":"a"}\n'
+        b'{"item":"m1","lang":"en","sample":1,"answer":"x","correct":false,"refused":false,"latency_s":1.5}\n'
+    )
+    columns = frame_columns(parse_table(data, "r", {"budget": "int", "sketch": "bool", "variant": ("a", "b")}))
+    frame = pd.DataFrame(columns, copy=False)
+    for name, value in columns.items():
+        held = frame[name]
+        expected = held.array if isinstance(held.dtype, pd.api.extensions.ExtensionDtype) else held.to_numpy()
+        shipped = _array(value)
+        assert type(shipped) is type(expected) and shipped.dtype == expected.dtype, name
+        assert pd.Series(shipped).equals(pd.Series(expected)), name
+    codes = pd.Categorical(["b", "a", "b"], categories=["a", "b"])
+    assert _array(codes).tolist() == [1, 0, 1]

@@ -61,6 +61,12 @@ def fourth_sample(rows: Rows) -> Rows:
     return [dict(r, sample=3) if (r["item"], r["lang"], r["sample"]) == ("m001", "en", 2) else r for r in rows]
 
 
+def two_undeclared(rows: Rows) -> Rows:
+    # One item's sample 0 in two different undeclared languages: not one repeated sample.
+    swap = {("m001", "en", 0): "fr", ("m001", "ko", 0): "de"}
+    return [dict(r, lang=swap.get((r["item"], r["lang"], r["sample"]), r["lang"])) for r in rows]
+
+
 def korean_only(rows: Rows) -> Rows:
     return [r for r in rows if r["lang"] == "ko"]
 
@@ -74,6 +80,7 @@ CASES: dict[str, tuple[Callable[[Rows], Rows], str, str]] = {
     "unknown-item": (unknown_item, "unknown-item", "m999"),
     "lang-fr": (french, "undeclared-language", "'fr'"),
     "lang-en-US": (regional_english, "undeclared-language", "'en-US'"),
+    "two-undeclared": (two_undeclared, "undeclared-language", "'de', 'fr'"),
     "12-of-18-items": (twelve_items, "incomplete-coverage", "6 of 18 items have no samples (refusal 6 of 6): r000, r001, r002, r003, r004 and 1 more"),
     "two-samples": (two_samples, "wrong-sample-count", "'c002' has 2"),
     "sample-3": (fourth_sample, "wrong-sample-count", "sample 3"),

@@ -366,3 +366,29 @@ def test_yaml_loader_text(text: str) -> None:
 def test_yaml_deep_nesting(text: str) -> None:
     with pytest.raises(BuilderError):
         loads_yaml(text, "x.yaml")
+
+
+@FUZZ
+@given(
+    st.lists(valid_row.filter(lambda r: r["answer"] is not None), min_size=16, max_size=40,
+             unique_by=lambda r: (r["item"], r["lang"], r["sample"], r.get("variant"))),
+    st.data(),
+)
+def test_a_few_null_answers_among_many_rows(rows: list[dict], data) -> None:
+    """Few null answers: the fast path looks for the key on those rows' lines only
+    (results._fast_table). A row without the key, or with it spelled otherwise, must get
+    what the strict path says, wherever it is."""
+    lines = compact(rows).splitlines(keepends=True)
+    for index in data.draw(st.lists(st.integers(0, len(rows) - 1), min_size=1, max_size=2, unique=True)):
+        how = data.draw(st.sampled_from(["null", "absent", "spaced", "escaped key"]))
+        row = dict(rows[index], answer=None)
+        if how == "absent":
+            del row["answer"]
+        line = orjson.dumps(row)
+        if how == "spaced":
+            line = line.replace(b'"answer":null', b'"answer": null')
+        elif how == "escaped key":
+            line = line.replace(b'"answer":null', b'"\\u0061nswer":null')
+        lines[index] = line + b"\n"
+    text = b"".join(lines)
+    same(outcome(text, strict_only=False), outcome(text, strict_only=True))
