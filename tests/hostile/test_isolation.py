@@ -126,10 +126,10 @@ def test_any_exception_in_unseal_rejects_only_its_bundle(inst, monkeypatch) -> N
 
     real = unseal.parse_table
 
-    def parse(plaintext, where, extras, *limits):
+    def parse(plaintext, where, extras, *limits, **options):
         if "beta" in where:
             raise IndexError("row 3")
-        return real(plaintext, where, extras, *limits)
+        return real(plaintext, where, extras, *limits, **options)
 
     monkeypatch.setattr(unseal, "parse_table", parse)
     report = run(inst)
