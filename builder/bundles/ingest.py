@@ -87,7 +87,13 @@ def read_bundle(path: Path, where: str, benchmark: str, owner: str) -> RawBundle
         # O_NOFOLLOW closes the window between lstat and open where a link could be swapped in.
         fd = os.open(child, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as fh:
-            data = fh.read(cap + 1)
+            # Read the size the open file has (plus one byte, to see growth), not the cap: a
+            # read of cap + 1 bytes first allocates a buffer of the cap (1 GiB for a sealed
+            # file), which glibc maps and unmaps for every file instead of reusing its heap.
+            size = min(os.fstat(fd).st_size, cap)
+            data = fh.read(size + 1)
+            if len(data) > size:  # it grew while open: read on, up to the cap
+                data += fh.read(cap + 1 - len(data))
         if len(data) > cap:
             raise BundleError(f"grew beyond {cap} bytes while being read", where=child_where, reason="oversize")
         files[name] = data

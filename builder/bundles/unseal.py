@@ -6,8 +6,6 @@ this module. Plaintext never touches disk (security invariant 1).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import signal
@@ -30,6 +28,7 @@ from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, lin
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
+from builder.memory import keep_freed_memory
 from builder.trust.seal import Identity, unseal
 
 Columns = dict[str, Any]  # a frame's columns as arrays, the form unsealed rows travel in
@@ -180,29 +179,6 @@ def _work(index: int) -> Outcome:
         return "error", (type(exc).__name__, exc.message, exc.where, exc.line, exc.hint, exc.reason)
 
 
-def _keep_freed_memory() -> None:
-    """In a worker: let glibc's malloc reuse what the last bundle freed instead of handing it
-    back to the kernel.
-
-    Each bundle allocates and frees about the same few megabytes (the plaintext, numpy
-    columns). By default glibc returns freed memory at the top of its heap to the kernel and
-    gets fresh, zeroed pages for the next bundle: about 670 page faults a bundle. Raising
-    the trim and mmap thresholds (mallopt(3)) keeps it: 3 faults, and 8.0–8.3 instead of
-    8.85–9.2 ms a bundle (forked pool of 2, 150 bundles of the 300-submission bench, three
-    alternations). Blocks of 64 MiB or more are still mapped and unmapped on their own. A
-    libc without mallopt is left as it is.
-    """
-    try:
-        mallopt = ctypes.CDLL(ctypes.util.find_library("c")).mallopt
-    except (OSError, AttributeError, TypeError):
-        return
-    mallopt(_M_MMAP_THRESHOLD, 64 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-
-
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's <malloc.h>
-
-
 def _rebuild(fields: tuple[str, str, str | None, int | None, str | None, str]) -> errors.BuilderError:
     name, message, where, line, hint, reason = fields
     cls = getattr(errors, name, errors.BuilderError)
@@ -235,7 +211,7 @@ def unseal_many(
     _JOB = (bundles, keys, expected)
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_keep_freed_memory) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=keep_freed_memory) as pool:
             futures = [pool.submit(_work, index) for index in range(len(bundles))]
             for index, future in enumerate(futures):
                 try:
@@ -276,6 +252,6 @@ def _alone(context: Any, index: int, bundle: VerifiedBundle) -> Outcome:
 
 
 def _send_work(index: int, send: Any) -> None:
-    _keep_freed_memory()
+    keep_freed_memory()
     send.send(_work(index))
     send.close()

@@ -25,6 +25,7 @@ from builder.bundles.verify import VerifiedBundle
 from builder.bundles.withdrawn import read_tombstones, withdrawn_error
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
+from builder.memory import freed_memory_kept
 from builder.pipeline.admission import Admissions, verify_all
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.leakscan import screen_lab_text
@@ -92,8 +93,9 @@ def _check_strict(report: BuildReport, strict: bool) -> None:
 _F = TypeVar("_F", bound=Callable[..., object])
 
 
-def _small_pages(func: _F) -> _F:
-    """Run ``func`` with numpy's huge-page advice off (unless NUMPY_MADVISE_HUGEPAGE says otherwise).
+def _memory_policy(func: _F) -> _F:
+    """Run ``func`` with numpy's huge-page advice off (unless NUMPY_MADVISE_HUGEPAGE says
+    otherwise) and glibc's malloc keeping what it frees (builder.memory).
 
     numpy advises the kernel to back every array of 4 MB or more with transparent huge pages.
     Where the kernel's THP defrag policy is "madvise" (Debian's and Ubuntu's default), a
@@ -109,7 +111,10 @@ def _small_pages(func: _F) -> _F:
         toggle = None if "NUMPY_MADVISE_HUGEPAGE" in os.environ else _madvise_toggle()
         previous = toggle(False) if toggle else None
         try:
-            return func(*args, **kwargs)
+            # and freed blocks kept for reuse (builder.memory): the sealed results dropped
+            # after unsealing become scoring's arrays instead of fresh, faulting pages
+            with freed_memory_kept():
+                return func(*args, **kwargs)
         finally:
             if toggle:
                 toggle(previous)
@@ -129,7 +134,7 @@ def _madvise_toggle() -> Callable[[bool], bool] | None:
     return _set_madvise_hugepage
 
 
-@_small_pages
+@_memory_policy
 def build(
     root: Path,
     out: Path | None = None,

@@ -104,7 +104,7 @@ def figures(boards: Iterable[Any], public: np.ndarray) -> tuple[list[Figure], se
             covered.add((raw.board_id, name))
             for t in est.basis:  # once per term, vectorised over its rows
                 if id(t) not in done:
-                    totals = t.elig.sum(axis=1).astype(np.float64) if t.d is None else np.where(t.elig, t.d, 0.0).sum(axis=1)
+                    totals = np.count_nonzero(t.elig, axis=1).astype(np.float64) if t.d is None else np.where(t.elig, t.d, 0.0).sum(axis=1)
                     done[id(t)] = (np.packbits(t.elig & embargoed, axis=1), totals)
             defined = np.equal(est.flag, None) & ~np.isnan(est.value)
             for r in np.flatnonzero(defined).tolist():

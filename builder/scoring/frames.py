@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -24,7 +25,7 @@ import pandas as pd
 
 from builder.errors import BuilderError
 from builder.scoring.config_base import token
-from builder.scoring.regrade import HOW, factorize_ints, gold_key, regrade
+from builder.scoring.regrade import HOW, factorize_answers, factorize_ints, gold_key, regrade
 from builder.scoring.spec import Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
@@ -59,6 +60,9 @@ class Prepared:
     sub_order: np.ndarray  # (S,) float: median of pairing.order_by_result (NaN if none)
     _dense_cache: dict[bytes, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # selections, scores, estimates (builder.scoring.measures)
+
+    def __post_init__(self) -> None:
+        self._cell_flat = self.sub * self.n_items + self.item  # each cell's place in an (S, I) array
 
     @property
     def n_items(self) -> int:
@@ -95,12 +99,21 @@ class Prepared:
         cache = self._dense_cache.setdefault(conds.tobytes(), {})
         missing = [name for name in names if name not in cache]
         if missing:
-            keep = conds[self.cond]
-            flat = self.sub[keep] * self.n_items + self.item[keep]
-            size = self.n_subs * self.n_items
+            # Cells are sorted by (condition, submission, item) (prepare): each condition's
+            # cells are one contiguous block, its (submission, item) pairs distinct, so a
+            # selection is the sum of its blocks, scattered in condition order (the order a
+            # bincount over the cells would add them in).
+            bounds = np.searchsorted(self.cond, np.arange(len(self.conds) + 1))
+            blocks = [slice(bounds[c], bounds[c + 1]) for c in np.flatnonzero(conds).tolist()]
             for name in missing:
-                summed = np.bincount(flat, weights=self.sums[name][keep], minlength=size)
-                cache[name] = summed.astype(np.float64, copy=False).reshape(self.n_subs, self.n_items)  # empty input gives int64
+                summed = np.zeros(self.n_subs * self.n_items)
+                for block in blocks:
+                    values = self.sums[name][block]
+                    if len(values) == len(summed):  # every (submission, item): distinct and sorted, so in place
+                        summed += values
+                    else:
+                        summed[self._cell_flat[block]] += values
+                cache[name] = summed.reshape(self.n_subs, self.n_items)
                 cache[name].flags.writeable = False
         return {name: cache[name] for name in names}
 
@@ -132,6 +145,39 @@ def _tokens(values: pd.Series) -> np.ndarray:
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     toks = np.array([token(u) for u in uniques] + [None], dtype=object)
     return toks[np.asarray(codes)]  # code -1 picks the trailing None
+
+
+def _in_thread(fn: Callable[..., Any], *args: Any) -> Future:
+    """`fn(*args)` started in a thread of its own; the Future holds its result or error."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="sealboard-score")
+    try:
+        return pool.submit(fn, *args)
+    finally:
+        pool.shutdown(wait=False)  # the thread ends when its one task does
+
+
+def _count_flags(
+    cell: np.ndarray, n_cells: int, flags: list[np.ndarray], most: int, per_cell: Any, names: list[str]
+) -> dict[str, np.ndarray]:
+    """Each cell's count of rows holding each flag (`most`: the most rows any cell has).
+
+    One pass for all flags: a row's flags become one float weight, `width` bits per flag
+    (wide enough for any cell's count), and a single weighted bincount adds them up. Every
+    partial sum is an integer below 2^52, so the float sums are exact and split back into
+    the same counts as one bincount per flag. Too many flags or rows per cell for 52 bits:
+    one bincount per flag.
+    """
+    width = max(most, 1).bit_length()
+    if not flags or len(flags) > 16 or width * len(flags) > 52:
+        return {name: per_cell(np.bincount(cell[w], minlength=n_cells)) for name, w in zip(names, flags)}
+    code = np.zeros(len(cell), dtype=np.uint8 if len(flags) <= 8 else np.uint16)
+    for j, w in enumerate(flags):
+        code |= w.view(np.uint8).astype(code.dtype, copy=False) << j
+    combos = np.arange(1 << len(flags))
+    weight_of = sum(((combos >> j) & 1).astype(np.float64) * float(1 << (width * j)) for j in range(len(flags)))
+    packed = per_cell(np.bincount(cell, weights=weight_of[code], minlength=n_cells)).astype(np.uint64)
+    mask = np.uint64((1 << width) - 1)
+    return {name: ((packed >> np.uint64(width * j)) & mask).astype(np.float64) for j, name in enumerate(names)}
 
 
 _DATE_RE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?(?:[T ].*)?\Z")
@@ -263,6 +309,9 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     # -- results -----------------------------------------------------------------------
     correct_col = "lab_correct" if "lab_correct" in results.columns else "correct"
     _require(results, ["submission", "item", "lang", "answer", correct_col, "refused"], "results", where)
+    # Factorising the answers (a third of regrading) runs in Arrow's C++ without the GIL:
+    # started now, it overlaps the lookups and checks below; regrade collects it.
+    answers = _in_thread(factorize_answers, results["answer"])
     cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
     _require(results, cond_fields, "results", where)
     n_rows = len(results)
@@ -318,7 +367,7 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     row_regrade = cond_regrade[row_cond] & (item_type >= 0)[row_item]
     lab = results[correct_col].to_numpy(dtype=bool)
     gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
-    regraded, parsed, how = regrade(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text)
+    regraded, parsed, how = regrade(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text, factorized=answers.result())
     correct = np.where(row_regrade, regraded, lab)
     refused = results["refused"].to_numpy(dtype=bool)
 
@@ -366,12 +415,15 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
         n_cells = len(occupied)
         sums = {"n": np.bincount(cell, minlength=n_cells).astype(np.float64)}
     del key
+
+    def per_cell(summed: np.ndarray) -> np.ndarray:
+        return (summed if size > DENSE_LIMIT else summed[occupied]).astype(np.float64, copy=False)
+
+    flagged = [name for name, w in per_row.items() if w.dtype == bool]
+    sums.update(_count_flags(cell, n_cells, [per_row[name] for name in flagged], int(sums["n"].max(initial=0)), per_cell, flagged))
     for name, w in per_row.items():
-        if w.dtype == bool:
-            summed = np.bincount(cell[w], minlength=n_cells)
-        else:
-            summed = np.bincount(cell, weights=w, minlength=n_cells)
-        sums[name] = (summed if size > DENSE_LIMIT else summed[occupied]).astype(np.float64, copy=False)
+        if w.dtype != bool:
+            sums[name] = per_cell(np.bincount(cell, weights=w, minlength=n_cells))
     del per_row, cell
     cond_of, rest = np.divmod(occupied, n_subs * n_items)
     sub_of, item_of = np.divmod(rest, n_items)

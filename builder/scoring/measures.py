@@ -118,10 +118,14 @@ def _scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
 
 def _pass_at_k(n: np.ndarray, c: np.ndarray, k: int, live: np.ndarray) -> tuple[np.ndarray, float]:
     """Unbiased pass@k per item, 1 − C(n−c, k)/C(n, k), as (C(n,k) − C(n−c,k))·(L/C(n,k)) over L."""
-    ni = n.astype(np.int64)
-    ci = c.astype(np.int64)
+    ni = n[live].astype(np.int64)
+    ci = c[live].astype(np.int64)
     span = int(ci.max(initial=0)) + 1
-    codes = np.unique(ni[live] * span + ci[live])
+    key = ni * span + ci
+    size = (int(ni.max(initial=0)) + 1) * span
+    # (n, c) are sample counts: a few small integers, so the distinct pairs are counted in a
+    # table (linear time) rather than sorted; a pathological range falls back to np.unique.
+    codes = np.flatnonzero(np.bincount(key, minlength=size)) if size <= 1 << 20 else np.unique(key)
     pairs = np.stack([codes // span, codes % span], axis=1)
     totals = {int(x): math.comb(int(x), k) for x in np.unique(pairs[:, 0])}
     base = 1
@@ -129,15 +133,13 @@ def _pass_at_k(n: np.ndarray, c: np.ndarray, k: int, live: np.ndarray) -> tuple[
         base = math.lcm(base, t)
     exact = base <= (1 << 20)
     L = float(base) if exact else 1.0
-    a = np.zeros(n.shape, dtype=np.float64)
     lookup = np.zeros(len(codes))
     for j, (nn, cc) in enumerate(pairs.tolist()):
         total = totals[nn]
         fail = math.comb(nn - cc, k)
         lookup[j] = float((total - fail) * (base // total)) if exact else 1.0 - fail / total
-    where = np.searchsorted(codes, ni * span + ci)
-    hit = live & (where < len(codes))
-    a[hit] = lookup[where[hit]]
+    a = np.zeros(n.shape, dtype=np.float64)
+    a[live] = lookup[np.searchsorted(codes, key)]  # every live key is one of `codes`
     return a, L
 
 

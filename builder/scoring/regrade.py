@@ -278,6 +278,12 @@ def factorize_ints(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]
     return table[keys], uniques
 
 
+def factorize_answers(answers: pd.Series | np.ndarray) -> tuple[np.ndarray, Sequence[object]]:
+    """(code per row, distinct answers): null answers get code -1."""
+    codes, uniques = pd.factorize(pd.Series(answers, copy=False), use_na_sentinel=True)
+    return np.asarray(codes), uniques
+
+
 def regrade(
     answers: pd.Series | np.ndarray,
     row_item: np.ndarray,
@@ -286,6 +292,8 @@ def regrade(
     item_gold: list[str | None],
     type_names: tuple[str, ...],
     item_gold_text: list[str | None] | None = None,
+    *,
+    factorized: tuple[np.ndarray, Sequence[object]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised regrading of result rows.
 
@@ -301,10 +309,13 @@ def regrade(
     cannot read — and the verdicts are looked up per row. So the Python work grows with
     distinct answers, and the work per row is a handful of array passes.
 
+    `factorized` is :func:`factorize_answers` of `answers`, where the caller has it already
+    (scoring computes it in a thread while it checks the other columns).
+
     Returns (correct, parsed, how) per row; `how` is 0 outside the regraded rows, else
     :data:`HOW` of the path that decided.
     """
-    codes, uniques = pd.factorize(pd.Series(answers, copy=False), use_na_sentinel=True)
+    codes, uniques = factorized if factorized is not None else factorize_answers(answers)
     n_items = len(item_type)
     golds_text = item_gold_text if item_gold_text is not None else item_gold
     # key = 0 for a row not regraded, else 1 + (answer code + 1) × items + item (a null

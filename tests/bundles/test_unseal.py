@@ -99,11 +99,12 @@ def _labs():
 
 def test_every_unseal_worker_keeps_its_freed_memory(instance, tmp_path, monkeypatch):
     """The pool's workers (and a bundle retried alone) set glibc's malloc to reuse freed
-    memory (unseal._keep_freed_memory); the build process itself is left as it is."""
+    memory for the rest of their lives (builder.memory.keep_freed_memory); the build
+    process keeps it only for the span of the build (tests/test_memory.py)."""
     marks = tmp_path / "workers"
     marks.mkdir()
     parent = os.getpid()
-    monkeypatch.setattr(builder.bundles.unseal, "_keep_freed_memory", lambda: (marks / str(os.getpid())).touch())
+    monkeypatch.setattr(builder.bundles.unseal, "keep_freed_memory", lambda: (marks / str(os.getpid())).touch())
     monkeypatch.setenv("SEALBOARD_WORKERS", "2")
     report, published = _build(instance, tmp_path / "site")
     assert report.rejections == [] and len(published) == len(SUBMISSIONS)

@@ -250,7 +250,7 @@ def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
 
 def test_the_build_turns_numpys_huge_page_advice_off_and_back(inst, tmp_path, monkeypatch):
     """Scoring's short-lived large arrays are not worth a huge-page compaction each
-    (builder.pipeline.build._small_pages); numpy's process-wide setting is restored after,
+    (builder.pipeline.build._memory_policy); numpy's process-wide setting is restored after,
     and NUMPY_MADVISE_HUGEPAGE set by the user wins."""
     from builder.pipeline.build import _madvise_toggle
 
