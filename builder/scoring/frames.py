@@ -156,28 +156,29 @@ def _in_thread(fn: Callable[..., Any], *args: Any) -> Future:
         pool.shutdown(wait=False)  # the thread ends when its one task does
 
 
-def _count_flags(
-    cell: np.ndarray, n_cells: int, flags: list[np.ndarray], most: int, per_cell: Any, names: list[str]
+def count_flags(
+    cell: np.ndarray, n_cells: int, flags: dict[str, np.ndarray], most: int, per_cell: Callable[[np.ndarray], np.ndarray] = lambda x: x
 ) -> dict[str, np.ndarray]:
-    """Each cell's count of rows holding each flag (`most`: the most rows any cell has).
+    """Each cell's count of the rows holding each flag: ``{name: per_cell(counts)}`` as float.
 
-    One pass for all flags: a row's flags become one float weight, `width` bits per flag
-    (wide enough for any cell's count), and a single weighted bincount adds them up. Every
-    partial sum is an integer below 2^52, so the float sums are exact and split back into
-    the same counts as one bincount per flag. Too many flags or rows per cell for 52 bits:
-    one bincount per flag.
+    `cell` maps rows to cells (below `n_cells`), `most` is the most rows any cell has, and
+    `per_cell` picks the cells kept from the counts. One pass for all flags: a row's flags
+    become one float weight, `width` bits per flag (wide enough for any cell's count), and
+    a single weighted bincount adds them up. Every partial sum is an integer below 2^52, so
+    the sums are exact and split back into what one bincount per flag gives; with too many
+    flags or rows per cell for 52 bits, it is one bincount per flag.
     """
     width = max(most, 1).bit_length()
     if not flags or len(flags) > 16 or width * len(flags) > 52:
-        return {name: per_cell(np.bincount(cell[w], minlength=n_cells)) for name, w in zip(names, flags)}
+        return {name: per_cell(np.bincount(cell[w], minlength=n_cells)).astype(np.float64) for name, w in flags.items()}
     code = np.zeros(len(cell), dtype=np.uint8 if len(flags) <= 8 else np.uint16)
-    for j, w in enumerate(flags):
+    for j, w in enumerate(flags.values()):
         code |= w.view(np.uint8).astype(code.dtype, copy=False) << j
     combos = np.arange(1 << len(flags))
     weight_of = sum(((combos >> j) & 1).astype(np.float64) * float(1 << (width * j)) for j in range(len(flags)))
     packed = per_cell(np.bincount(cell, weights=weight_of[code], minlength=n_cells)).astype(np.uint64)
     mask = np.uint64((1 << width) - 1)
-    return {name: ((packed >> np.uint64(width * j)) & mask).astype(np.float64) for j, name in enumerate(names)}
+    return {name: ((packed >> np.uint64(width * j)) & mask).astype(np.float64) for j, name in enumerate(flags)}
 
 
 _DATE_RE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?(?:[T ].*)?\Z")
@@ -419,8 +420,7 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     def per_cell(summed: np.ndarray) -> np.ndarray:
         return (summed if size > DENSE_LIMIT else summed[occupied]).astype(np.float64, copy=False)
 
-    flagged = [name for name, w in per_row.items() if w.dtype == bool]
-    sums.update(_count_flags(cell, n_cells, [per_row[name] for name in flagged], int(sums["n"].max(initial=0)), per_cell, flagged))
+    sums.update(count_flags(cell, n_cells, {name: w for name, w in per_row.items() if w.dtype == bool}, int(sums["n"].max(initial=0)), per_cell))
     for name, w in per_row.items():
         if w.dtype != bool:
             sums[name] = per_cell(np.bincount(cell, weights=w, minlength=n_cells))

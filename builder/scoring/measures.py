@@ -93,7 +93,10 @@ def _scores(prep: Prepared, sel: Selection, measure: Measure) -> Scores:
         num = q["correct"] if kind == "avg" else q["refused"] if kind == "refusal_rate" else q["tok"]
         if kind == "output_tokens":
             unreported = q["tok_known"] < n
-        base = lcm_of(n[live])
+        lcm_key = ("lcm", id(sel), k)  # the same for every measure of this selection and k
+        if lcm_key not in prep.memo:
+            prep.memo[lcm_key] = lcm_of(n[live])
+        base = prep.memo[lcm_key]
         if base is None:  # pathological sample counts: exactness gives way to plain floats
             a = np.divide(num, n, out=np.zeros_like(num), where=n > 0)
             L = 1.0

@@ -318,15 +318,15 @@ def competition_ranks(keys: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def separated(est: Estimate, higher_is_better: bool) -> np.ndarray:
+def separated(value: np.ndarray, lo: np.ndarray, hi: np.ndarray, infl: np.ndarray, higher_is_better: bool) -> np.ndarray:
     """(S, S) bool: [s, j] when s is better than j and the paired MOVER interval of the
-    difference excludes 0."""
+    difference excludes 0 (rows of an Estimate's value, interval and influence matrix)."""
     sign = 1.0 if higher_is_better else -1.0
-    v = sign * est.value
-    lo, hi = (est.lo, est.hi) if higher_is_better else (-est.hi, -est.lo)
+    v = sign * value
+    lo, hi = (lo, hi) if higher_is_better else (-hi, -lo)
     el = np.nan_to_num(v - lo)  # (S,) distance to the lower limit
     eu = np.nan_to_num(hi - v)
-    z = est.infl
+    z = infl
     gram = z @ z.T
     norm = np.sqrt(np.diag(gram))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -351,7 +351,9 @@ def rank(est: Estimate, higher_is_better: bool, usable: np.ndarray) -> tuple[np.
     if est.infl is None:
         lo[idx] = hi[idx] = point
         return rk, lo, hi
-    sep = separated(est.take(idx), higher_is_better)
+    # only the rows' values, intervals and influence: not Estimate.take, which copies the
+    # audit terms' (rows × items) item sets too
+    sep = separated(est.value[idx], est.lo[idx], est.hi[idx], est.infl[idx], higher_is_better)
     lo[idx] = np.fmin(1 + sep.sum(axis=0), point)  # models separated above
     hi[idx] = np.fmax(len(idx) - sep.sum(axis=1), point)  # models separated below
     return rk, lo, hi

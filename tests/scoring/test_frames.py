@@ -5,15 +5,18 @@ must equal a plain pandas groupby of the same rows."""
 
 from __future__ import annotations
 
+import numpy as np
 import orjson
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builder.bundles.results import parse_results
 from builder.demo import synth_lmb, synth_soohak
 from builder.pipeline.stages import items_frame
 from builder.scoring import default_spec, score_benchmark
-from builder.scoring.frames import prepare
+from builder.scoring.frames import count_flags, prepare
 
 
 def _demo_frames(module, benchmark: str, subs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -92,3 +95,41 @@ def test_prepared_sums_equal_a_pandas_groupby_of_the_rows() -> None:
     want = want.astype({k: object for k in keys}).sort_values(keys).reset_index(drop=True)
     assert len(got) == len(want) > 0
     pd.testing.assert_frame_equal(got[want.columns], want, check_dtype=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.integers(1, 40),
+    rows=st.integers(0, 400),
+    n_flags=st.integers(1, 17),
+    crowd=st.sampled_from([1, 3, 200]),  # how many rows may share a cell: 200 overflows the packing
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_flags_counted_together_equal_one_bincount_each(cells, rows, n_flags, crowd, seed) -> None:
+    """count_flags packs every flag into one float weight per row (exact below 2^52) or, when
+    the counts would not fit, counts flag by flag: either way each cell's count of each flag
+    is what a plain bincount of the rows holding it gives."""
+    rng = np.random.default_rng(seed)
+    cell = np.sort(rng.integers(0, min(cells, max(1, rows // crowd + 1)), rows))
+    flags = {f"f{j}": rng.random(rows) < rng.random() for j in range(n_flags)}
+    most = int(np.bincount(cell, minlength=cells).max(initial=0))
+    got = count_flags(cell, cells, flags, most)
+    for name, w in flags.items():
+        assert got[name].dtype == np.float64
+        np.testing.assert_array_equal(got[name], np.bincount(cell[w], minlength=cells).astype(np.float64))
+
+
+def test_dense_sums_equal_a_bincount_over_the_selected_conditions() -> None:
+    """Prepared.dense adds each selected condition's block of cells in place: the same (S, I)
+    arrays as one bincount over the selected cells, for every selection of conditions."""
+    items, results, submissions = _demo_frames(synth_lmb, "livemathematicianbench", 5)
+    prep = prepare(default_spec("livemathematicianbench"), items, results, submissions)
+    n_conds = len(prep.conds)
+    assert n_conds > 2  # variants × sketch: several blocks, some partial
+    for bits in range(1, 1 << n_conds):
+        conds = np.array([(bits >> c) & 1 for c in range(n_conds)], dtype=bool)
+        keep = conds[prep.cond]
+        flat = prep.sub[keep] * prep.n_items + prep.item[keep]
+        for name, got in prep.dense(conds, ["n", "correct", "tok"]).items():
+            want = np.bincount(flat, weights=prep.sums[name][keep], minlength=prep.n_subs * prep.n_items)
+            np.testing.assert_array_equal(got, want.reshape(prep.n_subs, prep.n_items))
