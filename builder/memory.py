@@ -29,7 +29,11 @@ from typing import Any
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's <malloc.h>
 KEEP_MMAP_THRESHOLD = 64 << 20
 KEEP_TRIM_THRESHOLD = 256 << 20
-GLIBC_DEFAULT_THRESHOLD = 128 << 10  # both thresholds' initial value (mallopt(3))
+# After a build: where glibc's own adjustment takes the thresholds at most (mallopt(3):
+# mmap up to DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB on 64-bit; trim at twice that). Its
+# adjustment cannot be switched back on once mallopt has set them.
+AFTER_MMAP_THRESHOLD = 32 << 20
+AFTER_TRIM_THRESHOLD = 64 << 20
 
 
 @functools.cache
@@ -54,14 +58,14 @@ def keep_freed_memory() -> bool:
 
 @contextmanager
 def freed_memory_kept() -> Iterator[None]:
-    """:func:`keep_freed_memory` for the span of a build, then glibc's default thresholds
-    again, with the kept free memory handed back to the kernel (malloc_trim)."""
+    """:func:`keep_freed_memory` for the span of a build, then the thresholds glibc's own
+    adjustment would reach, with the kept free memory handed back to the kernel (malloc_trim)."""
     kept = keep_freed_memory()
     try:
         yield
     finally:
         libc = _libc()
         if kept and libc is not None:
-            libc.mallopt(M_MMAP_THRESHOLD, GLIBC_DEFAULT_THRESHOLD)
-            libc.mallopt(M_TRIM_THRESHOLD, GLIBC_DEFAULT_THRESHOLD)
+            libc.mallopt(M_MMAP_THRESHOLD, AFTER_MMAP_THRESHOLD)
+            libc.mallopt(M_TRIM_THRESHOLD, AFTER_TRIM_THRESHOLD)
             libc.malloc_trim(0)

@@ -96,23 +96,28 @@ def figures(boards: Iterable[Any], public: np.ndarray) -> tuple[list[Figure], se
     out: list[Figure] = []
     covered: set[tuple[str, str]] = set()
     embargoed = ~public
-    done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    done: dict[int, tuple[list, list, list, list, list]] = {}  # per term: its rows as Python values
     for raw in boards:
         for name, est in raw.est.items():
             if not est.basis:
                 continue
             covered.add((raw.board_id, name))
-            for t in est.basis:  # once per term, vectorised over its rows
+            for t in est.basis:  # once per term, vectorised over its rows, as Python values
                 if id(t) not in done:
-                    totals = np.count_nonzero(t.elig, axis=1).astype(np.float64) if t.d is None else np.where(t.elig, t.d, 0.0).sum(axis=1)
-                    done[id(t)] = (np.packbits(t.elig & embargoed, axis=1), totals)
+                    # Σd over the row's items; d holds integers (sample-count multiples, nano-dollars), so any order of addition is exact
+                    totals = np.count_nonzero(t.elig, axis=1).astype(np.float64) if t.d is None else np.einsum("ij,ij->i", t.elig, t.d)
+                    packed = np.ascontiguousarray(np.packbits(t.elig & embargoed, axis=1))
+                    whole, width = packed.tobytes(), packed.shape[1]
+                    done[id(t)] = (
+                        t.subs.tolist(), list(t.elig), [None] * len(t.elig) if t.d is None else list(t.d),
+                        [whole[i * width:(i + 1) * width] for i in range(len(packed))], totals.tolist(),
+                    )
             defined = np.equal(est.flag, None) & ~np.isnan(est.value)
+            parts = [(t.coef, t.stream, *done[id(t)]) for t in est.basis]
+            n = est.n.tolist()
             for r in np.flatnonzero(defined).tolist():
-                terms = []
-                for t in est.basis:
-                    packed, totals = done[id(t)]
-                    terms.append((t.coef, t.stream, int(t.subs[r]), t.elig[r], None if t.d is None else t.d[r], packed[r].tobytes(), float(totals[r])))
-                out.append(Figure((raw.board_id, name, r), int(est.n[r]), terms))
+                terms = [(coef, stream, subs[r], elig[r], d[r], packed[r], totals[r]) for coef, stream, subs, elig, d, packed, totals in parts]
+                out.append(Figure((raw.board_id, name, r), int(n[r]), terms))
     return out, covered
 
 
