@@ -133,3 +133,23 @@ def test_dense_sums_equal_a_bincount_over_the_selected_conditions() -> None:
         for name, got in prep.dense(conds, ["n", "correct", "tok"]).items():
             want = np.bincount(flat, weights=prep.sums[name][keep], minlength=prep.n_subs * prep.n_items)
             np.testing.assert_array_equal(got, want.reshape(prep.n_subs, prep.n_items))
+
+
+def test_regrading_runs_on_the_main_thread(monkeypatch) -> None:
+    """prepare reduces in a thread beside regrading, never the other way round: math-verify's
+    alarm (the 5 s backstop behind the screens for pathological answers) fires only on the
+    main thread, so an equivalence check off it would run unbounded."""
+    import threading
+
+    import builder.scoring.frames as frames
+
+    real, seen = frames.regrade, []
+
+    def spy(*args, **kwargs):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(frames, "regrade", spy)
+    items, results, submissions = _demo_frames(synth_soohak, "soohak", 3)
+    prepare(default_spec("soohak"), items, results, submissions)
+    assert seen == [True]
