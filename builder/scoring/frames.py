@@ -134,6 +134,8 @@ def _positions(values: pd.Series, ids: np.ndarray) -> np.ndarray:
     """
     if isinstance(values.dtype, pd.CategoricalDtype):  # the build's frames: codes are there
         codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+        if len(uniques) == len(ids) and (np.asarray(uniques, dtype=object) == ids).all():
+            return codes.astype(np.int32)  # categories are the ids, in order: codes are positions (-1 stays -1)
     else:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
     found = np.append(pd.Index(ids).get_indexer(np.asarray(uniques, dtype=object)), -1).astype(np.int32)
@@ -326,16 +328,16 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
         raise ScoringInputError(f"result rows name submission {first!r}, which is not in the submissions frame", where=where)
 
     # Condition combinations: factorise each field, then the combination.
-    field_codes, field_uniques = [], []
+    # Built in place in one int64 array: a few row-sized passes, no row-sized temporaries.
+    field_uniques = []
+    combined = np.zeros(n_rows, dtype=np.int64)
     for name in cond_fields:
         codes, uniques = pd.factorize(results[name], use_na_sentinel=True)
-        codes = np.asarray(codes, dtype=np.int64)
         toks = [token(u) for u in uniques]
         field_uniques.append(toks + [None])
-        field_codes.append(np.where(codes < 0, len(toks), codes))
-    combined = np.zeros(n_rows, dtype=np.int64)
-    for codes, toks in zip(field_codes, field_uniques):
-        combined = combined * len(toks) + codes
+        combined *= len(toks) + 1
+        combined += codes
+        combined[codes < 0] += len(toks) + 1  # code -1 (missing) becomes the trailing None's, len(toks)
     # the few distinct keys numbered in order, like np.unique (linear time)
     row_cond, cond_keys = factorize_ints(combined, math.prod(len(toks) for toks in field_uniques))
     rows_of = []
@@ -404,7 +406,11 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
 
     # -- reduce to (condition, submission, item) ----------------------------------------
     n_conds = len(conds)
-    key = (row_cond.astype(np.int64) * n_subs + row_sub) * n_items + row_item
+    key = row_cond.astype(np.int64)  # (cond × S + sub) × I + item, in place
+    key *= n_subs
+    key += row_sub
+    key *= n_items
+    key += row_item
     size = n_conds * n_subs * n_items
     if size <= DENSE_LIMIT:
         counts = np.bincount(key, minlength=size)
