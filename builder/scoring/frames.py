@@ -13,6 +13,7 @@ declared boolean/enumerated/string result fields, e.g. LiveMathematicianBench's
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -149,13 +150,29 @@ def _tokens(values: pd.Series) -> np.ndarray:
     return toks[np.asarray(codes)]  # code -1 picks the trailing None
 
 
+_PENDING: set[Future] = set()
+
+
 def _in_thread(fn: Callable[..., Any], *args: Any) -> Future:
     """`fn(*args)` started in a thread of its own; the Future holds its result or error."""
     pool = ThreadPoolExecutor(1, thread_name_prefix="sealboard-score")
     try:
-        return pool.submit(fn, *args)
+        future = pool.submit(fn, *args)
     finally:
         pool.shutdown(wait=False)  # the thread ends when its one task does
+    _PENDING.add(future)
+    future.add_done_callback(_PENDING.discard)
+    return future
+
+
+def _finish_pending() -> None:
+    """Before a fork (the unseal workers'), let any such task end, so that no child starts
+    with a lock its thread held (prepare leaves one running when it raises early)."""
+    for future in list(_PENDING):
+        future.exception()  # waits; the task's own error, if any, stays with its Future
+
+
+os.register_at_fork(before=_finish_pending)
 
 
 def count_flags(
