@@ -22,7 +22,6 @@ is left as it is.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,9 +39,11 @@ AFTER_TRIM_THRESHOLD = 64 << 20
 
 @functools.cache
 def _libc() -> Any | None:
+    # The symbols already loaded into this process (dlopen(NULL)), the C library's among
+    # them: ctypes.util.find_library would spawn `ldconfig -p` from every build process.
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-    except (OSError, TypeError):
+        libc = ctypes.CDLL(None)
+    except OSError:
         return None
     return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
 
