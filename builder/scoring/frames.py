@@ -61,9 +61,10 @@ class Prepared:
     sub_order: np.ndarray  # (S,) float: median of pairing.order_by_result (NaN if none)
     _dense_cache: dict[bytes, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # selections, scores, estimates (builder.scoring.measures)
+    _cell_flat: np.ndarray = field(init=False, repr=False)  # each cell's place in an (S, I) array
 
     def __post_init__(self) -> None:
-        self._cell_flat = self.sub * self.n_items + self.item  # each cell's place in an (S, I) array
+        self._cell_flat = self.sub * self.n_items + self.item
 
     @property
     def n_items(self) -> int:
