@@ -26,7 +26,7 @@ import pandas as pd
 
 from builder.errors import BuilderError
 from builder.scoring.config_base import token
-from builder.scoring.regrade import HOW, factorize_answers, factorize_ints, gold_key, regrade
+from builder.scoring.regrade import HOW, factorize_answers, factorize_ints, gold_key, regrade_pairs
 from builder.scoring.spec import Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
@@ -176,29 +176,50 @@ def _finish_pending() -> None:
 os.register_at_fork(before=_finish_pending)
 
 
-def count_flags(
-    cell: np.ndarray, n_cells: int, flags: dict[str, np.ndarray], most: int, per_cell: Callable[[np.ndarray], np.ndarray] = lambda x: x
+def count_coded(
+    cell: np.ndarray, n_cells: int, code: np.ndarray, flags: dict[str, np.ndarray], most: int,
+    per_cell: Callable[[np.ndarray], np.ndarray] = lambda x: x,
 ) -> dict[str, np.ndarray]:
-    """Each cell's count of the rows holding each flag: ``{name: per_cell(counts)}`` as float.
+    """Each cell's count of the rows whose `code` a flag holds: ``{name: per_cell(counts)}``.
 
-    `cell` maps rows to cells (below `n_cells`), `most` is the most rows any cell has, and
-    `per_cell` picks the cells kept from the counts. One pass for all flags: a row's flags
+    `cell` maps rows to cells (below `n_cells`); `code` (uint8 per row) indexes each flag's
+    table `flags[name]` (256 bools); `most` is the most rows any cell has, and `per_cell`
+    picks the cells kept from the counts (as float). One pass for all flags: a row's flags
     become one float weight, `width` bits per flag (wide enough for any cell's count), and
     a single weighted bincount adds them up. Every partial sum is an integer below 2^52, so
     the sums are exact and split back into what one bincount per flag gives; with too many
     flags or rows per cell for 52 bits, it is one bincount per flag.
     """
     width = max(most, 1).bit_length()
-    if not flags or len(flags) > 16 or width * len(flags) > 52:
-        return {name: per_cell(np.bincount(cell[w], minlength=n_cells)).astype(np.float64) for name, w in flags.items()}
-    code = np.zeros(len(cell), dtype=np.uint8 if len(flags) <= 8 else np.uint16)
-    for j, w in enumerate(flags.values()):
-        code |= w.view(np.uint8).astype(code.dtype, copy=False) << j
-    combos = np.arange(1 << len(flags))
-    weight_of = sum(((combos >> j) & 1).astype(np.float64) * float(1 << (width * j)) for j in range(len(flags)))
+    if width * len(flags) > 52:
+        return {name: per_cell(np.bincount(cell[table[code]], minlength=n_cells)).astype(np.float64) for name, table in flags.items()}
+    weight_of = np.zeros(len(next(iter(flags.values()), ())))
+    for j, table in enumerate(flags.values()):
+        weight_of += table * float(1 << (width * j))
     packed = per_cell(np.bincount(cell, weights=weight_of[code], minlength=n_cells)).astype(np.uint64)
     mask = np.uint64((1 << width) - 1)
     return {name: ((packed >> np.uint64(width * j)) & mask).astype(np.float64) for j, name in enumerate(flags)}
+
+
+def _flag_tables() -> dict[str, np.ndarray]:
+    """What each per-row flag scoring counts is, as a table over prepare's row byte (bits:
+    the pair's regraded verdict, it parsed, equivalence path; the lab's verdict, refused,
+    regraded row, tokens known, cost known)."""
+    byte = np.arange(256)
+    r_correct, r_parsed, r_equivalence, lab, refused, regraded, tok_known, cost_known = (((byte >> j) & 1) == 1 for j in range(8))
+    return {
+        "correct": np.where(regraded, r_correct, lab),
+        "refused": refused,
+        "regraded": regraded,
+        "disagree": regraded & (r_correct != lab),
+        "unparsed": regraded & ~r_parsed,
+        "equivalence": r_equivalence,
+        "tok_known": tok_known,
+        "cost_known": cost_known,
+    }
+
+
+FLAG_TABLES = _flag_tables()
 
 
 _DATE_RE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?(?:[T ].*)?\Z")
@@ -388,9 +409,7 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     row_regrade = cond_regrade[row_cond] & (item_type >= 0)[row_item]
     lab = results[correct_col].to_numpy(dtype=bool)
     gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
-    regraded, parsed, how = regrade(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text, factorized=answers.result())
-    correct = np.where(row_regrade, regraded, lab)
-    refused = results["refused"].to_numpy(dtype=bool)
+    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text, factorized=answers.result())
 
     def numeric(name: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         if name not in results.columns:
@@ -405,22 +424,13 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
 
     tok, tok_known = numeric("output_tokens")
     cost, cost_known = numeric("cost_usd", NANO)
-    # Per-row quantities: flags stay bool (1 byte a row; they are counted), the two measured
-    # quantities are float weights. Counting a flag's rows equals summing it as 0/1 floats
-    # exactly, and uses an eighth of the memory of a float copy of every flag.
-    per_row: dict[str, np.ndarray] = {
-        "correct": correct,
-        "refused": refused,
-        "regraded": row_regrade,
-        "disagree": row_regrade & (regraded != lab),
-        "unparsed": row_regrade & ~parsed,
-        "equivalence": how == HOW["equivalence"],
-        "tok": tok,
-        "tok_known": tok_known,
-        "cost": cost,
-        "cost_known": cost_known,
-    }
-    del correct, refused, regraded, parsed, how, lab, tok, cost, tok_known, cost_known
+    # Every other per-row quantity is a flag derived from eight bits: one byte a row, its
+    # pair's verdict bits looked up once (FLAG_TABLES says which byte values hold each flag).
+    pair_bits = p_correct.view(np.uint8) | (p_parsed.view(np.uint8) << 1) | ((p_how == HOW["equivalence"]).view(np.uint8) << 2)
+    row_byte = pair_bits[pair_of_row]
+    for j, w in enumerate((lab, results["refused"].to_numpy(dtype=bool), row_regrade, tok_known, cost_known), start=3):
+        row_byte |= w.view(np.uint8) << j
+    del pair_of_row, lab, tok_known, cost_known
 
     # -- reduce to (condition, submission, item) ----------------------------------------
     n_conds = len(conds)
@@ -444,11 +454,11 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     def per_cell(summed: np.ndarray) -> np.ndarray:
         return (summed if size > DENSE_LIMIT else summed[occupied]).astype(np.float64, copy=False)
 
-    sums.update(count_flags(cell, n_cells, {name: w for name, w in per_row.items() if w.dtype == bool}, int(sums["n"].max(initial=0)), per_cell))
-    for name, w in per_row.items():
-        if w.dtype != bool:
-            sums[name] = per_cell(np.bincount(cell, weights=w, minlength=n_cells))
-    del per_row, cell
+    # Counting a flag's rows equals summing it as 0/1 floats, exactly (count_coded).
+    sums.update(count_coded(cell, n_cells, row_byte, FLAG_TABLES, int(sums["n"].max(initial=0)), per_cell))
+    sums["tok"] = per_cell(np.bincount(cell, weights=tok, minlength=n_cells))
+    sums["cost"] = per_cell(np.bincount(cell, weights=cost, minlength=n_cells))
+    del row_byte, tok, cost, cell
     cond_of, rest = np.divmod(occupied, n_subs * n_items)
     sub_of, item_of = np.divmod(rest, n_items)
 

@@ -295,7 +295,23 @@ def regrade(
     *,
     factorized: tuple[np.ndarray, Sequence[object]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Vectorised regrading of result rows.
+    """(correct, parsed, how) per row: :func:`regrade_pairs`' verdicts looked up per row."""
+    pair_of_row, correct, parsed, how = regrade_pairs(answers, row_item, row_mask, item_type, item_gold, type_names, item_gold_text, factorized=factorized)
+    return correct[pair_of_row], parsed[pair_of_row], how[pair_of_row]
+
+
+def regrade_pairs(
+    answers: pd.Series | np.ndarray,
+    row_item: np.ndarray,
+    row_mask: np.ndarray,
+    item_type: np.ndarray,
+    item_gold: list[str | None],
+    type_names: tuple[str, ...],
+    item_gold_text: list[str | None] | None = None,
+    *,
+    factorized: tuple[np.ndarray, Sequence[object]] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Vectorised regrading of result rows, by distinct (answer, item) pair.
 
     `row_item` maps each row to an item index; only rows where `row_mask` holds are
     regraded. `item_type[i]` indexes `type_names` (-1: judge-graded), `item_gold[i]` is the
@@ -312,8 +328,8 @@ def regrade(
     `factorized` is :func:`factorize_answers` of `answers`, where the caller has it already
     (scoring computes it in a thread while it checks the other columns).
 
-    Returns (correct, parsed, how) per row; `how` is 0 outside the regraded rows, else
-    :data:`HOW` of the path that decided.
+    Returns the pair of each row, then per pair (correct, parsed, how); `how` is 0 for the
+    pair of the rows not regraded, else :data:`HOW` of the path that decided.
     """
     codes, uniques = factorized if factorized is not None else factorize_answers(answers)
     n_items = len(item_type)
@@ -338,7 +354,7 @@ def regrade(
     graded, answer, item = graded[keep], answer[keep], item[keep]
     if len(graded):
         _grade_pairs(graded, answer, item, uniques, item_type, item_gold, golds_text, type_names, p_correct, p_parsed, p_how)
-    return p_correct[pair_of_row], p_parsed[pair_of_row], p_how[pair_of_row]
+    return pair_of_row, p_correct, p_parsed, p_how
 
 
 def _grade_pairs(

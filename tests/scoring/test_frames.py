@@ -16,7 +16,7 @@ from builder.bundles.results import parse_results
 from builder.demo import synth_lmb, synth_soohak
 from builder.pipeline.stages import items_frame
 from builder.scoring import default_spec, score_benchmark
-from builder.scoring.frames import count_flags, prepare
+from builder.scoring.frames import count_coded, prepare
 
 
 def _demo_frames(module, benchmark: str, subs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -101,22 +101,43 @@ def test_prepared_sums_equal_a_pandas_groupby_of_the_rows() -> None:
 @given(
     cells=st.integers(1, 40),
     rows=st.integers(0, 400),
-    n_flags=st.integers(1, 17),
+    n_flags=st.integers(1, 9),
     crowd=st.sampled_from([1, 3, 200]),  # how many rows may share a cell: 200 overflows the packing
     seed=st.integers(0, 2**32 - 1),
 )
 def test_flags_counted_together_equal_one_bincount_each(cells, rows, n_flags, crowd, seed) -> None:
-    """count_flags packs every flag into one float weight per row (exact below 2^52) or, when
-    the counts would not fit, counts flag by flag: either way each cell's count of each flag
-    is what a plain bincount of the rows holding it gives."""
+    """count_coded packs every flag into one float weight per row (exact below 2^52) or, when
+    the counts would not fit, counts flag by flag: either way each cell's count of the rows
+    whose byte a flag's table holds is what a plain bincount of those rows gives."""
     rng = np.random.default_rng(seed)
     cell = np.sort(rng.integers(0, min(cells, max(1, rows // crowd + 1)), rows))
-    flags = {f"f{j}": rng.random(rows) < rng.random() for j in range(n_flags)}
+    code = rng.integers(0, 256, rows).astype(np.uint8)
+    tables = {f"f{j}": rng.random(256) < rng.random() for j in range(n_flags)}
     most = int(np.bincount(cell, minlength=cells).max(initial=0))
-    got = count_flags(cell, cells, flags, most)
-    for name, w in flags.items():
+    got = count_coded(cell, cells, code, tables, most)
+    for name, table in tables.items():
         assert got[name].dtype == np.float64
-        np.testing.assert_array_equal(got[name], np.bincount(cell[w], minlength=cells).astype(np.float64))
+        np.testing.assert_array_equal(got[name], np.bincount(cell[table[code]], minlength=cells).astype(np.float64))
+
+
+def test_flag_tables_derive_each_flag_as_its_definition() -> None:
+    """FLAG_TABLES over prepare's row byte: correct is the regraded verdict on regraded rows
+    and the lab's elsewhere; disagreement and unparsed only on regraded rows."""
+    from builder.scoring.frames import FLAG_TABLES
+
+    for byte in range(256):
+        r_correct, r_parsed, r_equiv, lab, refused, regraded, tok_known, cost_known = ((byte >> j) & 1 == 1 for j in range(8))
+        want = {
+            "correct": r_correct if regraded else lab,
+            "refused": refused,
+            "regraded": regraded,
+            "disagree": regraded and r_correct != lab,
+            "unparsed": regraded and not r_parsed,
+            "equivalence": r_equiv,
+            "tok_known": tok_known,
+            "cost_known": cost_known,
+        }
+        assert {name: bool(table[byte]) for name, table in FLAG_TABLES.items()} == want
 
 
 def test_dense_sums_equal_a_bincount_over_the_selected_conditions() -> None:
@@ -143,13 +164,13 @@ def test_regrading_runs_on_the_main_thread(monkeypatch) -> None:
 
     import builder.scoring.frames as frames
 
-    real, seen = frames.regrade, []
+    real, seen = frames.regrade_pairs, []
 
     def spy(*args, **kwargs):
         seen.append(threading.current_thread() is threading.main_thread())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(frames, "regrade", spy)
+    monkeypatch.setattr(frames, "regrade_pairs", spy)
     items, results, submissions = _demo_frames(synth_soohak, "soohak", 3)
     prepare(default_spec("soohak"), items, results, submissions)
     assert seen == [True]
