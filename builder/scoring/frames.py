@@ -191,9 +191,9 @@ def count_coded(
     flags or rows per cell for 52 bits, it is one bincount per flag.
     """
     width = max(most, 1).bit_length()
-    if width * len(flags) > 52:
+    if not flags or width * len(flags) > 52:
         return {name: per_cell(np.bincount(cell[table[code]], minlength=n_cells)).astype(np.float64) for name, table in flags.items()}
-    weight_of = np.zeros(len(next(iter(flags.values()), ())))
+    weight_of = np.zeros(len(next(iter(flags.values()))))
     for j, table in enumerate(flags.values()):
         weight_of += table * float(1 << (width * j))
     packed = per_cell(np.bincount(cell, weights=weight_of[code], minlength=n_cells)).astype(np.uint64)
