@@ -48,14 +48,14 @@ def boom(monkeypatch: pytest.MonkeyPatch):
     """Make the vectorised regrade raise `exc` whenever an answer equals the marker."""
 
     def install(exc: Exception, marker: str = "BOOM") -> None:
-        real = builder.scoring.frames.regrade
+        real = builder.scoring.frames.regrade_pairs
 
-        def regrade(answers, *args, **kwargs):
+        def regrade_pairs(answers, *args, **kwargs):
             if (answers == marker).any():
                 raise exc
             return real(answers, *args, **kwargs)
 
-        monkeypatch.setattr(builder.scoring.frames, "regrade", regrade)
+        monkeypatch.setattr(builder.scoring.frames, "regrade_pairs", regrade_pairs)
 
     return install
 
