@@ -201,12 +201,16 @@ def count_coded(
     return {name: ((packed >> np.uint64(width * j)) & mask).astype(np.float64) for j, name in enumerate(flags)}
 
 
+# prepare's row byte, bit by bit: its (answer, item) pair's regraded verdict, whether the
+# answer parsed, whether the equivalence path decided; then the row's own lab verdict,
+# refusal, whether it is regraded, whether its tokens and its cost are known.
+ROW_BYTE_BITS = ("r_correct", "r_parsed", "r_equivalence", "lab", "refused", "regraded", "tok_known", "cost_known")
+
+
 def _flag_tables() -> dict[str, np.ndarray]:
-    """What each per-row flag scoring counts is, as a table over prepare's row byte (bits:
-    the pair's regraded verdict, it parsed, equivalence path; the lab's verdict, refused,
-    regraded row, tokens known, cost known)."""
+    """What each per-row flag scoring counts is, as a table over the row byte (ROW_BYTE_BITS)."""
     byte = np.arange(256)
-    r_correct, r_parsed, r_equivalence, lab, refused, regraded, tok_known, cost_known = (((byte >> j) & 1) == 1 for j in range(8))
+    r_correct, r_parsed, r_equivalence, lab, refused, regraded, tok_known, cost_known = (((byte >> j) & 1) == 1 for j in range(len(ROW_BYTE_BITS)))
     return {
         "correct": np.where(regraded, r_correct, lab),
         "refused": refused,
@@ -426,10 +430,13 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     cost, cost_known = numeric("cost_usd", NANO)
     # Every other per-row quantity is a flag derived from eight bits: one byte a row, its
     # pair's verdict bits looked up once (FLAG_TABLES says which byte values hold each flag).
-    pair_bits = p_correct.view(np.uint8) | (p_parsed.view(np.uint8) << 1) | ((p_how == HOW["equivalence"]).view(np.uint8) << 2)
+    bit = ROW_BYTE_BITS.index
+    pair_bits = np.zeros(len(p_correct), dtype=np.uint8)
+    for name, w in (("r_correct", p_correct), ("r_parsed", p_parsed), ("r_equivalence", p_how == HOW["equivalence"])):
+        pair_bits |= w.view(np.uint8) << bit(name)
     row_byte = pair_bits[pair_of_row]
-    for j, w in enumerate((lab, results["refused"].to_numpy(dtype=bool), row_regrade, tok_known, cost_known), start=3):
-        row_byte |= w.view(np.uint8) << j
+    for name, w in (("lab", lab), ("refused", results["refused"].to_numpy(dtype=bool)), ("regraded", row_regrade), ("tok_known", tok_known), ("cost_known", cost_known)):
+        row_byte |= w.view(np.uint8) << bit(name)
     del pair_of_row, lab, tok_known, cost_known
 
     # -- reduce to (condition, submission, item) ----------------------------------------
