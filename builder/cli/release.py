@@ -113,7 +113,8 @@ def status_command(root: Path, benchmark: str | None, as_of: str | None, as_json
     configs = [c for c in load_configs(root) if benchmark in (None, c.id)]
     if not configs:
         raise ReleaseError(f"no benchmark {benchmark!r}", where="leaderboards/", reason="unknown-benchmark")
-    states = release_states(root, configs, load_registry(root, datetime.now(timezone.utc)), clock)
+    now = datetime.now(timezone.utc)
+    states = release_states(root, configs, load_registry(root, now), clock, now=now)
     if as_json:
         click.echo(orjson.dumps({k: v.to_dict() for k, v in states.items()}, option=orjson.OPT_INDENT_2).decode())
         return
@@ -139,7 +140,7 @@ def verify_command(root: Path, site: Path | None) -> None:
     """
     from builder.release.check import verify_repo, verify_site
 
-    lines = verify_site(site.resolve()) if site else verify_repo(root.resolve(), datetime.now(timezone.utc))
+    lines = verify_site(site.resolve(), root.resolve()) if site else verify_repo(root.resolve(), datetime.now(timezone.utc))
     for line in lines:
         click.echo(line)
     click.echo("OK")
@@ -180,8 +181,9 @@ def publish_identity_command(root: Path, benchmark: str, identity: Path | None) 
 @click.option("--as-of", "as_of", help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
 @translate_errors
 def identity_due_command(root: Path, as_of: str | None) -> None:
-    """Print (space-separated, on one line) the benchmarks whose full release is in force
-    but whose embargo identity is not published in keys/released/ yet. Needs no secret:
+    """Print (space-separated, on one line) the benchmarks whose release in force authorises
+    everything the embargo identity opens (the whole version, with items, results and
+    transcripts) but whose identity is not published in keys/released/ yet. Needs no secret:
     the scheduled workflow runs it to decide whether to run publish-identity.
 
     \b
@@ -190,12 +192,13 @@ def identity_due_command(root: Path, as_of: str | None) -> None:
     """
     from builder.config import load_configs
     from builder.release.identity import identity_path
-    from builder.release.status import RELEASED, release_states
+    from builder.release.status import release_states
     from builder.trust.registry import load_registry
 
     root = root.resolve()
     clock = _time(as_of)
     configs = load_configs(root)
-    states = release_states(root, configs, load_registry(root, datetime.now(timezone.utc)), clock)
-    due = [c.id for c in configs if states[c.id].state == RELEASED and not identity_path(root, c.id, c.version).exists()]
+    now = datetime.now(timezone.utc)
+    states = release_states(root, configs, load_registry(root, now), clock, now=now)
+    due = [c.id for c in configs if states[c.id].identity_authorised and not identity_path(root, c.id, c.version).exists()]
     click.echo(" ".join(due))

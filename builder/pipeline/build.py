@@ -166,7 +166,7 @@ def build(
         report.synthetic = (root / "keys" / "demo").is_dir()
         # Release statements, judged at the build's clock (a rehearsal's: as_of), and the
         # embargo identities published in the repository by full releases.
-        report.releases = release_states(root, configs, registry, as_of or now)
+        report.releases = release_states(root, configs, registry, as_of or now, now=now)
         published, problems = published_identities(root, configs, report.releases)
         report.rejections += [Rejection(p.where or "keys/released", p.reason, str(p), p.hint) for p in problems]
     recipients = {r for ident in identities for r in ident.recipients}
@@ -197,7 +197,7 @@ def build(
         verified: dict[str, list[VerifiedBundle]] = {}
         admissions = Admissions(root)  # an expired key is judged when its bundle was admitted
         raw_of = {raw.where: raw for bundles in raws.values() for raw in bundles}
-        datasets = verify_datasets(raws, registry, now, report.rejections)
+        datasets = verify_datasets(raws, registry, now, report.rejections, root, admissions)
         for config in configs:
             verified[config.id] = []
             submitted = [raw for raw in raws[config.id] if raw.owner != DATASET_DIR]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, verify_dataset
+from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset
 from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
@@ -19,26 +20,30 @@ from builder.bundles.unseal import Columns, Expected, concat_results, unseal_ite
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
+from builder.pipeline.admission import Admissions
 from builder.pipeline.isolation import isolate, rejection, restrict
 from builder.pipeline.labels import distinct_models
 from builder.pipeline.records import BenchmarkState
 from builder.release.apply import apply_release
+from builder.release.dataset_admission import verify_dataset_admitted
 from builder.release.transcripts import read_released
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
 
 
 def verify_datasets(
-    raws: dict[str, list[RawBundle]], registry: Registry, now: datetime, rejections: list[Rejection]
+    raws: dict[str, list[RawBundle]], registry: Registry, now: datetime, rejections: list[Rejection],
+    root: Path | None = None, admissions: Admissions | None = None,
 ) -> dict[str, dict[str, VerifiedDataset]]:
-    """Verify every dataset bundle; returns benchmark -> version -> dataset."""
+    """Verify every dataset bundle, its signers judged at its git admission
+    (builder.release.dataset_admission); returns benchmark -> version -> dataset."""
     out: dict[str, dict[str, VerifiedDataset]] = {}
     for benchmark, bundles in raws.items():
         for raw in bundles:
             if raw.owner != DATASET_DIR:
                 continue
             try:
-                out.setdefault(benchmark, {})[raw.name] = verify_dataset(raw, registry, now=now)
+                out.setdefault(benchmark, {})[raw.name] = verify_dataset_admitted(raw, registry, now=now, root=root, admissions=admissions)
             except BuilderError as exc:
                 rejections.append(Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, benchmark, DATASET_DIR))
     return out

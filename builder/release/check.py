@@ -1,22 +1,28 @@
 """``sealboard release verify``: re-check a release with no secret.
 
 Against a built site (``--site``): the site is not a rehearsal (rehearsals are never
-deployed: this is the check the deploy path runs), and every published item matches the
-commitment published during the embargo (``data/<benchmark>/commitments.json``), every
-item of the results matrix is a published item. Against the repository: every release
-statement's verdict, and every published identity opens its dataset bundle, whose items
-match their commitments.
+deployed: this is the check the deploy path runs), and every published copy of an item
+says the same committed item: ``items.jsonl`` matches the commitments published during
+the embargo (``data/<benchmark>/commitments.json``; and, given the repository, the
+commitments its dataset version was first committed with), ``items.csv`` is exactly the
+CSV of those items, and each item page shows exactly their question and gold-answer
+texts (and there is no page of an item not published); every item of the results matrix
+is a published item. Against the repository: every release statement's verdict
+(including ``commitment-changed``), and every published identity opens its dataset
+bundle, whose items match their commitments.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from builder.bundles.dataset import commitment
 from builder.errors import BuilderError, ReleaseError
+from builder.release.commitment_history import changed_commitment, first_commitments
 from builder.strict import iter_jsonl, loads_json
 
 MAX_DATA_FILE = 1 << 30
@@ -56,8 +62,80 @@ def check_commitments(items: list[dict[str, Any]], commitments: dict[str, str], 
             )
 
 
-def verify_site(site: Path) -> list[str]:
-    """Check a built site; returns one line per benchmark checked, raises on the first failure."""
+class _ItemTexts(HTMLParser):
+    """The question (``sb-item-text``) and gold answer (``sb-gold``) texts of an item page, by language."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: dict[str, list[tuple[str, str]]] = {"sb-item-text": [], "sb-gold": []}
+        self._open: tuple[str, str, str, list[str]] | None = None  # (kind, lang, tag, text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        kind = next((k for k in self.texts if k in (a.get("class") or "").split()), None)
+        if kind is not None:
+            self._open = (kind, a.get("data-lang") or "", tag, [])
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == self._open[2]:
+            kind, lang, _, text = self._open
+            self.texts[kind].append((lang, "".join(text)))
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open[3].append(data)
+
+
+def _copy_mismatch(what: str, where: str, hint: str = "the copies of a released item must all say what was committed; rebuild the site") -> ReleaseError:
+    return ReleaseError(what, where=where, reason="copy-mismatch", hint=hint)
+
+
+def check_items_csv(items: list[dict[str, Any]], data: bytes, where: str) -> None:
+    """items.csv is exactly the CSV of the items in items.jsonl; the first differing line is named."""
+    from builder.release.outputs import items_csv
+
+    expected = items_csv(items).decode("utf-8").splitlines()
+    got = data.decode("utf-8", "replace").splitlines()
+    for line, (want, have) in enumerate(zip(expected, got), start=1):
+        if want != have:
+            raise ReleaseError("differs from the items in items.jsonl", where=where, line=line, reason="copy-mismatch",
+                               hint="the copies of a released item must all say what was committed; rebuild the site")
+    if len(expected) != len(got):
+        raise ReleaseError(f"has {len(got) - 1} item row(s), items.jsonl {len(expected) - 1}", where=where, reason="copy-mismatch",
+                           hint="the copies of a released item must all say what was committed; rebuild the site")
+
+
+def check_item_pages(items: list[dict[str, Any]], site: Path, bid: str) -> int:
+    """Each published item's page shows exactly its committed question and gold answer texts,
+    and no page under <benchmark>/items/ is of an item not published. Returns pages checked."""
+    from builder.release.pages import page_name
+
+    pages_dir = site / bid / "items"
+    expected = {page_name(it["id"]): it for it in items}
+    present = {p.stem: p for p in pages_dir.glob("*.html")} if pages_dir.is_dir() else {}
+    stray = sorted(set(present) - set(expected))
+    if stray:
+        raise ReleaseError("is the page of an item not in items.jsonl", where=f"{bid}/items/{stray[0]}.html", reason="unreleased-item",
+                           hint="a page of an unpublished item: the release of this site is void")
+    for name, item in sorted(expected.items()):
+        rel = f"{bid}/items/{name}.html"
+        if name not in present:
+            raise ReleaseError("is missing: every released item has its page", where=rel, reason="missing-file")
+        parser = _ItemTexts()
+        parser.feed(_read(present[name], site).decode("utf-8", "replace"))
+        for kind, field in (("sb-item-text", "question"), ("sb-gold", "answer")):
+            shown = sorted(parser.texts[kind])
+            committed = sorted(item[field].items())
+            if shown != committed:
+                raise _copy_mismatch(f"shows a {field} text of item {item['id']!r} that is not the committed one", rel)
+    return len(expected)
+
+
+def verify_site(site: Path, root: Path | None = None) -> list[str]:
+    """Check a built site; returns one line per benchmark checked, raises on the first failure.
+    With `root` (the repository), the site's commitments must also be those its dataset
+    version was first committed with (builder.release.commitment_history)."""
     index = loads_json(_read(site / "data" / "index.json", site), "data/index.json")
     refuse_rehearsal(index)
     lines = []
@@ -70,9 +148,15 @@ def verify_site(site: Path) -> list[str]:
             lines.append(f"{bid}: {bench['status']} (aggregates only: no items published)")
             continue
         commitments = loads_json(_read(site / "data" / bid / "commitments.json", site), f"data/{bid}/commitments.json")["commitments"]
+        if root is not None:
+            changed = changed_commitment(first_commitments(root, bid, bench.get("version", "")), commitments, f"data/{bid}/commitments.json")
+            if changed is not None:
+                raise changed
         where = f"data/{bid}/items.jsonl"
         items = [obj for _, obj in iter_jsonl(_read(site / "data" / bid / "items.jsonl", site), where)]
         check_commitments(items, commitments, where)
+        check_items_csv(items, _read(site / "data" / bid / "items.csv", site), f"data/{bid}/items.csv")
+        pages = check_item_pages(items, site, bid)
         published = {it["id"] for it in items}
         matrix = site / "data" / bid / "matrix.csv"
         rows = 0
@@ -81,16 +165,17 @@ def verify_site(site: Path) -> list[str]:
                 rows += 1
                 if row["item"] not in published:
                     raise ReleaseError(f"the results matrix has item {row['item']!r}, which is not published", where=f"data/{bid}/matrix.csv", reason="unreleased-item")
-        lines.append(f"{bid}: {bench['status']}: {len(items)} item(s) match their commitments; matrix {rows} row(s) on published items only")
+        lines.append(f"{bid}: {bench['status']}: {len(items)} item(s) match their commitments; items.csv and {pages} item page(s) agree; "
+                     f"matrix {rows} row(s) on published items only")
     return lines
 
 
 def verify_repo(root: Path, clock: Any) -> list[str]:
     """Statements' verdicts and published identities, checked with no secret."""
-    from builder.bundles.dataset import verify_dataset
     from builder.bundles.ingest import DATASET_DIR, RawBundle, discover
     from builder.bundles.unseal import unseal_items
     from builder.config import load_configs
+    from builder.release.dataset_admission import verify_dataset_admitted
     from builder.release.identity import published_identities
     from builder.release.status import release_states
     from builder.trust.registry import load_registry
@@ -110,7 +195,7 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
             if ident is None or raw is None:
                 continue
             try:  # unseal_items checks every item against its commitment
-                items = unseal_items(verify_dataset(raw, registry, now=clock), [ident])
+                items = unseal_items(verify_dataset_admitted(raw, registry, now=clock, root=root), [ident])
             except BuilderError as exc:
                 raise ReleaseError(f"the published identity of {config.id} does not open a dataset that matches its commitments: {exc.message}",
                                    where=exc.where, reason=exc.reason) from None

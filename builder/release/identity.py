@@ -1,13 +1,19 @@
 """Publishing the embargo identity after a full release, and reading it back.
 
-After a statement releasing a whole version is in force, a maintainer (or the scheduled
-workflow, which holds the identity) runs ``sealboard release publish-identity BENCHMARK``.
+The identity opens everything sealed to the embargo key: every item and gold answer, every
+opted-in results file and transcript. So it is published only when the statements in force
+authorise all of that (``ReleaseState.identity_authorised``: a whole-version statement
+publishing items, results and transcripts, and no statement as new narrowing it); a
+release that publishes less publishes the opened files themselves (items.jsonl, the
+matrix, transcripts: builder.release.outputs) for what it authorises, and the identity
+stays private. Once authorised, a maintainer (or the scheduled workflow, which holds the
+identity) runs ``sealboard release publish-identity BENCHMARK``.
 It writes ``keys/released/<benchmark>-<version>.txt``: only that version's embargo key,
 even when the identity file given holds several. From then on a build with no secret at
 all unseals that version from the repository and reproduces the released boards.
 
-The build honours a published identity only for a benchmark whose whole version is
-released at its clock: a file committed early is reported and ignored (the embargo is
+The build honours a published identity only for a benchmark whose release at its clock
+authorises it: a file committed early is reported and ignored (the embargo is
 then broken anyway — rotate the embargo key — but the site never treats it as a release).
 
 Nothing else opens with it: results and transcripts a lab does not opt to publish are
@@ -42,6 +48,15 @@ def publish_identity(root: Path, config: BenchmarkConfig, state: ReleaseState, i
             reason="not-released",
             hint="a statement with scope `all` must be signed by the threshold and its not_before passed",
         )
+    if not state.identity_authorised:
+        raise ReleaseError(
+            f"the release of {config.id} {config.version} in force does not publish everything its embargo key opens "
+            "(items, results and transcripts); the identity stays secret",
+            where=config.path,
+            reason="identity-not-authorised",
+            hint="the site publishes what the release authorises itself; to publish the key, sign a statement "
+                 "with scope `all` and publish items, results and transcripts all true",
+        )
     key = next((ident for ident in identities if config.embargo_recipient in ident.recipients), None)
     if key is None:
         raise SecretError(
@@ -62,7 +77,7 @@ def publish_identity(root: Path, config: BenchmarkConfig, state: ReleaseState, i
 def published_identities(
     root: Path, configs: list[BenchmarkConfig], states: dict[str, ReleaseState]
 ) -> tuple[list[Identity], list[BuilderError]]:
-    """Identities published in the repository for fully released versions, and problems."""
+    """Identities published in the repository for releases that authorise them, and problems."""
     found: list[Identity] = []
     problems: list[BuilderError] = []
     for config in configs:
@@ -71,9 +86,10 @@ def published_identities(
         if not (path.exists() or path.is_symlink()):
             continue
         state = states.get(config.id)
-        if state is None or state.state != RELEASED:
+        if state is None or not state.identity_authorised:
             problems.append(ReleaseError(
-                f"a published identity exists but {config.id} {config.version} is not released in full; it is ignored",
+                f"a published identity exists but the release of {config.id} {config.version} in force does not "
+                "authorise it (a whole-version release publishing items, results and transcripts); it is ignored",
                 where=rel, reason="identity-before-release",
                 hint="remove it and rotate the embargo key: the embargo is broken for anyone who read it"))
             continue

@@ -44,8 +44,9 @@ def opted_in(state: BenchmarkState) -> dict[str, Any]:
 
 
 def matrix_frame(state: BenchmarkState) -> pd.DataFrame:
-    ids = {it["id"] for it in state.released_items}
-    if state.results is None or not state.release.publishes("results"):
+    # per-item rows only of items whose governing statement publishes results
+    ids = {it["id"] for it in state.released_items} & state.release.published_ids("results")
+    if state.results is None or not ids:
         return pd.DataFrame(columns=MATRIX_FIRST)
     frame = state.results
     frame = frame[frame["submission"].isin(set(opted_in(state))) & frame["item"].isin(ids)]
@@ -116,11 +117,16 @@ def item_row(s: ItemSummary) -> dict[str, Any]:
     }
 
 
-def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: pd.DataFrame) -> dict[str, bytes]:
-    """Data files (path under data/ -> bytes) a release in force publishes."""
-    bench = state.config.id
-    items = sorted(state.released_items, key=lambda i: i["id"])
-    langs = languages(state.released_items)
+def items_jsonl(items: list[dict[str, Any]]) -> bytes:
+    """items.jsonl: every released item as committed, sorted by id."""
+    return b"".join(orjson.dumps(it, option=orjson.OPT_SORT_KEYS) + b"\n" for it in sorted(items, key=lambda i: i["id"]))
+
+
+def items_csv(items: list[dict[str, Any]]) -> bytes:
+    """items.csv: the same items as items.jsonl, one row each (`release verify --site`
+    rebuilds it from items.jsonl and compares bytes, so both copies say the same)."""
+    items = sorted(items, key=lambda i: i["id"])
+    langs = languages(tuple(items))
     meta = [k for k in ITEM_METADATA if any(k in it for it in items)]
     columns = ["id", "split", "answer_type", *meta, *(f"question_{lang}" for lang in langs), *(f"answer_{lang}" for lang in langs), "salt", "canary"]
     rows = [
@@ -131,9 +137,16 @@ def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: p
         }
         for it in items
     ]
+    return to_csv(columns, rows)
+
+
+def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: pd.DataFrame) -> dict[str, bytes]:
+    """Data files (path under data/ -> bytes) a release in force publishes."""
+    bench = state.config.id
+    items = sorted(state.released_items, key=lambda i: i["id"])
     files = {
-        f"{bench}/items.jsonl": b"".join(orjson.dumps(it, option=orjson.OPT_SORT_KEYS) + b"\n" for it in items),
-        f"{bench}/items.csv": to_csv(columns, rows),
+        f"{bench}/items.jsonl": items_jsonl(items),
+        f"{bench}/items.csv": items_csv(items),
         f"{bench}/item_summary.json": orjson.dumps(
             {"benchmark": bench, "items": [item_row(s) for s in summaries]}, option=orjson.OPT_INDENT_2
         ) + b"\n",

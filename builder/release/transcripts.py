@@ -37,7 +37,8 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
     """The state with ``transcripts`` (submission -> rows of released items) filled."""
     if not publishes_transcripts(state):
         return state
-    released = {it["id"] for it in state.released_items}
+    # lines only of items whose governing statement publishes transcripts
+    released = {it["id"] for it in state.released_items} & state.release.published_ids("transcripts")
     found: dict[str, tuple[dict[str, Any], ...]] = {}
     for bundle in state.bundles:
         if not bundle.manifest.publish_transcripts or TRANSCRIPTS not in bundle.files:

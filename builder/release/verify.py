@@ -5,18 +5,22 @@ failure is the reason):
 
 1. it parses (``sealboard-release/1``) and names this benchmark and its current version;
 2. ``dataset_manifest_sha256`` is the SHA-256 of the dataset bundle's ``manifest.json``
-   for that version, and a split scope names splits the dataset has;
+   for that version, that manifest keeps every commitment the version was first committed
+   with (``commitment-changed``, builder.release.commitment_history), and a split scope
+   names splits the dataset has;
 3. ``registry_version`` is a version of the verified registry chain, and not newer than
    the version the signatures are counted against (below);
-4. a threshold of the maintainers of the registry version *in force at ``not_before``*
-   (builder.release.registry_history: the newest version git admitted by then) signed the
-   exact bytes under ``sealboard-release``. While the clock is before ``not_before`` that
-   version is not known yet, so the one in force now stands in. Each maintainer counts
-   once; a maintainer removed from that version counts zero (``removed-signer``), so does a
-   key revoked in *any* version up to the latest (``revoked-signer``), and a block that
-   does not verify. A registry change that keeps the signers (a lab added) leaves a
-   statement's signatures standing; later key rotations after not_before do not
-   un-release a benchmark;
+4. a threshold of the maintainers of the registry version *in force when the statement's
+   signatures were completed* (builder.release.registry_history: the version in force at
+   the commit that admitted the statement with a complete tally; not ``not_before``, which
+   the signers choose) signed the exact bytes under ``sealboard-release``. Without that
+   date (no git, a statement not committed, a registry history that cannot date its
+   versions or holds a version committed after the build's clock) the latest version
+   stands in. Each maintainer counts once; a maintainer removed from that version counts
+   zero (``removed-signer``; ``registry-dated-ahead`` when the registry's dates were
+   refused for being ahead of the clock), so does a key revoked in *any* version up to the
+   latest (``revoked-signer``), and a block that does not verify. Removing or rotating a
+   maintainer after the statement was admitted never un-releases a benchmark;
 5. the clock (the build's time, or ``--as-of``) is at or past ``not_before``.
 
 Tallying reuses ``builder.trust.registry.tally`` (the registry's own rule for counting
@@ -28,9 +32,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 
 from builder.errors import BuilderError, SignatureError
-from builder.release.registry_history import RegistryHistory
+from builder.release.registry_history import RegistryHistory, statement_admitted
 from builder.release.statement import Statement, StatementFile, parse_statement
 from builder.trust.registry import tally
 from builder.trust.registry_format import RegistryVersion, Revocation
@@ -51,6 +56,9 @@ class DatasetFacts:
     version: str
     manifest_sha256: str | None  # None when the dataset bundle is missing
     splits: frozenset[str]
+    # the refusal when the manifest changed a commitment it was first committed with
+    # (builder.release.commitment_history), else None
+    changed: BuilderError | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ def judge(
     history: RegistryHistory,
     revoked: tuple[Revocation, ...],
     clock: datetime,
+    root: Path | None = None,
 ) -> Verdict:
     """The verdict on one statement file at `clock` (never raises: a bad statement is a verdict)."""
     where = file.path
@@ -161,18 +170,27 @@ def judge(
         return invalid("missing-dataset", f"no dataset bundle for version {version} to check the digest against")
     if st.dataset_manifest_sha256 != dataset.manifest_sha256:
         return invalid("digest-mismatch", f"digest does not match dataset {version}")
+    if dataset.changed is not None:
+        return invalid(dataset.changed.reason, f"dataset {version} {dataset.changed.message}")
     unknown = [s for s in st.scope.splits if s not in dataset.splits]
     if unknown:
         return invalid("bad-scope", f"scope names split {unknown[0]!r}, which dataset {version} does not have")
     latest = history.latest.version
     if st.registry_version not in history.versions:
         return invalid("unknown-registry-version", f"names registry version {st.registry_version}; the registry has 1–{latest}")
-    # Before not_before the version in force then is unknown: the one in force now stands in.
-    doc = history.at(st.not_before) if clock >= st.not_before else history.latest
+    data = file.data
+
+    def complete(sig: bytes | None, at: datetime) -> bool:
+        c = count_signatures(data, sig, history.at(at), revoked, where, history)
+        return len(c.counted) >= c.needed
+
+    # The registry in force when the signatures were completed (git admission); unknown: the latest.
+    admitted = statement_admitted(root, where, data, complete) if history.dated else None
+    doc = history.at(admitted) if admitted is not None else history.latest
     if st.registry_version > doc.version:
         return invalid(
             "registry-version-not-in-force",
-            f"names registry v{st.registry_version:04d}, but v{doc.version:04d} was in force at not_before; "
+            f"names registry v{st.registry_version:04d}, but v{doc.version:04d} was in force when its signatures were completed; "
             "write it again with 'sealboard release flip' and sign it",
         )
     count = count_signatures(file.data, file.sig, doc, revoked, where, history)
@@ -186,6 +204,11 @@ def judge(
         else:
             if count.failures:
                 reason = count.failures[0][0]
+        if history.ahead:  # the dates that could have counted these signers were refused
+            reason = "registry-dated-ahead"
+            ahead = ", ".join(f"v{n:04d}" for n in history.ahead)
+            details.append(f"registry {ahead} was committed after the build's clock {clock:%Y-%m-%d %H:%M} UTC, "
+                           f"so no registry date is trusted and the latest version v{doc.version:04d} counts")
         by = f" ({', '.join(count.counted)})" if count.counted else ""
         extra = f"; {'; '.join(details)}" if details else ""
         return Verdict(where, UNSIGNED, reason, f"{where}: {len(count.counted)} of {count.needed} signatures{by}{extra}", st, count.counted, count.needed)

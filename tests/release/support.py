@@ -41,3 +41,19 @@ def released_instance(root: Path, *, scope: Scope | None = None, signers: tuple[
 
 def statement_path(inst: Instance, name: str = "r1") -> Path:
     return inst.root / "leaderboards" / "soohak.release" / f"{name}.yaml"
+
+
+def write_statement(inst: Instance, name: str, *, registry_version: int, signers: tuple[str, ...], not_before: datetime = T,
+                    scope: Scope | None = None, publish: Publish | None = None) -> Path:
+    """A statement naming any registry version (flip names the one in force), signed by `signers`."""
+    import hashlib
+
+    from builder.release.statement import release_dir, statement_text
+
+    digest = hashlib.sha256((inst.root / "bundles" / "soohak" / "_dataset" / "test-1" / "manifest.json").read_bytes()).hexdigest()
+    path = release_dir(inst.root, "soohak") / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(statement_text("soohak", "test-1", digest, registry_version, not_before, scope or Scope(), publish or Publish()))
+    for m in signers:
+        sign_statement(inst.root, "soohak", inst.maintainer_keys[m], name)
+    return path

@@ -1,9 +1,10 @@
-"""The threshold is counted against the registry version in force at not_before, dated by
-the commit that admitted each version (real git history, fixed committer times).
+"""The threshold is counted against the registry version in force when the statement's
+signatures were completed (the commit that admitted it with a complete tally), each
+version dated by the commit that admitted it (real git history, fixed committer times).
 
-The statement is signed by m1 and m2 under registry v0002. What happens to m2 after that
-decides: removed before not_before, m2 counts zero (whatever version the statement names);
-removed after not_before, the release stands.
+The statement is signed by m1 and m2 under registry v0002 and merged at MERGED. Removing
+m2 afterwards, before or after not_before, never un-releases it (before this rule a
+removal before not_before made it count zero: that test now asserts the release stands).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from builder.trust.registry import load_registry
 from builder.trust.registry_admin import remove_maintainer, sign_registry
 from tests.factory import NOW
 from tests.pipeline.test_admission import commit
-from tests.release.support import AFTER, T, released_instance
+from tests.release.support import AFTER, T, released_instance, write_statement
 
 MERGED = NOW + timedelta(hours=1)  # the instance (registry v0001, v0002, statement) lands
 
@@ -48,14 +49,12 @@ def verdict(inst, clock):
     return state, state.verdicts[0]
 
 
-def test_removed_between_the_named_version_and_not_before_counts_zero(inst):
+def test_removed_after_admission_but_before_not_before_still_counts(inst):
     remove_m2(inst)
     commit(inst.root, "registry v0003: m2 leaves", T - timedelta(days=1))
     state, v = verdict(inst, AFTER)
-    assert state.state == EMBARGOED
-    assert (v.state, v.reason) == ("unsigned", "removed-signer")
-    fp = inst.maintainer_keys["m2"].public.fingerprint
-    assert v.message.endswith(f"1 of 2 signatures (m1); signature by {fp}, a maintainer removed from the registry in v0003, counts zero under registry v0003")
+    assert state.state == RELEASED, v.message
+    assert v.signers == ("m1", "m2")
 
 
 def test_removed_after_not_before_still_counts(inst):
@@ -74,7 +73,7 @@ def test_uncommitted_registry_change_falls_back_to_the_latest_version(inst):
     assert v.reason == "removed-signer"
 
 
-def test_statement_naming_a_version_admitted_after_not_before_is_invalid(inst):
+def test_statement_signed_under_the_version_in_force_at_its_admission_counts(inst):
     remove_maintainer(inst.root, "m2")  # v0003 (m1, m3), merged after not_before
     for m in ("m1", "m3"):
         sign_registry(inst.root, inst.maintainer_keys[m])
@@ -85,9 +84,25 @@ def test_statement_naming_a_version_admitted_after_not_before_is_invalid(inst):
     (inst.root / "leaderboards" / "soohak.release" / "r1.yaml").unlink()
     (inst.root / "leaderboards" / "soohak.release" / "r1.yaml.sig").unlink()
     commit(inst.root, "statement r2", T + timedelta(minutes=20))
-    _, v = verdict(inst, AFTER)
+    state, v = verdict(inst, AFTER)
+    # v0003 was in force when r2's signatures were completed (T + 20 min), not at its not_before
+    assert state.state == RELEASED, v.message
+    assert v.signers == ("m1", "m3")
+
+
+def test_statement_naming_a_version_not_in_force_at_its_admission_is_invalid(inst):
+    remove_maintainer(inst.root, "m2")  # v0003 proposed, one signature short: not in force
+    sign_registry(inst.root, inst.maintainer_keys["m1"])
+    commit(inst.root, "v0003 proposed", T - timedelta(days=2))
+    write_statement(inst, "r2", registry_version=3, signers=("m1", "m3"))
+    for name in ("r1.yaml", "r1.yaml.sig"):
+        (inst.root / "leaderboards" / "soohak.release" / name).unlink()
+    commit(inst.root, "statement r2 naming v0003", T - timedelta(days=1))
+    sign_registry(inst.root, inst.maintainer_keys["m3"])
+    commit(inst.root, "v0003 signed by the threshold", T - timedelta(hours=12))
+    _, v = verdict(inst, AFTER)  # r2 was complete under v0002, before v0003 was in force
     assert (v.state, v.reason) == ("invalid", "registry-version-not-in-force")
-    assert "names registry v0003, but v0002 was in force at not_before" in v.message
+    assert "names registry v0003, but v0002 was in force when its signatures were completed" in v.message
 
 
 def test_history_dates_each_version_by_its_admitting_commit(inst):
