@@ -177,11 +177,15 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
     from builder.config import load_configs
     from builder.release.dataset_admission import verify_dataset_admitted
     from builder.release.identity import published_identities
-    from builder.release.status import release_states
+    from builder.release.status import dataset_facts, release_states
     from builder.trust.registry import load_registry
 
     configs = load_configs(root)
     registry = load_registry(root, clock)
+    for config in configs:  # a dataset version changed after its commitments were published
+        facts = dataset_facts(root, config.id, config.version)
+        if facts is not None and facts.changed is not None:
+            raise facts.changed
     states = release_states(root, configs, registry, clock)
     lines = [f"{bid}: {s.summary()}" for bid, s in states.items()]
     identities, problems = published_identities(root, configs, states)

@@ -18,7 +18,7 @@ from builder.config import load_configs
 from builder.release.admin import flip, sign_statement
 from builder.release.registry_history import registry_history
 from builder.release.statement import Publish, Scope
-from builder.release.status import EMBARGOED, RELEASED, release_states
+from builder.release.status import RELEASED, release_states
 from builder.trust.registry import load_registry
 from builder.trust.registry_admin import remove_maintainer, sign_registry
 from tests.factory import NOW
