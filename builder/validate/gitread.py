@@ -70,6 +70,22 @@ class Repo:
             raise GitError("is not a git repository", where=str(self.root), reason="not-a-repository",
                            hint="run validate inside the leaderboard's git repository, or pass --root") from None
 
+    def check_toplevel(self) -> None:
+        """The root must be the top of its own git repository. A leaderboard folder inside some
+        other repository (the Quick start's ``demo/`` in a project checkout) is no instance
+        repository: git would answer for the outer one and validate would judge its history."""
+        try:
+            top = self._git("rev-parse", "--show-toplevel").decode().strip()
+        except GitError:
+            return  # not in any repository: commit() names that case
+        if Path(top).resolve() != self.root.resolve():
+            raise GitError(
+                f"is not the root of a git repository: git would judge the enclosing repository {top} instead",
+                where=str(self.root), reason="not-an-instance-repository",
+                hint=f"make the leaderboard its own repository (cd {self.root} && git init && git add -A && git commit -m 'leaderboard'), "
+                "or pass --root <the repository's top folder>",
+            )
+
     def _git_ok(self, *args: str) -> bool:
         try:
             self._git(*args)

@@ -90,6 +90,14 @@ class ValidationReport:
     def add_error(self, exc: BuilderError, fallback: str) -> None:
         self.add(exc.where or fallback, exc.reason, exc.message + (f" (line {exc.line})" if exc.line else ""), exc.hint)
 
+    def to_dict(self) -> dict[str, object]:
+        """The report for ``sealboard validate --json`` (untrusted text as it is: JSON quotes it)."""
+        return {
+            "status": self.status, "base": self.base, "head": self.head, "target": self.target,
+            "problems": [{"path": p.path, "reason": p.reason, "message": p.message, "hint": p.hint, "review": p.review} for p in self.problems],
+            "verified": list(self.verified), "registry": self.registry,
+        }  # fmt: skip
+
     def markdown(self) -> str:
         title = {PASSED: "passed", REVIEW: "maintainer review required", FAILED: "failed"}[self.status]
         lines = [f"## Sealboard validation {title} — `{self.base[:12]}..{self.head[:12]}`", ""]
@@ -160,6 +168,7 @@ class _Change:
 def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> ValidationReport:
     """Judge the tree the merge of ``head`` into ``base`` would produce, against ``base``."""
     repo = Repo(root)
+    repo.check_toplevel()
     target, head_c = repo.commit(base), repo.commit(head)
     bases = repo.merge_bases(target, head_c)
     report = ValidationReport(bases[0], head_c, target)
