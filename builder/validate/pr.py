@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.bundles.access import ACCESS_DIR
+from builder.bundles.access import review as review_access
 from builder.bundles.admission_policy import Facts, Submission, decide, screen
 from builder.bundles.budget import check_fresh
 from builder.bundles.coverage import check_against_dataset
@@ -163,6 +165,7 @@ class _Change:
     rewritten: set[str] = field(default_factory=set)  # merged folders the change edits in place
     registry_changed: bool = False
     site_changed: list[str] = field(default_factory=list)
+    access_changed: set[str] = field(default_factory=set)  # labs' item copies under keys/access/
 
 
 def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> ValidationReport:
@@ -216,6 +219,10 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
         if change.site_changed:
             _check_site(repo, head_tree, change.site_changed, sorted(configs), report)
 
+        # 4. Item copies the build would list as rejected (builder.bundles.access).
+        if change.access_changed:
+            _check_access(repo, merged, Path(tmp) / "merged", change.access_changed, registry, configs, report)
+
     _check_one_lab(change, report)
     _check_bundles(repo, target, target_tree, head_bundles, change, configs, registry, report, now)
     return report
@@ -243,6 +250,9 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
                 out.bad_dirs.add(folder)
         elif path.startswith(REGISTRY_DIR + "/"):
             out.registry_changed = True
+        elif path.startswith(ACCESS_DIR + "/"):
+            out.access_changed.add(path)
+            report.review(path, "maintainer-review", "changes a lab's item copy: maintainer review required", "maintainers write item copies with 'sealboard dataset share'")
         elif bundle_of(path) is not None:
             report.review(path, "withdrawal", "adds, changes or removes a tombstone (a withdrawal)", "only maintainers withdraw submissions")
         else:
@@ -276,8 +286,19 @@ def _classify_bundle(folder: str, merged: bool, kept: bool, out: _Change, report
         out.bad_dirs.add(folder)
 
 
+def _check_access(repo: Repo, merged: str, out: Path, changed: set[str], registry: Registry,
+                  configs: dict[str, BenchmarkConfig], report: ValidationReport) -> None:
+    """The build's review of labs' item copies (grant in the registry, sealed to the lab's
+    SSH keys only), over the merged tree's copies, reported for the ones the change touches."""
+    repo.materialise(merged, ACCESS_DIR, out)
+    _, problems = review_access(out, registry, {c.id: c.version for c in configs.values()})
+    for p in problems:
+        if p.where in changed:
+            report.add(p.where, p.reason, p.message, p.hint)
+
+
 def _check_one_lab(change: _Change, report: ValidationReport) -> None:
-    """4. Is the change confined to one lab?"""
+    """5. Is the change confined to one lab?"""
     labs = sorted({d.split("/")[2] for d in change.bundle_dirs if d.split("/")[2] != DATASET_DIR})
     for lab in labs[1:]:
         report.review(f"bundles/*/{lab}/", "outside-lab", f"also changes lab {lab!r}'s folder; a pull request holds one lab's bundles", "split it: one pull request per lab")
@@ -287,7 +308,7 @@ def _check_one_lab(change: _Change, report: ValidationReport) -> None:
 
 def _check_bundles(repo: Repo, target: str, target_tree: dict[str, Entry], head_bundles: dict[str, list[Entry]], change: _Change,
                    configs: dict[str, BenchmarkConfig], registry: Registry, report: ValidationReport, now: datetime) -> None:
-    """5. Verify every new bundle with the target's registry, as the build would, then the
+    """6. Verify every new bundle with the target's registry, as the build would, then the
     admission policy (builder.bundles.admission_policy) with the target's bundles as context."""
     facts = Facts(tombstones=_tombstones(repo, target_tree), budgets={c.id: c.budget for c in configs.values()},
                   rewritten=frozenset(change.rewritten))

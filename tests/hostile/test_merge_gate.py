@@ -165,3 +165,47 @@ def test_validate_in_a_folder_nested_in_another_repository_refuses(tmp_path: Pat
     assert result.exit_code != 0
     assert "not-an-instance-repository" in result.output or "is not the root of a git repository" in result.output, result.output
     assert str(demo) in result.output
+
+
+# --- item access: the build's review of labs' copies, before merge ---------------------------------
+
+
+def _granted(repo: Repo) -> str:
+    """Maintainers grant acme SOOHAK's items on main; returns the copy's path for acme."""
+    from builder.bundles.access import access_path
+    from builder.trust.registry_admin import grant_items, sign_registry
+    from hostile.support import VERSION
+
+    grant_items(repo.root, "acme", "soohak", NOW)
+    for m in ("m1", "m2"):
+        sign_registry(repo.root, repo.inst.maintainer_keys[m])
+    commit(repo, "maintainers grant acme the items")
+    repo.base = git(repo.root, "rev-parse", "HEAD")
+    return access_path("soohak", VERSION, "acme")
+
+
+def test_item_copy_sealed_to_the_embargo_key_fails(repo: Repo) -> None:
+    from builder.trust.seal import seal
+
+    copy = _granted(repo)
+    (repo.root / copy).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / copy).write_bytes(seal(b'{"id": "x"}\n', [repo.inst.identity.recipient]))
+    commit(repo, "a copy the published identity would open")
+    report = validate(repo.root, repo.base, "HEAD", now=NOW)
+    assert sorted((p.path, p.reason) for p in report.problems) == [(copy, "access-wrong-recipient"), (copy, "maintainer-review")], report.markdown()
+    assert report.status == FAILED
+
+
+def test_control_item_copy_sealed_to_the_lab_needs_only_review(repo: Repo) -> None:
+    import pyrage
+
+    from builder.validate.pr import REVIEW
+
+    copy = _granted(repo)
+    (repo.root / copy).parent.mkdir(parents=True, exist_ok=True)
+    key = repo.inst.lab_keys["acme"].public
+    (repo.root / copy).write_bytes(pyrage.encrypt(b'{"id": "x"}\n', [pyrage.ssh.Recipient.from_str(key.openssh)]))
+    commit(repo, "acme's copy")
+    report = validate(repo.root, repo.base, "HEAD", now=NOW)
+    assert [(p.path, p.reason) for p in report.problems] == [(copy, "maintainer-review")], report.markdown()
+    assert report.status == REVIEW
