@@ -8,6 +8,8 @@ the exact reason; each has an honest control that passes.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -17,7 +19,7 @@ from builder.cli.validate import validate_command
 from builder.validate.pr import FAILED, PASSED, validate
 from hostile import test_validate_pr as _pr
 from hostile.support import BETA_ROWS, NOW, edit_manifest, set_field
-from hostile.test_validate_pr import B, Repo, commit, git, new_acme_bundle
+from hostile.test_validate_pr import GIT_ENV, B, Repo, commit, git, new_acme_bundle
 
 base_repo, repo = _pr.base_repo, _pr.repo
 
@@ -31,7 +33,11 @@ def _criss_cross(repo: Repo) -> str:
     the branch delete beta/run-9, and deletes it. Returns the attacker's head."""
     git(repo.root, "checkout", "-q", "-b", "acme-pr")
     new_acme_bundle(repo, "run-3")
-    commit(repo, "L1: acme run-3")
+    git(repo.root, "add", "-A")
+    # Dated a day ahead (the lab controls its commits' dates), so that `git merge-base`,
+    # which lists the newest base first, picks L1.
+    ahead = {**os.environ, **GIT_ENV, "GIT_COMMITTER_DATE": "2030-01-02T00:00:00Z", "GIT_AUTHOR_DATE": "2030-01-02T00:00:00Z"}
+    subprocess.run(["git", "-C", str(repo.root), "commit", "-q", "-m", "L1: acme run-3"], check=True, env=ahead)
     git(repo.root, "checkout", "-q", "main")
     repo.inst.add_submission("beta", "run-9", BETA_ROWS)
     commit(repo, "B: beta run-9")
@@ -47,6 +53,9 @@ def _criss_cross(repo: Repo) -> str:
 def test_criss_cross_merge_that_deletes_another_labs_bundle_is_refused(repo: Repo) -> None:
     head = _criss_cross(repo)
     assert len(git(repo.root, "merge-base", "--all", "main", head).split()) == 2
+    # What the old check saw: from the one base git picks, only acme's new bundle.
+    one = git(repo.root, "merge-base", "main", head)
+    assert git(repo.root, "diff", "--name-only", one, head).split() == [f"{B}/acme/run-4/{n}" for n in ("manifest.json", "manifest.json.sig", "results.jsonl.age")]
     report = validate(repo.root, "main", head, now=NOW)
     got = sorted((p.path, p.reason) for p in report.problems)
     # Both defences name the attack: several merge bases, and the merged tree itself
