@@ -145,19 +145,31 @@ def decide(submissions: Sequence[Submission], facts: Facts) -> Decisions:
 
 
 def _budget(submissions: Sequence[Submission], standing: Sequence[Submission], facts: Facts) -> dict[str, BuilderError]:
-    """Rule 3 per benchmark, for the labs being judged. Withdrawn bundles (their tombstones)
-    and rewritten ones count as spent: their scores were public, so neither buys another
-    probe. Context bundles count as spent too: they are admitted already, whatever comes."""
+    """Rule 3, per benchmark, for the labs being judged."""
     refused: dict[str, BuilderError] = {}
+    still = {s.where for s in standing}
     for bench in sorted({s.benchmark for s in standing if s.judged}):
         labs = {s.manifest.lab for s in standing if s.benchmark == bench and s.judged}
-        spent = [BudgetEntry(t.where, t.lab, t.created, spent=True) for t in facts.tombstones.values()
-                 if t.benchmark == bench and t.lab in labs and t.created]  # fmt: skip
-        spent += [BudgetEntry(s.where, s.manifest.lab, s.manifest.created, spent=True) for s in submissions
-                  if s.benchmark == bench and s.manifest.lab in labs and s.where in facts.rewritten]  # fmt: skip
-        entries = [BudgetEntry(s.where, s.manifest.lab, s.manifest.created, spent=not s.judged) for s in standing
-                   if s.benchmark == bench and s.manifest.lab in labs and s.counts
-                   and s.where not in facts.tombstones and s.where not in facts.rewritten]  # fmt: skip
-        found = over_budget(spent + entries, facts.budgets.get(bench, Budget()))
-        refused.update(found)
+        mine = [s for s in submissions if s.benchmark == bench and s.manifest.lab in labs]
+        entries = _spent(bench, labs, mine, facts) + [_entry(s) for s in mine if s.where in still and _counts(s, facts)]
+        refused.update(over_budget(entries, facts.budgets.get(bench, Budget())))
     return refused
+
+
+def _spent(bench: str, labs: set[str], mine: Sequence[Submission], facts: Facts) -> list[BudgetEntry]:
+    """What already spent budget and can never be refused: withdrawn bundles (their
+    tombstones) and rewritten ones. Their scores were public, so neither buys another probe."""
+    stones = [BudgetEntry(t.where, t.lab, t.created, spent=True)
+              for t in facts.tombstones.values() if t.benchmark == bench and t.lab in labs and t.created]  # fmt: skip
+    return stones + [BudgetEntry(s.where, s.manifest.lab, s.manifest.created, spent=True) for s in mine if s.where in facts.rewritten]
+
+
+def _counts(s: Submission, facts: Facts) -> bool:
+    """A standing submission counts unless it is already counted as spent (above) or, for
+    context, the build would not publish it (``counts``)."""
+    return s.counts and s.where not in facts.tombstones and s.where not in facts.rewritten
+
+
+def _entry(s: Submission) -> BudgetEntry:
+    # Context (already admitted) is spent: whatever the pull request adds, it stays.
+    return BudgetEntry(s.where, s.manifest.lab, s.manifest.created, spent=not s.judged)
