@@ -92,10 +92,10 @@ class Admissions:
             elif token.startswith(b":"):
                 status = token.split()
             elif token and when is not None and status:
-                path = token.decode("utf-8", "surrogateescape")
-                self._times.setdefault(path, when)  # newest first
+                name = token.decode("utf-8", "surrogateescape")
+                self._times.setdefault(name, when)  # newest first
                 if status[-1] == b"A":
-                    self._first[path] = status[3].decode()  # overwritten until the oldest addition
+                    self._first[name] = status[3].decode()  # overwritten until the oldest addition
         return self._times
 
     def rewritten(self, raw: RawBundle) -> bool:
