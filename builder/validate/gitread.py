@@ -78,11 +78,12 @@ class Repo:
             top = self._git("rev-parse", "--show-toplevel").decode().strip()
         except GitError:
             return  # not in any repository: commit() names that case
-        if Path(top).resolve() != self.root.resolve():
+        folder = self.root.resolve()
+        if Path(top).resolve() != folder:
             raise GitError(
                 f"is not the root of a git repository: git would judge the enclosing repository {top} instead",
-                where=str(self.root), reason="not-an-instance-repository",
-                hint=f"make the leaderboard its own repository (cd {self.root} && git init && git add -A && git commit -m 'leaderboard'), "
+                where=str(folder), reason="not-an-instance-repository",
+                hint=f"make the leaderboard its own repository (cd {folder} && git init && git add -A && git commit -m 'leaderboard'), "
                 "or pass --root <the repository's top folder>",
             )
 
