@@ -25,12 +25,16 @@ import subprocess
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from builder.bundles.ingest import RawBundle
+from builder.bundles import admission_policy as policy
+from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
 from builder.bundles.manifest import MANIFEST, SIGNATURE
 from builder.bundles.verify import VerifiedBundle, verify_bundle
+from builder.bundles.withdrawn import Tombstone, read_tombstones
+from builder.config import BenchmarkConfig
 from builder.errors import BuilderError, TrustError
 from builder.trust.registry import Registry
 
@@ -61,6 +65,7 @@ class Admissions:
         self.root = root
         self._times: dict[str, datetime] | None = None
         self._blobs: dict[str, str] = {}
+        self._first: dict[str, str] = {}  # signed file -> blob id of its first admitted version
         self._lock = threading.Lock()  # verify_all asks from several threads
 
     def _load(self) -> dict[str, datetime]:
@@ -70,21 +75,39 @@ class Admissions:
     def _read(self) -> dict[str, datetime]:
         self._times = {}
         tree = git_output(self.root, "ls-tree", "-r", "-z", "HEAD", "--", "bundles")
-        log = git_output(self.root, "log", "--first-parent", "-z", "--format=%x01%ct", "--name-only", "HEAD", "--", "bundles")
+        log = git_output(self.root, "log", "--first-parent", "-z", "--no-renames", "--no-abbrev", "--raw", "--format=%x01%ct", "HEAD", "--", "bundles")
         if tree is None or log is None:
             return self._times
         for record in tree.split(b"\0"):
             if record:
                 meta, path = record.split(b"\t", 1)
                 self._blobs[path.decode("utf-8", "surrogateescape")] = meta.split()[2].decode()
+        # --raw -z: "\x01<time>", then per changed file ":<modes> <old> <new> <status>", "<path>".
         when: datetime | None = None
+        status: list[bytes] = []
         for token in log.split(b"\0"):
             token = token.strip(b"\n")
             if token.startswith(b"\x01"):
                 when = datetime.fromtimestamp(int(token[1:]), timezone.utc)
-            elif token and when is not None:
-                self._times.setdefault(token.decode("utf-8", "surrogateescape"), when)  # newest first
+            elif token.startswith(b":"):
+                status = token.split()
+            elif token and when is not None and status:
+                name = token.decode("utf-8", "surrogateescape")
+                self._times.setdefault(name, when)  # newest first
+                if status[-1] == b"A":
+                    self._first[name] = status[3].decode()  # overwritten until the oldest addition
         return self._times
+
+    def rewritten(self, raw: RawBundle) -> bool:
+        """Whether the bundle's signed files differ from the first version git admitted of
+        them (design invariant 9): edited in a later commit, or edited on disk since."""
+        self._load()
+        for name in _SIGNED_FILES:
+            first = self._first.get(f"{raw.where}/{name}")
+            data = raw.files.get(name)
+            if first is not None and (data is None or blob_id(data) != first):
+                return True
+        return False
 
     def time(self, raw: RawBundle) -> datetime | None:
         """When the bundle's current signed bytes were admitted, or None if they were not."""
@@ -135,3 +158,73 @@ def verify_all(raws: Sequence[RawBundle], registry: Registry, *, now: datetime, 
         return [one(raw) for raw in raws]
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(one, raws))
+
+
+def reject(exc: BuilderError, raw: RawBundle) -> Rejection:
+    return Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, raw.benchmark, raw.owner)
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """Stage 1's result: every bundle's bytes per benchmark (datasets included), the
+    tombstones, and what was refused on reading (unreadable folders, withdrawn names)."""
+
+    raws: dict[str, list[RawBundle]]
+    tombstones: dict[str, Tombstone]
+    rejections: tuple[Rejection, ...]
+
+
+def ingest(root: Path, benchmarks: Sequence[str]) -> Ingested:
+    """Read every bundle (with caps, no links). A withdrawn submission's folder (a tombstone
+    beside it) stays out whatever bytes it holds: rule 1 of builder.bundles.admission_policy."""
+    raws: dict[str, list[RawBundle]] = {b: [] for b in benchmarks}
+    tombstones, errors = read_tombstones(root)
+    rejections = [Rejection(exc.where or "bundles", exc.reason, str(exc), exc.hint) for exc in errors]
+    facts = policy.Facts(tombstones=tombstones)
+    for found in discover(root, set(raws)):
+        if isinstance(found, Rejection):
+            rejections.append(found)
+        elif (error := policy.withdrawn(found.where, facts)) is not None:
+            rejections.append(reject(error, found))
+        else:
+            raws[found.benchmark].append(found)
+    return Ingested(raws, tombstones, tuple(rejections))
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """Stage 2's result for submissions: per benchmark the bundles admitted to the boards,
+    the admission order (earliest first, for the clone rule after unsealing), and the
+    refusals (signatures, digests, then the admission policy's rules)."""
+
+    bundles: dict[str, list[VerifiedBundle]]
+    order: tuple[str, ...]
+    rejections: tuple[Rejection, ...]
+
+
+def admit(configs: Sequence[BenchmarkConfig], ingested: Ingested, registry: Registry, *, now: datetime,
+          admissions: Admissions) -> Admitted:
+    """Verify every lab submission, then let the admission policy decide, from the git facts
+    (admission times, rewritten bundles) and the tombstones, which ones the boards rank."""
+    rejections: list[Rejection] = []
+    verified: list[tuple[RawBundle, VerifiedBundle]] = []
+    for config in configs:
+        submitted = [raw for raw in ingested.raws[config.id] if raw.owner != DATASET_DIR]
+        for raw, outcome in zip(submitted, verify_all(submitted, registry, now=now, benchmark_version=config.version, admissions=admissions)):
+            if isinstance(outcome, BuilderError):
+                rejections.append(reject(outcome, raw))
+            else:
+                verified.append((raw, outcome))
+    facts = policy.Facts(
+        tombstones=ingested.tombstones,
+        budgets={c.id: c.budget for c in configs},
+        rewritten=frozenset(raw.where for raw, _ in verified if admissions.rewritten(raw)),
+    )
+    decisions = policy.decide([policy.Submission(b.where, b.manifest, admissions.time(raw)) for raw, b in verified], facts)
+    rejections += [reject(decisions.refused[b.where], raw) for raw, b in verified if b.where in decisions.refused]
+    admitted = set(decisions.admitted)
+    bundles: dict[str, list[VerifiedBundle]] = {c.id: [] for c in configs}
+    for raw, b in verified:
+        if b.where in admitted:
+            bundles[raw.benchmark].append(b)
+    return Admitted(bundles, decisions.order, tuple(rejections))

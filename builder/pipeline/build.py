@@ -16,17 +16,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from builder.bundles.access import review as review_access
-from builder.bundles.budget import Entry as BudgetEntry
-from builder.bundles.budget import over_budget
-from builder.bundles.duplicates import Candidate, admission_order, find_duplicates
-from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import RESULTS
-from builder.bundles.verify import VerifiedBundle
-from builder.bundles.withdrawn import read_tombstones, withdrawn_error
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
 from builder.memory import freed_memory_kept
-from builder.pipeline.admission import Admissions, verify_all
+from builder.pipeline.admission import Admissions, admit, ingest, reject
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.leakscan import screen_lab_text
 from builder.pipeline.publish import needles_for, publish
@@ -77,10 +72,6 @@ def load_identities(identity_file: Path | None, identity_env: str | None) -> lis
     if identity_env:
         return [load_identity(identity_env, "SEALBOARD_IDENTITY")]
     return []
-
-
-def reject(exc: BuilderError, raw: RawBundle) -> Rejection:
-    return Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, raw.benchmark, raw.owner)
 
 
 def _check_strict(report: BuildReport, strict: bool) -> None:
@@ -177,70 +168,34 @@ def build(
             hint="pass the identity of this instance's embargo key",
         )
 
-    # 1. Ingest: read every bundle's bytes (with caps, no links). A withdrawn submission's
-    # folder (a maintainers' tombstone beside it) stays out, whatever bytes it holds.
+    # 1. Ingest: read every bundle's bytes (with caps, no links); withdrawn names stay out.
     with timer.stage("ingest", "Reading bundles"):
-        raws: dict[str, list[RawBundle]] = {c.id: [] for c in configs}
-        tombstones, tombstone_errors = read_tombstones(root)
-        for exc in tombstone_errors:
-            report.rejections.append(Rejection(exc.where or "bundles", exc.reason, str(exc), exc.hint))
-        for found in discover(root, set(raws)):
-            if isinstance(found, Rejection):
-                report.rejections.append(found)
-            elif found.where in tombstones:
-                report.rejections.append(reject(withdrawn_error(tombstones[found.where]), found))
-            else:
-                raws[found.benchmark].append(found)
+        ingested = ingest(root, [c.id for c in configs])
+        report.rejections += ingested.rejections
 
-    # 2. Verify: signatures against the registry, then every byte against its manifest.
+    # 2. Verify: signatures against the registry, then every byte against its manifest; then
+    # the admission policy (builder.bundles.admission_policy, the rules `validate` applies):
+    # immutability, budget, duplicates. An expired key is judged when git admitted its bundle.
     with timer.stage("verify", "Verifying signatures and digests"):
-        verified: dict[str, list[VerifiedBundle]] = {}
-        admissions = Admissions(root)  # an expired key is judged when its bundle was admitted
-        raw_of = {raw.where: raw for bundles in raws.values() for raw in bundles}
-        datasets = verify_datasets(raws, registry, now, report.rejections, root, admissions)
-        for config in configs:
-            verified[config.id] = []
-            submitted = [raw for raw in raws[config.id] if raw.owner != DATASET_DIR]
-            for raw, outcome in zip(submitted, verify_all(submitted, registry, now=now, benchmark_version=config.version, admissions=admissions)):
-                if isinstance(outcome, BuilderError):
-                    report.rejections.append(reject(outcome, raw))
-                else:
-                    verified[config.id].append(outcome)
-            # The submission budget, decided by the same function as `validate`: verified
-            # bundles and withdrawn ones (their tombstones) count; the over-budget are refused.
-            spent = [BudgetEntry(t.where, t.lab, t.created, spent=True) for t in tombstones.values() if t.benchmark == config.id and t.created]
-            entries = [BudgetEntry(b.where, b.manifest.lab, b.manifest.created) for b in verified[config.id]]
-            refused = over_budget(spent + entries, config.budget)
-            if refused:
-                for b in verified[config.id]:
-                    if b.where in refused:
-                        report.rejections.append(Rejection(b.where, "over-budget", str(refused[b.where]), refused[b.where].hint, config.id, b.manifest.lab))
-                verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
-        # One ranked row per run, one lab per model name (builder.bundles.duplicates; the
-        # same rule as `sealboard validate`).
-        candidates = [Candidate(b.where, b.manifest, admissions.time(raw_of[b.where])) for bs in verified.values() for b in bs]
-        refused = find_duplicates(candidates)
-        admitted_first = admission_order(candidates)
-        for config in configs:
-            for b in verified[config.id]:
-                if b.where in refused:
-                    report.rejections.append(reject(refused[b.where], raw_of[b.where]))
-            verified[config.id] = [b for b in verified[config.id] if b.where not in refused]
+        admissions = Admissions(root)
+        datasets = verify_datasets(ingested.raws, registry, now, report.rejections, root, admissions)
+        admitted = admit(configs, ingested, registry, now=now, admissions=admissions)
+        report.rejections += admitted.rejections
         # Labs' copies of the items: granted by the registry's threshold, sealed to their SSH keys only.
         report.item_access, access_problems = review_access(root, registry, {c.id: c.version for c in configs})
         report.rejections.extend(access_problems)
-        progress(f"  {sum(map(len, verified.values()))} bundle(s) verified, {len(report.rejections)} rejected")
+        progress(f"  {sum(map(len, admitted.bundles.values()))} bundle(s) verified, {len(report.rejections)} rejected")
 
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
     with timer.stage("unseal", "Unsealing results" if identities else "No identity: building the public (sealed) site"):
         for config in configs:
-            state = unseal_state(config, verified[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
+            state = unseal_state(config, admitted.bundles[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
             # A re-sealed clone is only visible in the plaintext (builder.bundles.duplicates).
-            report.benchmarks.append(reject_clones(state, admitted_first, report.rejections))
+            report.benchmarks.append(reject_clones(state, list(admitted.order), report.rejections))
         if identities:
             # Decrypted and parsed: the sealed results (as large as their plaintext) are not
             # read again, so they need not stay in memory beside the frames (bench_build.py).
-            for bundle in [*(b for bs in raws.values() for b in bs), *(b for bs in verified.values() for b in bs)]:
+            for bundle in [*(b for bs in ingested.raws.values() for b in bs), *(b for bs in admitted.bundles.values() for b in bs)]:
                 bundle.files.pop(RESULTS, None)
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can

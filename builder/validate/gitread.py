@@ -70,6 +70,23 @@ class Repo:
             raise GitError("is not a git repository", where=str(self.root), reason="not-a-repository",
                            hint="run validate inside the leaderboard's git repository, or pass --root") from None
 
+    def check_toplevel(self) -> None:
+        """The root must be the top of its own git repository. A leaderboard folder inside some
+        other repository (the Quick start's ``demo/`` in a project checkout) is no instance
+        repository: git would answer for the outer one and validate would judge its history."""
+        try:
+            top = self._git("rev-parse", "--show-toplevel").decode().strip()
+        except GitError:
+            return  # not in any repository: commit() names that case
+        folder = self.root.resolve()
+        if Path(top).resolve() != folder:
+            raise GitError(
+                f"is not the root of a git repository: git would judge the enclosing repository {top} instead",
+                where=str(folder), reason="not-an-instance-repository",
+                hint=f"make the leaderboard its own repository (cd {folder} && git init && git add -A && git commit -m 'leaderboard'), "
+                "or pass --root <the repository's top folder>",
+            )
+
     def _git_ok(self, *args: str) -> bool:
         try:
             self._git(*args)
@@ -77,10 +94,11 @@ class Repo:
             return False
         return True
 
-    def merge_base(self, base: str, head: str) -> str:
-        """The best common ancestor: a PR is judged by its own change since it forked."""
+    def merge_bases(self, base: str, head: str) -> list[str]:
+        """Every best common ancestor (``git merge-base --all``): one for an ordinary branch,
+        several for a criss-cross history, which the caller refuses."""
         try:
-            return self._git("merge-base", base, head).decode().strip()
+            return self._git("merge-base", "--all", base, head).decode().split()
         except GitError:
             raise GitError(
                 f"{head[:12]} shares no history with {base[:12]}",
@@ -88,6 +106,20 @@ class Repo:
                 reason="no-merge-base",
                 hint="fetch the target branch with its history (actions/checkout fetch-depth: 0)",
             ) from None
+
+    def merge_tree(self, base: str, head: str) -> tuple[str, bool]:
+        """The tree merging head into base would produce (git's own merge, ort, without a
+        work tree: ``git merge-tree --write-tree``, git >= 2.38), and whether it conflicts."""
+        try:
+            proc = subprocess.run(["git", "-C", str(self.root), "merge-tree", "--write-tree", "--no-messages", base, head],
+                                  capture_output=True, timeout=120)
+        except FileNotFoundError:
+            raise GitError("git is not installed", hint="install git") from None
+        if proc.returncode not in (0, 1) or not proc.stdout:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git merge-tree failed: {message[-1] if message else 'unknown error'}", where=str(self.root),
+                           reason="merge-tree", hint="validate needs git 2.38 or newer (git merge-tree --write-tree)")
+        return proc.stdout.split(b"\n", 1)[0].decode().strip(), proc.returncode == 1
 
     def changes(self, base: str, head: str) -> list[Change]:
         out = self._git("diff", "--name-status", "-z", "--no-renames", base, head).split(b"\0")

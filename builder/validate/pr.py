@@ -28,14 +28,16 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
-from builder.bundles.budget import Entry as BudgetEntry
-from builder.bundles.budget import check_fresh, over_budget
+from builder.bundles.access import ACCESS_DIR
+from builder.bundles.access import review as review_access
+from builder.bundles.admission_policy import Facts, Submission, decide, screen
+from builder.bundles.budget import check_fresh
 from builder.bundles.coverage import check_against_dataset
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
-from builder.bundles.manifest import MANIFEST, SIGNATURE, parse_manifest
+from builder.bundles.manifest import MANIFEST, SIGNATURE, Manifest, parse_manifest
 from builder.bundles.sealing import check_private_key
 from builder.bundles.verify import verify_bundle
 from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unreadable
@@ -45,12 +47,12 @@ from builder.render.site_guard import GITATTRIBUTES, MKDOCS_CONFIG, SITE_SRC, ch
 from builder.trust.registry import Registry, describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
 from builder.trust.sshsig import NS_BUNDLE, verify
-from builder.validate.duplicates import check_duplicates
-from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Entry, Repo, safe_path
+from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
 
 PASSED, REVIEW, FAILED = "passed", "maintainer review required", "failed"
 READ_CHUNK = 64 << 20
 MAX_REPORT_LINES = 500  # per kind; a 20k-path PR still gets a readable report
+_ADMITTED = datetime(1970, 1, 1, tzinfo=timezone.utc)  # the target's bundles: "before anything the PR adds"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,14 @@ class ValidationReport:
 
     def add_error(self, exc: BuilderError, fallback: str) -> None:
         self.add(exc.where or fallback, exc.reason, exc.message + (f" (line {exc.line})" if exc.line else ""), exc.hint)
+
+    def to_dict(self) -> dict[str, object]:
+        """The report for ``sealboard validate --json`` (untrusted text as it is: JSON quotes it)."""
+        return {
+            "status": self.status, "base": self.base, "head": self.head, "target": self.target,
+            "problems": [{"path": p.path, "reason": p.reason, "message": p.message, "hint": p.hint, "review": p.review} for p in self.problems],
+            "verified": list(self.verified), "registry": self.registry,
+        }  # fmt: skip
 
     def markdown(self) -> str:
         title = {PASSED: "passed", REVIEW: "maintainer review required", FAILED: "failed"}[self.status]
@@ -146,57 +156,44 @@ def _index(tree: dict[str, Entry]) -> dict[str, list[Entry]]:
     return index
 
 
+@dataclass
+class _Change:
+    """What a pull request's merge would change, sorted by who may make it."""
+
+    bundle_dirs: set[str] = field(default_factory=set)  # new lab bundle folders (and datasets)
+    bad_dirs: set[str] = field(default_factory=set)  # folders already refused by path or mode
+    rewritten: set[str] = field(default_factory=set)  # merged folders the change edits in place
+    registry_changed: bool = False
+    site_changed: list[str] = field(default_factory=list)
+    access_changed: set[str] = field(default_factory=set)  # labs' item copies under keys/access/
+
+
 def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> ValidationReport:
+    """Judge the tree the merge of ``head`` into ``base`` would produce, against ``base``."""
     repo = Repo(root)
+    repo.check_toplevel()
     target, head_c = repo.commit(base), repo.commit(head)
-    merge_base = repo.merge_base(target, head_c)
-    report = ValidationReport(merge_base, head_c, target)
-    changes = repo.changes(merge_base, head_c)
-    head_tree = repo.tree(head_c)
-    head_bundles = _index(head_tree)
+    bases = repo.merge_bases(target, head_c)
+    report = ValidationReport(bases[0], head_c, target)
+    if len(bases) > 1:
+        # A criss-cross history: git's merge (ort) merges the bases into a virtual one, so no
+        # single base shows what the merge does. Refused outright; the merged tree below still
+        # names what the merge would do.
+        report.add(head_c, "several-merge-bases", f"the pull request shares {len(bases)} merge bases with the target "
+                   f"({', '.join(b[:12] for b in bases)}); its merge cannot be judged from one of them",
+                   "rebase the branch on the target (git rebase origin/main) and push again")
+    merged, conflicts = repo.merge_tree(target, head_c)
+    if conflicts:
+        report.add(head_c, "merge-conflict", "the pull request does not merge cleanly into the target", "rebase the branch on the target and resolve the conflicts")
+        return report
+    # The merge's effect on the target, not the branch's own diff: what lands on main.
+    changes = repo.changes(target, merged)
+    head_tree = repo.tree(merged)
     target_tree = repo.tree(target, "bundles")
     if not changes:
         report.review("(none)", "no-change", "the pull request changes no file", "a lab's pull request adds a bundle")
-
-    # 1. Every changed path must be a regular file with a safe name; where it sits decides
-    #    whether a lab may make the change at all.
-    bundle_dirs: set[str] = set()
-    bad_dirs: set[str] = set()
-    registry_changed = False
-    site_changed: list[str] = []
-    for change in changes:
-        path = change.path
-        if not safe_path(path):
-            report.add(ascii(path), "bad-path", "unsafe path", "use plain relative paths")
-            continue
-        entry = head_tree.get(path)
-        folder = _bundle_dir(path)
-        if path == ".gitmodules":
-            report.add(path, "submodule", "submodules are not accepted", "remove .gitmodules")
-        elif entry is not None and entry.mode == MODE_LINK:
-            report.add(path, "symlink", "is a symbolic link", "commit the file itself")
-        elif entry is not None and entry.mode == MODE_SUBMODULE:
-            report.add(path, "submodule", "is a submodule", "commit files, not submodules")
-        elif entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC):
-            report.add(path, "not-a-file", f"has git mode {entry.mode}", "commit a regular file")
-        if entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC) and folder:
-            bad_dirs.add(folder)
-        if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
-            site_changed.append(path)
-        if folder is not None:
-            if change.status == "D" and folder not in head_bundles:
-                if folder not in bundle_dirs:
-                    report.review(folder, "removed-bundle", "removes a bundle", "maintainers withdraw bundles with a tombstone (see the maintainers' page)")
-                bundle_dirs.add(folder)
-                bad_dirs.add(folder)
-            else:
-                bundle_dirs.add(folder)
-        elif path.startswith(REGISTRY_DIR + "/"):
-            registry_changed = True
-        elif bundle_of(path) is not None:
-            report.review(path, "withdrawal", "adds, changes or removes a tombstone (a withdrawal)", "only maintainers withdraw submissions")
-        else:
-            report.review(path, "maintainer-review", "is outside bundles/<benchmark>/<lab>/: maintainer review required", "a lab's pull request adds only its own bundles")
+    head_bundles = _index(head_tree)
+    change = _classify(changes, head_tree, head_bundles, _index(target_tree), report)
 
     with tempfile.TemporaryDirectory(prefix="sealboard-validate-") as tmp:
         base_dir, head_dir = Path(tmp) / "base", Path(tmp) / "head"
@@ -215,55 +212,176 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
             configs = {}
 
         # 2. Registry changes: threshold-signed by the previous maintainers.
-        if registry_changed:
-            _check_registry(repo, merge_base, head_c, head_dir, report, now, registry.version)
+        if change.registry_changed:
+            _check_registry(repo, target, merged, head_dir, report, now, registry.version)
 
         # 3. What the authorised build would refuse to run (builder.render.site_guard).
-        if site_changed:
-            _check_site(repo, head_tree, site_changed, sorted(configs), report)
+        if change.site_changed:
+            _check_site(repo, head_tree, change.site_changed, sorted(configs), report)
 
-    # 4. Is the change confined to one lab?
-    labs = sorted({d.split("/")[2] for d in bundle_dirs if d.split("/")[2] != DATASET_DIR})
+        # 4. Item copies the build would list as rejected (builder.bundles.access).
+        if change.access_changed:
+            _check_access(repo, merged, Path(tmp) / "merged", change.access_changed, registry, configs, report)
+
+    _check_one_lab(change, report)
+    _check_bundles(repo, target, target_tree, head_bundles, change, configs, registry, report, now)
+    return report
+
+
+def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: dict[str, list[Entry]],
+              target_bundles: dict[str, list[Entry]], report: ValidationReport) -> _Change:
+    """1. Every changed path must be a regular file with a safe name; where it sits decides
+    whether a lab may make the change at all. A bundle folder the target already holds is
+    merged, so immutable: changing or removing it is refused (design invariant 9)."""
+    out = _Change()
+    for change in changes:
+        path = change.path
+        if not safe_path(path):
+            report.add(ascii(path), "bad-path", "unsafe path", "use plain relative paths")
+            continue
+        entry = head_tree.get(path)
+        folder = _bundle_dir(path)
+        _check_mode(path, entry, report)
+        if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
+            out.site_changed.append(path)
+        if folder is not None:
+            _classify_bundle(folder, folder in target_bundles, folder in head_bundles, out, report)
+            if entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC):
+                out.bad_dirs.add(folder)
+        elif path.startswith(REGISTRY_DIR + "/"):
+            out.registry_changed = True
+        elif path.startswith(ACCESS_DIR + "/"):
+            out.access_changed.add(path)
+            report.review(path, "maintainer-review", "changes a lab's item copy: maintainer review required", "maintainers write item copies with 'sealboard dataset share'")
+        elif bundle_of(path) is not None:
+            report.review(path, "withdrawal", "adds, changes or removes a tombstone (a withdrawal)", "only maintainers withdraw submissions")
+        else:
+            report.review(path, "maintainer-review", "is outside bundles/<benchmark>/<lab>/: maintainer review required", "a lab's pull request adds only its own bundles")
+    return out
+
+
+def _check_mode(path: str, entry: Entry | None, report: ValidationReport) -> None:
+    if path == ".gitmodules":
+        report.add(path, "submodule", "submodules are not accepted", "remove .gitmodules")
+    elif entry is not None and entry.mode == MODE_LINK:
+        report.add(path, "symlink", "is a symbolic link", "commit the file itself")
+    elif entry is not None and entry.mode == MODE_SUBMODULE:
+        report.add(path, "submodule", "is a submodule", "commit files, not submodules")
+    elif entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC):
+        report.add(path, "not-a-file", f"has git mode {entry.mode}", "commit a regular file")
+
+
+def _classify_bundle(folder: str, merged: bool, kept: bool, out: _Change, report: ValidationReport) -> None:
+    """A changed path inside a bundle folder: a new folder is judged; a merged one (the
+    target holds it) is refused, once: removed, or changed in place (immutable)."""
+    if folder in out.bundle_dirs:
+        return
+    out.bundle_dirs.add(folder)
+    if not merged or folder.split("/")[2] == DATASET_DIR:
+        return
+    if kept:
+        out.rewritten.add(folder)  # refused by the admission policy (withdrawn first, then immutable)
+    else:
+        report.add(folder, "removed-bundle", "removes a merged bundle", "maintainers withdraw bundles with a tombstone (see the maintainers' page)")
+        out.bad_dirs.add(folder)
+
+
+def _check_access(repo: Repo, merged: str, out: Path, changed: set[str], registry: Registry,
+                  configs: dict[str, BenchmarkConfig], report: ValidationReport) -> None:
+    """The build's review of labs' item copies (grant in the registry, sealed to the lab's
+    SSH keys only), over the merged tree's copies, reported for the ones the change touches."""
+    repo.materialise(merged, ACCESS_DIR, out)
+    _, problems = review_access(out, registry, {c.id: c.version for c in configs.values()})
+    for p in problems:
+        if p.where in changed:
+            report.add(p.where, p.reason, p.message, p.hint)
+
+
+def _check_one_lab(change: _Change, report: ValidationReport) -> None:
+    """5. Is the change confined to one lab?"""
+    labs = sorted({d.split("/")[2] for d in change.bundle_dirs if d.split("/")[2] != DATASET_DIR})
     for lab in labs[1:]:
         report.review(f"bundles/*/{lab}/", "outside-lab", f"also changes lab {lab!r}'s folder; a pull request holds one lab's bundles", "split it: one pull request per lab")
-    if bundle_dirs and registry_changed:
+    if change.bundle_dirs and change.registry_changed:
         report.review(REGISTRY_DIR, "outside-lab", "a change that adds bundles may not also change the registry", "split it: registry changes go in their own pull request")
 
-    # 5. Verify every new or changed bundle with the target's registry, then the rules that
-    #    need the target's state: tombstones and the submission budget.
-    tombstones = _tombstones(repo, target_tree)
-    new_by_bench: dict[str, list[BudgetEntry]] = defaultdict(list)
+
+def _check_bundles(repo: Repo, target: str, target_tree: dict[str, Entry], head_bundles: dict[str, list[Entry]], change: _Change,
+                   configs: dict[str, BenchmarkConfig], registry: Registry, report: ValidationReport, now: datetime) -> None:
+    """6. Verify every new bundle with the target's registry, as the build would, then the
+    admission policy (builder.bundles.admission_policy) with the target's bundles as context."""
+    facts = Facts(tombstones=_tombstones(repo, target_tree), budgets={c.id: c.budget for c in configs.values()},
+                  rewritten=frozenset(change.rewritten))
     todo: list[tuple[str, list[Entry]]] = []
-    for where in sorted(bundle_dirs - bad_dirs):
+    for where in sorted(change.bundle_dirs - change.bad_dirs):
         _, bench, owner, name = where.split("/")
         if bench not in configs:
             report.add(where, "unknown-benchmark", f"no leaderboards/{bench}.yaml in the base revision", "check the directory name")
         elif owner == DATASET_DIR:
             report.review(where, "dataset-change", "changes a dataset bundle", "dataset bundles are added by maintainers")
-        elif where in tombstones:
-            stone = tombstones[where]
-            report.add(where, "withdrawn", f"this submission was withdrawn by maintainers{f' ({stone.reason})' if stone.reason else ''}; its name is retired", "submit a new run under a new submission name")
+        elif (error := screen(where, facts)) is not None:
+            report.add(where, error.reason, error.message, error.hint)
         elif _precheck(head_bundles.get(where, []), where, report):
             todo.append((where, head_bundles.get(where, [])))
+    new: list[Submission] = []
     with tempfile.TemporaryDirectory(prefix="sealboard-validate-datasets-") as tmp_datasets:
         for where, raw in _read_bundles(repo, todo):
-            bench, owner = raw.benchmark, raw.owner
+            config = configs[raw.benchmark]
             try:
-                bundle = verify_bundle(raw, registry, now=now, benchmark_version=configs[bench].version)
-                check_private_key(configs[bench], bundle.manifest, where)  # as the build refuses it (bundles/sealing.py)
+                bundle = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
+                check_private_key(config, bundle.manifest, where)  # as the build refuses it (bundles/sealing.py)
                 check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")
                 # Content before merge: the signed coverage summary against the target's dataset.
-                repo.materialise(target, f"bundles/{bench}/{DATASET_DIR}/{configs[bench].version}", Path(tmp_datasets))
-                check_against_dataset(bundle.manifest, Path(tmp_datasets), configs[bench].scoring, registry, now, f"{where}/{MANIFEST}")
+                repo.materialise(target, f"bundles/{raw.benchmark}/{DATASET_DIR}/{config.version}", Path(tmp_datasets))
+                check_against_dataset(bundle.manifest, Path(tmp_datasets), config.scoring, registry, now, f"{where}/{MANIFEST}")
             except BuilderError as exc:
                 report.add_error(exc, where)
             else:
-                report.verified.append(where)
-                new_by_bench[bench].append(BudgetEntry(where, owner, bundle.manifest.created))
-    for bench, new in new_by_bench.items():
-        _check_budget(repo, target_tree, configs[bench], registry, tombstones, new, report, now)
-    check_duplicates(repo, target, head_c, bundle_dirs - bad_dirs, report)  # builder.bundles.duplicates, as the build
-    return report
+                new.append(Submission(where, bundle.manifest))
+    if not new:
+        return
+    labs = {s.manifest.lab for s in new}
+    decisions = decide([*_context(repo, target_tree, change.bundle_dirs, labs, registry, now), *new], facts)
+    report.verified += list(sorted(decisions.admitted))
+    for where, error in decisions.refused.items():
+        report.add_error(error, where)
+
+
+def _context(repo: Repo, target_tree: dict[str, Entry], changed: set[str], labs: set[str], registry: Registry,
+             now: datetime) -> list[Submission]:
+    """The target's lab bundles as the policy's context: admitted already (so first), every
+    one that parses taking part in the duplicate rule; those of the pull request's labs
+    whose signature the build would accept counting toward the budget."""
+    wanted: dict[str, dict[str, Entry]] = defaultdict(dict)
+    for path, e in target_tree.items():
+        folder = _bundle_dir(path)
+        name = path.rsplit("/", 1)[1]
+        if folder and folder.split("/")[2] != DATASET_DIR and name in (MANIFEST, SIGNATURE):
+            wanted[folder][name] = e
+    blobs = repo.blobs(sorted({e.oid for files in wanted.values() for e in files.values()}))
+    out = []
+    for folder, files in sorted(wanted.items()):
+        if MANIFEST not in files:
+            continue
+        try:
+            manifest = parse_manifest(blobs[files[MANIFEST].oid], f"{folder}/{MANIFEST}")
+        except BuilderError:
+            continue  # the build rejects it too, so it neither counts nor takes a name
+        counts = manifest.lab in labs and SIGNATURE in files and _signed(folder, manifest, blobs[files[SIGNATURE].oid], blobs[files[MANIFEST].oid], registry, now)
+        out.append(Submission(folder, manifest, _ADMITTED, judged=False, counts=counts))
+    return out
+
+
+def _signed(folder: str, manifest: Manifest, signature: bytes, message: bytes, registry: Registry, now: datetime) -> bool:
+    """Whether the build would accept the merged bundle's signature (so it counts)."""
+    try:
+        signer = verify(signature, message, NS_BUNDLE, f"{folder}/{SIGNATURE}")
+        registry.lab_key(manifest.lab, signer, now, folder)
+    except BuilderError as exc:
+        # A key that has since expired keeps its past bundles on the boards (the build
+        # judges them at admission), so they count here too; counting more is the safe side.
+        return exc.reason == "key-expired"
+    return True
 
 
 def _precheck(entries: list[Entry], where: str, report: ValidationReport) -> bool:
@@ -311,53 +429,6 @@ def _tombstones(repo: Repo, target_tree: dict[str, Entry]) -> dict[str, Tombston
             stone = unreadable(path)  # still withdrawn; the build reports the bad file
         out[stone.where] = stone
     return out
-
-
-def _check_budget(
-    repo: Repo,
-    target_tree: dict[str, Entry],
-    config: BenchmarkConfig,
-    registry: Registry,
-    tombstones: dict[str, Tombstone],
-    new: list[BudgetEntry],
-    report: ValidationReport,
-    now: datetime,
-) -> None:
-    """The build's budget rule (builder.bundles.budget.over_budget) over the target's bundles
-    of the same labs (those whose signature verifies), their tombstones and the new ones."""
-    labs = {e.lab for e in new}
-    fresh = {e.where for e in new}
-    existing: list[BudgetEntry] = [
-        BudgetEntry(t.where, t.lab, t.created, spent=True) for t in tombstones.values() if t.benchmark == config.id and t.lab in labs and t.created
-    ]
-    wanted: dict[str, dict[str, Entry]] = defaultdict(dict)
-    for path, e in target_tree.items():
-        folder = _bundle_dir(path)
-        if folder and folder not in fresh and folder not in tombstones and folder.split("/")[1] == config.id and folder.split("/")[2] in labs:
-            name = path.rsplit("/", 1)[1]
-            if name in (MANIFEST, SIGNATURE):
-                wanted[folder][name] = e
-    blobs = repo.blobs([e.oid for files in wanted.values() for e in files.values()])
-    for folder, files in sorted(wanted.items()):
-        if set(files) != {MANIFEST, SIGNATURE}:
-            continue
-        try:
-            manifest = parse_manifest(blobs[files[MANIFEST].oid], f"{folder}/{MANIFEST}")
-            signer = verify(blobs[files[SIGNATURE].oid], blobs[files[MANIFEST].oid], NS_BUNDLE, f"{folder}/{SIGNATURE}")
-        except BuilderError:
-            continue  # the build rejects it too, so it does not count
-        try:
-            registry.lab_key(manifest.lab, signer, now, folder)
-        except BuilderError as exc:
-            # A key that has since expired keeps its past bundles on the boards (the build
-            # judges them at admission), so they count here too; counting more is the safe side.
-            if exc.reason != "key-expired":
-                continue
-        existing.append(BudgetEntry(folder, manifest.lab, manifest.created))
-    refused = over_budget(existing + new, config.budget)
-    report.verified = [w for w in report.verified if w not in refused]
-    for where, exc in sorted(refused.items()):
-        report.add(where, exc.reason, exc.message, exc.hint)
 
 
 def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], benchmarks: list[str], report: ValidationReport) -> None:

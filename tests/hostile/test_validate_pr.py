@@ -229,7 +229,8 @@ CASES: dict[str, tuple[Callable, list[tuple[str, str]]]] = {
         ],
     ),
     "pr/removes-a-bundle": (removes_a_bundle, [(f"{B}/beta/run-2", "removed-bundle")]),
-    "pr/edits-another-labs-bundle": (edits_another_labs_bundle, [(f"{B}/beta/run-2/manifest.json.sig", "bad-signature")]),
+    # A merged bundle is immutable (design invariant 9): refused before its bytes are read.
+    "pr/edits-another-labs-bundle": (edits_another_labs_bundle, [(f"{B}/beta/run-2", "bundle-immutable")]),
     "pr/tampered-manifest": (bad_signature, [(f"{B}/acme/run-3/manifest.json.sig", "bad-signature")]),
     "pr/signed-by-other-labs-key": (signed_by_other_lab, [(f"{B}/acme/run-3/manifest.json.sig", "key-of-other-lab")]),
     "pr/submission-id-not-folder": (misplaced_bundle, [(f"{B}/acme/run-4/manifest.json", "misplaced")]),

@@ -126,3 +126,51 @@ def test_admission_time_is_the_commit_that_brought_the_bytes(inst) -> None:  # t
     assert Admissions(inst.root).time(raws["bundles/soohak/acme/run-2"]) == NOW + timedelta(days=12)
     git_oid = subprocess.run(["git", "-C", str(inst.root), "hash-object", str(path)], capture_output=True, text=True, check=True).stdout.strip()
     assert blob_id(path.read_bytes()) == git_oid
+
+
+# --- design invariant 9: a merged bundle is immutable ---------------------------------------------
+
+
+def test_bundle_rewritten_after_admission_is_rejected(inst) -> None:  # type: ignore[no-untyped-def]
+    """acme rewrites its merged run-1 in place (new results, re-signed by its own valid key)
+    and the rewrite is merged: the build refuses it (bundle-immutable) instead of replacing
+    the public score without a tombstone or any budget spent."""
+    import shutil
+
+    rows = results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items})
+    shutil.rmtree(inst.bundles["acme/run-1"])
+    inst.add_submission("acme", "run-1", rows)
+    commit(inst.root, "acme rewrites run-1", NOW + timedelta(days=2))
+    ok, rejected = published(inst, NOW + timedelta(days=3))
+    assert ok == {"acme/run-2"}
+    assert rejected == {"bundles/soohak/acme/run-1": "bundle-immutable"}
+
+
+def test_bundle_edited_on_disk_after_admission_is_rejected(inst) -> None:  # type: ignore[no-untyped-def]
+    """Not committed: a local build of a checkout whose merged bundle was re-signed."""
+    from builder.bundles.create import sign_bundle
+
+    sign_bundle(inst.bundles["acme/run-1"], inst.lab_keys["acme2"])  # a valid acme key, new signature bytes
+    ok, rejected = published(inst, NOW + timedelta(days=3))
+    assert ok == {"acme/run-2"}
+    assert rejected == {"bundles/soohak/acme/run-1": "bundle-immutable"}
+
+
+def test_control_restored_bundle_and_new_bundles_publish(inst) -> None:  # type: ignore[no-untyped-def]
+    """The first admitted bytes, restored by a later commit, are the bundle again; a new,
+    never-committed bundle has no admitted version to differ from."""
+    import shutil
+
+    first = {p.name: p.read_bytes() for p in inst.bundles["acme/run-1"].iterdir()}
+    shutil.rmtree(inst.bundles["acme/run-1"])
+    inst.add_submission("acme", "run-1", results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items}))
+    commit(inst.root, "rewrite", NOW + timedelta(days=2))
+    shutil.rmtree(inst.bundles["acme/run-1"])
+    inst.bundles["acme/run-1"].mkdir()
+    for name, data in first.items():
+        (inst.bundles["acme/run-1"] / name).write_bytes(data)
+    commit(inst.root, "restore", NOW + timedelta(days=3))
+    inst.add_submission("acme", "run-3", results_for(inst.items, {it["id"]: [True, False, False] for it in inst.items}))
+    ok, rejected = published(inst, NOW + timedelta(days=4))
+    assert ok == {"acme/run-1", "acme/run-2", "acme/run-3"}
+    assert rejected == {}
