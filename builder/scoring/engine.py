@@ -90,7 +90,6 @@ job), and it treats item counts as known.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -100,9 +99,11 @@ from threadpoolctl import threadpool_limits
 
 from builder.scoring import boards as B
 from builder.scoring import definitions as D
+from builder.scoring import gate
 from builder.scoring import pairs as P
 from builder.scoring.disclosure import audit, figures
 from builder.scoring.frames import prepare
+from builder.scoring.gate import Policy
 from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
@@ -161,7 +162,9 @@ def _score(
             for s, lab, c in zip(submissions["submission"], submissions["lab"], submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)))
         }
         out = coarsen(out, created, grid, public)
-    return out
+    # Every board leaves scoring through the publication gate: under embargo, default-deny.
+    policy = Policy(embargoed=embargoed, ladder=bool(embargoed and grid), min_cell_items=spec.min_cell_items)
+    return [gate.board(table, policy, raw.spec.notes) for table, raw in zip(out, built)]
 
 
 def _disclosure(ctx: B.Context, built: list[B.RawBoard], released: Collection[str]) -> tuple[dict[tuple[str, str], np.ndarray], set[tuple[str, str, str]]]:
@@ -218,10 +221,6 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.n
         name: cells(est, ctx.embargoed, 0 if (raw.board_id, name) in masks else k, masks.get((raw.board_id, name)))
         for name, est in raw.est.items()
     }
-    if ctx.embargoed:
-        # A withheld cell keeps no item count either: n of a cell cut by a training cutoff or
-        # a group says how many items lie on each side of the cut, which a lab can probe.
-        table = {name: [replace(c, n=None) if c.suppressed else c for c in col] for name, col in table.items()}
     defs = {m.name: m for m in raw.columns}
     r = len(raw.rows)
 
@@ -283,16 +282,9 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.n
                 metrics[name] = cells(est, ctx.embargoed and est.infl is not None, k)[0]
         references.append(ReferenceRow(ref.id, ref.label, metrics, ref.note))
 
+    # What of this is published under embargo is the publication gate's (builder.scoring.gate).
     summary: dict[str, Any] = dict(raw.summary)
     notes = list(raw.spec.notes) + raw.notes
-    if ctx.embargoed and summary.get("items", k) < k:
-        summary = {key: None for key in summary}
-    if ctx.embargoed and summary.get("unsolved_items") is not None:
-        # "j of n items are solved by no submission" counts results on embargoed items: a
-        # lab probing one item flips it. Withheld with the cells (issue 9, subtraction).
-        fact = f"{summary['unsolved_items']} of {summary['items']} items"
-        notes = [note for note in notes if fact not in note]
-        summary["unsolved_items"] = None
     return BoardTable(
         benchmark=spec.benchmark,
         board=raw.board_id,
