@@ -96,6 +96,7 @@ NOTE_RULES: tuple[tuple[re.Pattern[str], Rule], ...] = (
     (re.compile(r"Correctness of .+ answers is regraded by Sealboard from the extracted answer .+"), _always),
     (re.compile(rf"Groups with fewer than {_N} items are not shown: .+\."), _always),
     (re.compile(rf"{_N} item\(s\) count in the overall column but in no column shown\."), _always),
+    (re.compile(rf"Under the embargo the {_N} item\(s\) in no group shown count in the column .+, so that no published figure rests on them alone\."), _always),
     (re.compile(r"rank_shift = rank by .+ − rank by .+"), _always),
     (re.compile(r".+ is shown only on columns whose items all carry .+"), _always),
     (re.compile(r"Verdicts by source: .+", re.S), _always),
@@ -170,7 +171,8 @@ def board(table: BoardTable, policy: Policy, declared_notes: tuple[str, ...] = (
         reference_rows=refs,
         rank_by=table.rank_by,
         kind=table.kind,
-        summary={k: v for k, v in table.summary.items() if k in SUMMARY_RULES and SUMMARY_RULES[k](v, table, policy)},
+        # a withheld summary fact keeps its key with a null value: the reader sees it exists
+        summary={k: v if k in SUMMARY_RULES and SUMMARY_RULES[k](v, table, policy) else None for k, v in table.summary.items()},
         withheld=withheld_counts(table),
     )
 
