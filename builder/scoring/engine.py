@@ -22,7 +22,18 @@ This is adaptive overfitting to a reused holdout (Dwork et al., 2015; Blum & Har
 4. **One disclosure audit over every published figure** (below). Withheld cells keep no
    value, interval or item count `n`; the board notes and facts that count results (the
    "items solved by no submission" note) are withheld; composites of withheld cells are
-   withheld.
+   withheld. Each board publishes how many cells the audit and the Ladder withheld
+   (`withheld_cells`, and a line under the board). A cell that is merely undefined says
+   why instead ("no items", "cutoff unknown"): those are not embargo withholdings.
+5. **One publication gate, default-deny** (`builder/scoring/gate.py`). Every board field
+   (cells, ranks, row extras, notes, summary facts) and every field of a submission's
+   public facts leaves the build through it; under embargo a field is published only when
+   a rule there admits it, so a field added later stays unpublished until someone writes
+   its rule. Lab-supplied free text (notes; harness, judge and reasoning-effort names
+   beyond a short name's shape) is published under embargo only by a build that screened
+   it against the sealed items (the authorised build's leak screen); the public build,
+   which holds only salted commitments, shows the structured fields and "withheld until
+   screened" instead.
 
 **The bound.** A shown cell is a grid point or withheld: at most log2(1/η + 2) bits
 (4.4 bits at η = 0.05). A lab's cell can rise at most 1/η times over the whole embargo, so
@@ -72,6 +83,12 @@ published.
   those 3 items; the audit withholds the edition's `-all` cell and the cheapest
   complement (another edition's `-all` cell), so the overall column, the other editions
   and the twin no longer pin them down.
+
+*A remainder below k.* A breakdown's overall column minus its shown groups is the items
+in no shown group (untyped, or in groups too small to show). When fewer than k such items
+exist under embargo, the audit would have to withhold a whole shown column on every row to
+protect them; instead they count in the smallest shown group (the column the audit would
+withhold), whose title says so ("+2 other items"). No other column changes.
 
 Lab-reported figures (tokens, cost) and counts that do not depend on the answer key
 (regraded, judge-graded, unparsed samples) are outside the linear model and keep the plain

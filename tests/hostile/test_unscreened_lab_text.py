@@ -16,8 +16,8 @@ import orjson
 import pytest
 
 from builder.pipeline.build import build
-from tests.factory import NOW, make_instance, results_for
 from hostile.support import edit_manifest, set_field
+from tests.factory import NOW, make_instance, results_for
 
 CLEAN = "Evaluated with greedy decoding and a 4096-token budget."
 
