@@ -182,7 +182,9 @@ def board(table: BoardTable, policy: Policy, declared_notes: tuple[str, ...] = (
 WITHHELD_UNSCREENED = "withheld until screened"
 # What a name may look like to be published unscreened: short, a few words of a name's
 # alphabet. Sealed item text is checked by the leak scan in 8-word windows; a name of at
-# most 6 words cannot hold a window, and 64 characters hold no 200-character excerpt.
+# most 6 words cannot hold a window, and 64 characters hold no 200-character excerpt. A
+# canary is a short token and can still hide in any name (model names included, which the
+# design publishes in every build): only the authorised build's screen catches that.
 _NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+:/()@-]{0,63}")
 _NAME_WORDS = 6
 
@@ -195,9 +197,11 @@ def _structured(value: Any) -> bool:
     return True
 
 
-# One rule per field of a submissions row (builder.render.data.submission_facts): True
-# publishes it unscreened; a check of the value publishes it when the value has the
-# field's declared shape; FREE_TEXT is published only by a build that screened it.
+# One rule per field of a submissions row (builder.render.data.submission_facts):
+# _structured publishes it unscreened (types, dates, identifiers, digests, display names);
+# _name_shaped publishes it unscreened when the value has a short name's shape; FREE_TEXT
+# is published under embargo only by a build that screened it. A field with no rule is
+# not published under embargo.
 FREE_TEXT = None
 SUBMISSION_RULES: dict[str, Callable[[Any], bool] | None] = {
     "submission": _structured, "lab": _structured, "model_id": _structured,
@@ -226,7 +230,7 @@ def submission(row: Mapping[str, Any], *, embargoed: bool, screened: bool) -> di
         if key not in SUBMISSION_RULES:
             continue  # no rule admits it: not published
         rule = SUBMISSION_RULES[key]
-        if screened or value in (None, "") or (rule is not FREE_TEXT and rule(value)):
+        if screened or value in (None, "") or (rule is not None and rule(value)):  # None: FREE_TEXT
             out[key] = value
         else:
             out[key] = None
