@@ -128,6 +128,9 @@ def cell(c: Cell, policy: Policy) -> Cell:
         return c
     if c.suppressed:
         return Cell(None, None, None, None, suppressed=True, flag="ladder" if c.flag == "ladder" else None)
+    if c.value is None and not c.n:
+        # no items (or none known): the flag says so; the n of 0 stays private as before
+        return Cell(None, None, None, None, flag=c.flag)
     return Cell(c.value, c.ci_low, c.ci_high, c.n, flag=c.flag)
 
 
@@ -171,8 +174,7 @@ def board(table: BoardTable, policy: Policy, declared_notes: tuple[str, ...] = (
         reference_rows=refs,
         rank_by=table.rank_by,
         kind=table.kind,
-        # a withheld summary fact keeps its key with a null value: the reader sees it exists
-        summary={k: v if k in SUMMARY_RULES and SUMMARY_RULES[k](v, table, policy) else None for k, v in table.summary.items()},
+        summary={k: v for k, v in table.summary.items() if k in SUMMARY_RULES and SUMMARY_RULES[k](v, table, policy)},
         withheld=withheld_counts(table),
     )
 
