@@ -23,7 +23,7 @@ items moves the raw rate by at most ``m/n``; with ``m/n < η/2`` it can neither 
 Ladder margin nor, from the first submission's rounded value, tell which way it moved.
 Cells resting on fewer than ``2/η`` items are withheld (one answer would move them by more
 than ``η/2``). Ranks are recomputed from the shown values (no interval-based rank ranges),
-row extras derived from results are dropped, and a rate's companion counts (tokens, cost)
+row extras derived from results are dropped (by the publication gate, builder.scoring.gate), and a rate's companion counts (tokens, cost)
 are shown as reported. Every other figure (counts, slopes) is withheld under embargo.
 """
 
