@@ -347,18 +347,23 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
 def screen_lab_text(report: BuildReport, needles: Needles) -> None:
     """Reject every bundle whose published facts hold embargoed text; scrub rejections.
 
-    What is scanned is exactly what the site publishes about the bundle (its row of the
-    submissions data, from which every page and board row takes its lab text) plus its
-    path, so a field added to the output later is scanned without a change here.
+    What is scanned is everything the site may publish about the bundle (its row of the
+    submissions data before the publication gate, from which every page and board row
+    takes its lab text) plus its path, so a field added to the output later is scanned
+    without a change here. A benchmark whose sealed items are among the needles is marked
+    ``lab_text_screened``: only then does the gate publish its lab free text under embargo.
     """
-    from builder.render.data import submissions_data  # render sits above this stage's records
+    from builder.render.data import submission_facts  # render sits above this stage's records
 
     if needles.empty:
         return
     for i, state in enumerate(report.benchmarks):
+        if state.embargoed_text:
+            # the needles hold this benchmark's sealed items: its lab text is screened
+            state = report.benchmarks[i] = replace(state, lab_text_screened=True)
         leaky: list[str] = []
         for bundle in state.bundles:
-            (row,) = submissions_data(replace(state, bundles=(bundle,)))["rows"]
+            row = submission_facts(bundle)
             for path, text in [("path", bundle.where), *_strings(row, "")]:
                 label = needles.scan_text(text)
                 if label is None:

@@ -49,6 +49,10 @@ class BenchmarkState:
     released_items: tuple[dict[str, Any], ...] = ()
     # submission -> opted-in transcript lines of released items (builder.release.transcripts).
     transcripts: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    # Set by builder.pipeline.leakscan.screen_lab_text once every bundle's lab text was
+    # scanned for this benchmark's embargoed items; the publication gate
+    # (builder.scoring.gate) publishes lab free text under embargo only when it is.
+    lab_text_screened: bool = False
 
 
 @dataclass

@@ -16,7 +16,9 @@ from typing import Any
 import orjson
 
 from builder.bundles.manifest import MANIFEST, format_timestamp
+from builder.bundles.verify import VerifiedBundle
 from builder.pipeline.records import BenchmarkState, BuildReport
+from builder.scoring import gate
 
 INDEX_FORMAT = "sealboard-index/1"
 SUBMISSIONS_FORMAT = "sealboard-submissions/1"
@@ -62,38 +64,48 @@ def git_commit(root: Path) -> str | None:
 def submissions_data(state: BenchmarkState, registry_version: int | None = None) -> dict[str, Any]:
     """Public facts about every verified submission (shown even on a sealed site), with
     the provenance a reader needs to check it: manifest digest, every listed file's size
-    and digest, the full signer fingerprint and the registry version it verified against."""
-    rows = []
-    for b in sorted(state.bundles, key=lambda b: b.manifest.key):
-        m = b.manifest
-        rows.append(
-            {
-                "submission": m.key,
-                "lab": m.lab,
-                "model": m.model.name,
-                "model_id": m.model.id,
-                "family": m.model.family,
-                "open_weights": m.model.open_weights,
-                "params_b": m.model.params_b,
-                "active_params_b": m.model.active_params_b,
-                "training_cutoff": m.model.training_cutoff.isoformat() if m.model.training_cutoff else None,
-                "release_date": m.model.release_date.isoformat() if m.model.release_date else None,
-                "reasoning_effort": m.config.reasoning_effort,
-                "thinking": m.config.thinking,
-                "temperature": m.config.temperature,
-                "max_output_tokens": m.config.max_output_tokens,
-                "tts": m.config.tts,
-                "notes": m.config.notes,
-                "harness": f"{m.harness_name} {m.harness_version}",
-                "judge": m.judge,
-                "created": format_timestamp(m.created),
-                "signature": {"status": "verified", "key": b.signer, "registry_version": registry_version},
-                "manifest_sha256": hashlib.sha256(b.files[MANIFEST]).hexdigest() if MANIFEST in b.files else None,
-                "files": [{"path": f.path, "bytes": f.bytes, "sha256": f.sha256, "sealed": f.sealed} for f in m.files],
-                "publish_on_release": {"results": m.publish_results, "transcripts": m.publish_transcripts},
-            }
-        )
+    and digest, the full signer fingerprint and the registry version it verified against.
+
+    Each row passes the publication gate (builder.scoring.gate.submission): under embargo
+    a build that did not screen lab text against the sealed items publishes no lab free
+    text (notes; harness, judge and reasoning effort beyond a short name's shape)."""
+    embargoed = state.status != "released"
+    rows = [
+        gate.submission(submission_facts(b, registry_version), embargoed=embargoed, screened=state.lab_text_screened)
+        for b in sorted(state.bundles, key=lambda b: b.manifest.key)
+    ]
     return {"format": SUBMISSIONS_FORMAT, "benchmark": state.config.id, "rows": rows}
+
+
+def submission_facts(b: VerifiedBundle, registry_version: int | None = None) -> dict[str, Any]:
+    """Everything the site may say about one verified submission, before the gate (the
+    lab-text screen scans exactly this)."""
+    m = b.manifest
+    return {
+        "submission": m.key,
+        "lab": m.lab,
+        "model": m.model.name,
+        "model_id": m.model.id,
+        "family": m.model.family,
+        "open_weights": m.model.open_weights,
+        "params_b": m.model.params_b,
+        "active_params_b": m.model.active_params_b,
+        "training_cutoff": m.model.training_cutoff.isoformat() if m.model.training_cutoff else None,
+        "release_date": m.model.release_date.isoformat() if m.model.release_date else None,
+        "reasoning_effort": m.config.reasoning_effort,
+        "thinking": m.config.thinking,
+        "temperature": m.config.temperature,
+        "max_output_tokens": m.config.max_output_tokens,
+        "tts": m.config.tts,
+        "notes": m.config.notes,
+        "harness": f"{m.harness_name} {m.harness_version}",
+        "judge": m.judge,
+        "created": format_timestamp(m.created),
+        "signature": {"status": "verified", "key": b.signer, "registry_version": registry_version},
+        "manifest_sha256": hashlib.sha256(b.files[MANIFEST]).hexdigest() if MANIFEST in b.files else None,
+        "files": [{"path": f.path, "bytes": f.bytes, "sha256": f.sha256, "sealed": f.sealed} for f in m.files],
+        "publish_on_release": {"results": m.publish_results, "transcripts": m.publish_transcripts},
+    }
 
 
 SUBMISSION_CSV_COLUMNS = [

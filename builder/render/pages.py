@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from builder.render.charts import chart_json, chart_spec
 from builder.render.labels import field_title, interval, metric_header, metric_title, natural_key, number, option_order, unit_label
+from builder.scoring.tables import FLAGS
 
 _ENV = Environment(
     loader=PackageLoader("builder.render", "templates"),
@@ -35,15 +36,37 @@ def model_href(submission: str) -> str:
     return f"models/{submission}.html"
 
 
+# Why a cell shows no value, in a few words: "no items", "cutoff unknown" and an embargo
+# withholding are different facts and read differently (tooltips: the Data page's FLAGS).
+FLAG_LABELS = {"no-items": "no items", "cutoff-unknown": "cutoff unknown", "not-evaluated": "not evaluated", "not-reported": "not reported"}
+WITHHELD_TITLE = "withheld under the embargo by the disclosure audit: the cell rests on too few embargoed items, or would reveal such a cell (see Methodology)"
+LADDER_TITLE = "withheld under the embargo by the Ladder: this later submission does not beat the lab's best shown value by the grid (see Methodology)"
+
+
 def fmt_value(cell: dict[str, Any] | None, unit: str) -> str:
     if not cell:
         return "—"
     if cell.get("suppressed"):
-        return '<span class="sb-suppressed" title="withheld during the embargo: fewer items than the minimum">suppressed</span>'
+        if cell.get("flag") == "ladder":
+            return f'<span class="sb-suppressed" title="{LADDER_TITLE}">withheld (ladder)</span>'
+        return f'<span class="sb-suppressed" title="{WITHHELD_TITLE}">withheld (embargo)</span>'
     if cell.get("value") is None:
         flag = cell.get("flag") or "n/a"
-        return f'<span class="sb-na" title="{html.escape(flag)}">n/a</span>'
+        title = FLAGS.get(flag, flag)
+        return f'<span class="sb-na" title="{html.escape(title)}">{html.escape(FLAG_LABELS.get(flag, "n/a"))}</span>'
     return number(cell["value"], unit)
+
+
+def withheld_line(counts: dict[str, int]) -> str:
+    """The board page's count of cells withheld under the embargo (board JSON ``withheld_cells``)."""
+    out = f"Under the embargo, {counts.get('disclosure', 0)} cell(s) of this board are withheld by the disclosure audit"
+    return out + (f" and {counts['ladder']} by the Ladder." if counts.get("ladder") else ".")
+
+
+def held(row: dict[str, Any], key: str) -> str:
+    """The page text for a submissions field the publication gate withheld, else ""."""
+    fields = (row.get("withheld") or {}).get("fields", ())
+    return f'<em class="sb-withheld">{html.escape(row["withheld"]["reason"])}</em>' if key in fields else ""
 
 
 def fmt_ci(cell: dict[str, Any] | None, unit: str) -> str:
@@ -165,6 +188,8 @@ def _render(template: str, **context: Any) -> str:
         extra_title=extra_title,
         fmt_extra=fmt_extra,
         model_href=model_href,
+        withheld_line=withheld_line,
+        held=held,
         **context,
     )
 
@@ -360,6 +385,5 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
 
 
 def data_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
-    from builder.scoring.tables import FLAGS
 
     return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS)

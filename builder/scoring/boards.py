@@ -173,20 +173,48 @@ def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool)
     raw.est[overall] = estimate(sc)
     raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
     _add_refs(raw, overall, _reference_estimates(ctx, sc, mask, board, raw))
+    n_hidden = int(hidden.sum())
+    merge_into = _remainder_home(ctx, mask, groups, shown_values, n_hidden)
+    merged_title = ""
     shown = []
     for value in shown_values:
         gmask = mask & (groups == value)
         name = f"{board.by}={value}"
+        title = _group_title(ctx, board.by, value)
+        if value == merge_into:
+            gmask = gmask | hidden
+            title = f"{title} (+{n_hidden} other items)"
+            merged_title = title
         raw.est[name] = estimate(sc, gmask)
-        raw.columns.append(measure_def(name, board.measure, _group_title(ctx, board.by, value), group=(board.by, value)))
+        raw.columns.append(measure_def(name, board.measure, title, group=(board.by, value)))
         _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board, raw))
         shown.append(name)
     if dropped:
         raw.notes.append(f"Groups with fewer than {board.min_group_items} items are not shown: {', '.join(dropped)}.")
-    if hidden.any():
-        raw.notes.append(f"{int(hidden.sum())} item(s) count in the overall column but in no column shown.")
+    if merge_into is not None:
+        raw.notes.append(
+            f"Under the embargo the {n_hidden} item(s) in no group shown count in the column {merged_title}, "
+            "so that no published figure rests on them alone."
+        )
+    elif hidden.any():
+        raw.notes.append(f"{n_hidden} item(s) count in the overall column but in no column shown.")
     _regrade_note(ctx, raw)
     return raw
+
+
+def _remainder_home(ctx: Context, mask: np.ndarray, groups: np.ndarray, shown: list[str], n_hidden: int) -> str | None:
+    """Under embargo, the shown group that takes a remainder of fewer than k items.
+
+    Items in no shown group (untyped, or in groups too small to show) are the overall
+    column minus the shown ones: with fewer than k (min_cell_items) of them, the disclosure
+    audit would have to withhold a whole shown column on every row to protect them (issue
+    23: SOOHAK's 92-item "beyond" column for 2 untyped items). Merged into the smallest
+    shown group, the column the audit would withhold, labelled, they are protected at no
+    cost, and no other column's value changes."""
+    if not ctx.embargoed or not shown or not 0 < n_hidden < ctx.prep.spec.min_cell_items:
+        return None
+    sizes = {v: int((mask & (groups == v)).sum()) for v in shown}
+    return min(shown, key=lambda v: sizes[v])  # ties: the first in the board's order
 
 
 def _group_title(ctx: Context, by: str, value: str) -> str:

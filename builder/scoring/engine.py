@@ -22,7 +22,18 @@ This is adaptive overfitting to a reused holdout (Dwork et al., 2015; Blum & Har
 4. **One disclosure audit over every published figure** (below). Withheld cells keep no
    value, interval or item count `n`; the board notes and facts that count results (the
    "items solved by no submission" note) are withheld; composites of withheld cells are
-   withheld.
+   withheld. Each board publishes how many cells the audit and the Ladder withheld
+   (`withheld_cells`, and a line under the board). A cell that is merely undefined says
+   why instead ("no items", "cutoff unknown"): those are not embargo withholdings.
+5. **One publication gate, default-deny** (`builder/scoring/gate.py`). Every board field
+   (cells, ranks, row extras, notes, summary facts) and every field of a submission's
+   public facts leaves the build through it; under embargo a field is published only when
+   a rule there admits it, so a field added later stays unpublished until someone writes
+   its rule. Lab-supplied free text (notes; harness, judge and reasoning-effort names
+   beyond a short name's shape) is published under embargo only by a build that screened
+   it against the sealed items (the authorised build's leak screen); the public build,
+   which holds only salted commitments, shows the structured fields and "withheld until
+   screened" instead.
 
 **The bound.** A shown cell is a grid point or withheld: at most log2(1/η + 2) bits
 (4.4 bits at η = 0.05). A lab's cell can rise at most 1/η times over the whole embargo, so
@@ -73,6 +84,12 @@ published.
   complement (another edition's `-all` cell), so the overall column, the other editions
   and the twin no longer pin them down.
 
+*A remainder below k.* A breakdown's overall column minus its shown groups is the items
+in no shown group (untyped, or in groups too small to show). When fewer than k such items
+exist under embargo, the audit would have to withhold a whole shown column on every row to
+protect them; instead they count in the smallest shown group (the column the audit would
+withhold), whose title says so ("+2 other items"). No other column changes.
+
 Lab-reported figures (tokens, cost) and counts that do not depend on the answer key
 (regraded, judge-graded, unparsed samples) are outside the linear model and keep the plain
 rule: withheld under k items. Calibration slopes are nonlinear and are withheld by the
@@ -90,7 +107,6 @@ job), and it treats item counts as known.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -100,9 +116,11 @@ from threadpoolctl import threadpool_limits
 
 from builder.scoring import boards as B
 from builder.scoring import definitions as D
+from builder.scoring import gate
 from builder.scoring import pairs as P
 from builder.scoring.disclosure import audit, figures
 from builder.scoring.frames import prepare
+from builder.scoring.gate import Policy
 from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
@@ -161,7 +179,9 @@ def _score(
             for s, lab, c in zip(submissions["submission"], submissions["lab"], submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)))
         }
         out = coarsen(out, created, grid, public)
-    return out
+    # Every board leaves scoring through the publication gate: under embargo, default-deny.
+    policy = Policy(embargoed=embargoed, ladder=bool(embargoed and grid), min_cell_items=spec.min_cell_items)
+    return [gate.board(table, policy, raw.spec.notes) for table, raw in zip(out, built)]
 
 
 def _disclosure(ctx: B.Context, built: list[B.RawBoard], released: Collection[str]) -> tuple[dict[tuple[str, str], np.ndarray], set[tuple[str, str, str]]]:
@@ -218,10 +238,6 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.n
         name: cells(est, ctx.embargoed, 0 if (raw.board_id, name) in masks else k, masks.get((raw.board_id, name)))
         for name, est in raw.est.items()
     }
-    if ctx.embargoed:
-        # A withheld cell keeps no item count either: n of a cell cut by a training cutoff or
-        # a group says how many items lie on each side of the cut, which a lab can probe.
-        table = {name: [replace(c, n=None) if c.suppressed else c for c in col] for name, col in table.items()}
     defs = {m.name: m for m in raw.columns}
     r = len(raw.rows)
 
@@ -283,16 +299,9 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.n
                 metrics[name] = cells(est, ctx.embargoed and est.infl is not None, k)[0]
         references.append(ReferenceRow(ref.id, ref.label, metrics, ref.note))
 
+    # What of this is published under embargo is the publication gate's (builder.scoring.gate).
     summary: dict[str, Any] = dict(raw.summary)
     notes = list(raw.spec.notes) + raw.notes
-    if ctx.embargoed and summary.get("items", k) < k:
-        summary = {key: None for key in summary}
-    if ctx.embargoed and summary.get("unsolved_items") is not None:
-        # "j of n items are solved by no submission" counts results on embargoed items: a
-        # lab probing one item flips it. Withheld with the cells (issue 9, subtraction).
-        fact = f"{summary['unsolved_items']} of {summary['items']} items"
-        notes = [note for note in notes if fact not in note]
-        summary["unsolved_items"] = None
     return BoardTable(
         benchmark=spec.benchmark,
         board=raw.board_id,

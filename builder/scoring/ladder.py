@@ -23,7 +23,7 @@ items moves the raw rate by at most ``m/n``; with ``m/n < η/2`` it can neither 
 Ladder margin nor, from the first submission's rounded value, tell which way it moved.
 Cells resting on fewer than ``2/η`` items are withheld (one answer would move them by more
 than ``η/2``). Ranks are recomputed from the shown values (no interval-based rank ranges),
-row extras derived from results are dropped, and a rate's companion counts (tokens, cost)
+row extras derived from results are dropped (by the publication gate, builder.scoring.gate), and a rate's companion counts (tokens, cost)
 are shown as reported. Every other figure (counts, slopes) is withheld under embargo.
 """
 
@@ -33,14 +33,11 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
 
 from builder.scoring.tables import BoardRow, BoardTable, Cell, MetricDef
 
 LADDER_UNITS = ("fraction", "difference")
 REPORTED_UNITS = ("tokens", "usd")  # lab-reported quantities, not graded against the key
-# Row extras that name things rather than measure them survive the embargo.
-NAMING_EXTRAS = ("family", "baseline", "lab_name", "tts", "model_id")
 LAST = datetime.max.replace(tzinfo=timezone.utc)
 
 
@@ -107,15 +104,13 @@ def _board(table: BoardTable, created: Mapping[str, tuple[str, datetime]], grid:
             metrics[i][m.name] = Cell(shown, lo, hi, cell.n)
     rows = [_row(r, metrics[i]) for i, r in enumerate(table.rows)]
     rows = _rerank(rows, next((m for m in table.metrics if m.name == table.rank_by), None))
-    # Board facts that count results (e.g. "k of n items are solved by no submission") go too.
-    facts = [f"{table.summary['unsolved_items']} of {table.summary['items']} items"] if "unsolved_items" in table.summary else []
-    notes = tuple(n for n in table.notes if not any(f in n for f in facts))
-    return replace(table, rows=tuple(rows), summary={}, notes=notes)
+    # Summary facts, notes and row extras derived from exact results are withheld by the
+    # publication gate (builder.scoring.gate), which runs next under the Ladder's policy.
+    return replace(table, rows=tuple(rows))
 
 
 def _row(row: BoardRow, metrics: dict[str, Cell]) -> BoardRow:
-    extra: dict[str, Any] = {k: v for k, v in row.extra.items() if k in NAMING_EXTRAS}
-    return BoardRow(row.submission, row.model, row.lab, metrics, rank=None, rank_range=None, extra=extra)
+    return BoardRow(row.submission, row.model, row.lab, metrics, rank=None, rank_range=None, extra=row.extra)
 
 
 def _rerank(rows: list[BoardRow], by: MetricDef | None) -> list[BoardRow]:

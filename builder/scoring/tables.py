@@ -155,9 +155,13 @@ class BoardTable:
     rank_by: str | None = None
     kind: str = "table"
     summary: Mapping[str, Any] = field(default_factory=dict)
+    # Under embargo: cells withheld {"disclosure": n, "ladder": m} (builder.scoring.gate)
+    withheld: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "summary", _frozen(self.summary))
+        if self.withheld is not None:
+            object.__setattr__(self, "withheld", _frozen(self.withheld))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -173,6 +177,7 @@ class BoardTable:
             "reference_rows": [r.to_dict() for r in self.reference_rows],
             "notes": list(self.notes),
             "summary": {k: _plain(v) for k, v in self.summary.items()},
+            **({"withheld_cells": dict(self.withheld)} if self.withheld is not None else {}),
         }
 
     def csv_columns(self) -> list[str]:

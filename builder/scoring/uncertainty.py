@@ -291,8 +291,10 @@ def cells(est: Estimate, embargoed: bool, min_items: int, suppress: np.ndarray |
     for s, v in enumerate(values):
         n = int(ns[s])
         if est.flag[s] is not None or v != v:
-            # under embargo even an undefined cell's item count stays private (e.g. 0 items)
-            out.append(Cell(None, None, None, n, suppressed=embargoed and n == 0, flag=est.flag[s] or "undefined"))
+            # Not withheld but undefined: its flag says why ("no-items", "cutoff-unknown"…),
+            # so it never reads as an embargo withholding (issue 23, honest labels). It
+            # rests on no result the audit protects: a cell with no value has no terms.
+            out.append(Cell(None, None, None, n, flag=est.flag[s] or "undefined"))
         elif withheld_l[s]:
             out.append(Cell(None, None, None, n, suppressed=True))
         else:

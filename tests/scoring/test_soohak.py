@@ -197,12 +197,12 @@ def test_msc_subfields_need_twenty_items():
     assert any("3 item(s) count in the overall column but in no column shown" in note for note in msc.notes)
 
 
-def test_two_untyped_items_cost_only_the_smallest_problem_type_under_embargo():
+def test_two_untyped_items_join_the_smallest_problem_type_under_embargo():
     # SOOHAK's demo: two Mini items lack a problem type. The Mini board and the overall
     # column publish all 28 items, the four types 26: their difference would be the two
-    # untyped items. The joint audit withholds the cheapest cell that breaks every such
-    # difference: the smallest type ("beyond", 5 items), after which overall − shown types
-    # rests on beyond + untyped = 7 ≥ 5 items. Nothing else is withheld.
+    # untyped items. The audit used to withhold the smallest type ("beyond") on every row to
+    # protect them (issue 23); under embargo the two items now count in that column,
+    # labelled, so beyond + untyped (7 ≥ 5 items) is published and nothing is withheld.
     inst = Instance("soohak")
     sizes = {"olympiad": 6, "undergrad": 7, "graduate": 8, "beyond": 5}
     for t, n in sizes.items():
@@ -212,14 +212,24 @@ def test_two_untyped_items_cost_only_the_smallest_problem_type_under_embargo():
     inst.item("untyped1", "mini")
     a = inst.sub("acme/a")
     for it in inst.items:
-        inst.answer(a, it["item"], "111" if it["item"].startswith(("beyond", "untyped")) else "000")
+        inst.answer(a, it["item"], "111" if it["item"].startswith(("beyond", "untyped")) else "011" if it["item"] == "olympiad0" else "000")
     boards = inst.score(embargoed=True)
-    cells = row(boards["problem-type"], a).metrics
-    assert cells["problem_type=beyond"].suppressed and cells["problem_type=beyond"].n is None
-    assert [t for t in ("olympiad", "undergrad", "graduate") if cells[f"problem_type={t}"].suppressed] == []
-    # overall rests on all 28 Mini items: 7 solved
-    assert (cells["avg@3"].value, cells["avg@3"].n) == (pytest.approx(7 / 28), 28)
-    assert value(boards["mini"], a, "avg@3") == pytest.approx(7 / 28)
+    board = boards["problem-type"]
+    cells = row(board, a).metrics
+    # beyond (5 items, all right) + untyped (2 items, all right): 21 of 21 samples
+    assert (cells["problem_type=beyond"].value, cells["problem_type=beyond"].n) == (pytest.approx(1.0), 7)
+    assert next(m.title for m in board.metrics if m.name == "problem_type=beyond").endswith("(+2 other items)")
+    assert any("the 2 item(s) in no group shown count in the column" in note for note in board.notes)
+    assert not any(c.suppressed for c in cells.values()) and board.withheld == {"disclosure": 0, "ladder": 0}
+    # the other columns are exactly what they are outside the embargo
+    assert cells["problem_type=olympiad"].value == pytest.approx(2 / 18) and cells["problem_type=olympiad"].n == 6
+    # overall rests on all 28 Mini items: 7 solved on every sample, olympiad0 on two
+    assert (cells["avg@3"].value, cells["avg@3"].n) == (pytest.approx(23 / 84), 28)
+    assert value(boards["mini"], a, "avg@3") == pytest.approx(23 / 84)
+    # outside the embargo nothing is merged: beyond is its own 5 items
+    open_ = inst.score(embargoed=False)["problem-type"]
+    assert (row(open_, a).metrics["problem_type=beyond"].n, open_.withheld) == (5, None)
+    assert any("2 item(s) count in the overall column but in no column shown" in note for note in open_.notes)
 
 
 def test_problem_types_in_declared_order():
