@@ -54,6 +54,8 @@ ITEM_METADATA = {
     "points": int,
     "cohort_error_rate": float,
     "subset": str,  # a named item subset a board or reference row rests on (e.g. SOOHAK's human-79)
+    "tolerance": float,  # numeric items: the absolute difference the regrade accepts (absent: exact)
+    "choice_labels": str,  # choice items: the option labels in order, one character each ("ABCDE", "①②③④⑤")
 }
 ANSWER_TYPES = {"integer", "choice", "fraction", "decimal", "expression", "ill_posed", "text"}
 _TOKEN = object()
