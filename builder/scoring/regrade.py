@@ -371,6 +371,21 @@ def gold_key(answer_type: str, gold: object) -> str | None:
     return canonical(answer_type, gold)
 
 
+def gold_problem(answer_type: str, gold: object, *, choice_labels: object = None) -> str | None:
+    """What is wrong with an item's gold for the regrade (never quoting it: golds are
+    embargoed), or None. Dataset creation asks this of every regraded item."""
+    if gold_key(answer_type, gold) is None:
+        if answer_type == "expression":
+            return None  # math-verify cannot read it: the lab's judge grades the item
+        if answer_type == "choice":
+            return "the gold answer names no single option (a letter A-T, a circled number ①-⑳, or an option number such as 3 or 3번)"
+        return f"the gold answer does not parse as {answer_type}"
+    count = option_count(choice_labels)
+    if answer_type == "choice" and count is not None and int(gold_key(answer_type, gold) or 0) > count:
+        return f"the gold answer names an option beyond the {count} declared in choice_labels"
+    return None
+
+
 HOW = {"exact": 1, "equivalence": 2, "refused": 3, "unparsed": 4}
 # Reasons an answer the exact path decides is wrong whatever value it holds (answer_claims).
 EXACT_REASONS = tuple(name for name, _ in RULES)
