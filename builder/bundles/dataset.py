@@ -54,6 +54,8 @@ ITEM_METADATA = {
     "points": int,
     "cohort_error_rate": float,
     "subset": str,  # a named item subset a board or reference row rests on (e.g. SOOHAK's human-79)
+    "tolerance": float,  # numeric items: the absolute difference the regrade accepts (absent: exact)
+    "choice_labels": str,  # choice items: the option labels in order, one character each ("ABCDE", "①②③④⑤")
 }
 ANSWER_TYPES = {"integer", "choice", "fraction", "decimal", "expression", "ill_posed", "text"}
 _TOKEN = object()
@@ -175,6 +177,13 @@ def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
         value = obj.get(key)
         if value is not None and not (isinstance(value, kind) or (kind is float and type(value) is int)) or isinstance(value, bool):
             raise ParseError(f"{key} has the wrong type", where=where, line=line, reason="wrong-type")
+    tolerance = obj.get("tolerance")
+    if tolerance is not None and not (tolerance >= 0 and tolerance == tolerance and tolerance != float("inf")):
+        raise ParseError("tolerance must be a finite number ≥ 0 (the absolute difference the regrade accepts)", where=where, line=line, reason="wrong-type")
+    labels = obj.get("choice_labels")
+    if labels is not None and not (2 <= len(labels) <= 20 and len(set(labels)) == len(labels) and labels.isprintable() and " " not in labels):
+        raise ParseError("choice_labels must list 2 to 20 distinct option labels, one character each (e.g. \"ABCDE\" or \"①②③④⑤\")",
+                         where=where, line=line, reason="wrong-type")
     if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
         raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
     if not isinstance(obj["canary"], str) or len(obj["canary"]) < 8:

@@ -56,6 +56,23 @@ def _signed(root: Path, directory: Path, key_path: Path, benchmark: str) -> None
                    f"sealboard dataset sign {benchmark} --key KEY")
 
 
+def _check_golds(config, items: list[dict], lines: list[int], where: str) -> None:  # type: ignore[no-untyped-def]
+    """Every gold the regrade will compare must read as its answer type (a KCSAT choice gold
+    may be stored as ``3``, ``③`` or ``C``): refused here, naming the line, not at the build."""
+    from builder.errors import ParseError
+    from builder.scoring.regrade import gold_problem
+
+    regraded = set(config.scoring.regrade_types) if config.scoring is not None else set()
+    for line, item in zip(lines, items):
+        if item["answer_type"] not in regraded:
+            continue
+        for lang, gold in sorted(item["answer"].items()):
+            problem = gold_problem(item["answer_type"], gold, choice_labels=item.get("choice_labels"))
+            if problem is not None:
+                raise ParseError(f"item {item['id']!r} ({lang}): {problem}", where=where, line=line, reason="bad-gold",
+                                 hint=f"write the gold as its answer_type {item['answer_type']!r} reads it")
+
+
 @dataset.command("create", short_help="Seal items.jsonl into a committed dataset bundle.")
 @root_option
 @click.argument("benchmark")
@@ -80,7 +97,10 @@ def create_command(root: Path, benchmark: str, items_path: Path, key_path: Path 
 
     config = _config(root, benchmark)
     progress(f"Reading {items_path}")
-    items = read_items(_read(items_path, MAX_ITEMS_BYTES), str(items_path))
+    data = _read(items_path, MAX_ITEMS_BYTES)
+    items = read_items(data, str(items_path))
+    lines = [n for n, line in enumerate(data.decode("utf-8").split("\n"), start=1) if line.strip()]  # as iter_jsonl counts
+    _check_golds(config, items, lines, str(items_path))
     progress(f"Sealing {len(items)} item(s) to {benchmark}'s embargo recipient")
     directory = write_dataset(root, config, items, datetime.now(timezone.utc))
     splits: dict[str, int] = {}

@@ -5,7 +5,12 @@
 - ``items.csv``: the same, one column per language for question and gold answer;
 - ``matrix.csv``: the item × submission results matrix, one row per sample, for the
   submissions whose manifests opted in (``publish_on_release.results``) and released
-  items only. ``correct`` is the lab's grading; ``answer`` lets anyone regrade;
+  items only. ``correct`` is the verdict the boards count, ``graded_by`` says whose it is
+  (``regrade``: Sealboard's, ``lab``: the lab's judge), ``lab_correct`` and
+  ``regrade_correct`` are both verdicts (the latter empty where the row is not regraded;
+  builder.scoring.row_verdicts). ``answer`` is the answer as a JSON string literal
+  (``"-4"``, ``null``): exact for any JSON reader, and a cell starting with ``"`` is text,
+  never a formula, in a spreadsheet, so no answer is altered to neutralise one;
 - ``transcripts/<lab>/<submission>.jsonl``: opted-in transcripts of released items, if the
   release publishes transcripts (builder.release.transcripts).
 
@@ -25,8 +30,9 @@ from builder.bundles.dataset import ITEM_METADATA
 from builder.pipeline.records import BenchmarkState
 from builder.release.transcripts import transcript_files
 from builder.render.data import to_csv
+from builder.scoring.row_verdicts import row_verdicts
 
-MATRIX_FIRST = ["submission", "item", "lang", "sample", "answer", "correct", "refused"]
+MATRIX_FIRST = ["submission", "item", "lang", "sample", "answer", "correct", "graded_by", "lab_correct", "regrade_correct", "refused"]
 MATRIX_EXTRA = ["output_tokens", "latency_s", "cost_usd", "variant", "sketch", "budget"]
 
 
@@ -50,9 +56,16 @@ def matrix_frame(state: BenchmarkState) -> pd.DataFrame:
         return pd.DataFrame(columns=MATRIX_FIRST)
     frame = state.results
     frame = frame[frame["submission"].isin(set(opted_in(state))) & frame["item"].isin(ids)]
-    frame = frame.rename(columns={"lab_correct": "correct"})
+    verdicts = row_verdicts(state.config.scoring, state.items, frame)
+    frame = frame.drop(columns=[c for c in ("correct", "lab_correct") if c in frame.columns]).join(verdicts)
     columns = MATRIX_FIRST + [c for c in MATRIX_EXTRA if c in frame.columns]
     return frame[columns].sort_values(["submission", "item", "lang", "sample"], kind="stable").reset_index(drop=True)
+
+
+def json_cell(value: Any) -> str:
+    """A text cell as its JSON string literal: the published answer, exact (``"-4"``), and
+    never read as a formula (the cell starts with a quote)."""
+    return orjson.dumps(None if value is None or value != value else value).decode()
 
 
 @dataclass(frozen=True)
@@ -76,19 +89,24 @@ def item_summaries(state: BenchmarkState, matrix: pd.DataFrame) -> list[ItemSumm
     # One pass over the columns (a pandas groupby with a Python aggregate per (item,
     # submission) group costs seconds on KCSAT-ML's 68k groups).
     cells: dict[tuple[str, str], list[Any]] = {}
-    for item, sub, answer, ok in zip(matrix["item"], matrix["submission"], matrix["answer"], matrix["correct"]):
+    for item, sub, answer, ok, lab_ok, re_ok in zip(matrix["item"], matrix["submission"], matrix["answer"], matrix["correct"],
+                                                    matrix["lab_correct"], matrix["regrade_correct"]):
         cell = cells.get((item, sub))
         if cell is None:
-            cell = cells[(item, sub)] = [0, 0, set()]
+            cell = cells[(item, sub)] = [0, 0, set(), 0, None]
         cell[0] += bool(ok)
         cell[1] += 1
         if answer is not None and answer == answer:  # NaN is not an answer
             cell[2].add(str(answer))
+        cell[3] += lab_ok is not None and lab_ok == lab_ok and bool(lab_ok)  # None/NaN: the lab gave no verdict
+        if re_ok is not None and re_ok == re_ok:
+            cell[4] = (cell[4] or 0) + bool(re_ok)
     groups: dict[str, list[dict[str, Any]]] = {}
-    for (item, sub), (correct, samples, answers) in cells.items():
+    for (item, sub), (correct, samples, answers, lab_correct, regrade_correct) in cells.items():
         m = subs[sub].manifest
         groups.setdefault(item, []).append(
-            {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples, "answers": sorted(answers)}
+            {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples, "answers": sorted(answers),
+             "lab_correct": lab_correct, "regrade_correct": regrade_correct}
         )
     out = []
     for it in sorted(state.released_items, key=lambda i: i["id"]):
@@ -152,6 +170,8 @@ def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: p
         ) + b"\n",
     }
     if state.release.publishes("results"):
-        files[f"{bench}/matrix.csv"] = to_csv(list(matrix.columns), matrix.astype(object).where(matrix.notna(), None).to_dict("records"))
+        published = matrix.astype(object).where(matrix.notna(), None)
+        published["answer"] = [json_cell(a) for a in published["answer"]]
+        files[f"{bench}/matrix.csv"] = to_csv(list(matrix.columns), published.to_dict("records"))
     files.update(transcript_files(state))  # opted-in, released items only (builder.release.transcripts)
     return files

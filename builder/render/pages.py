@@ -386,4 +386,22 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
 
 def data_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
 
-    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS)
+    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS, recompute=_recomputable(report))
+
+
+def _recomputable(report: Any) -> tuple[str, str] | None:
+    """(benchmark, board) the Data page's script recomputes: the first released benchmark's
+    first board with an ``accuracy`` column over every item and result (no filter, no
+    training-cutoff rule), or None while nothing is released."""
+    from builder.scoring.spec import Filter
+
+    for state in report.benchmarks:
+        spec = state.config.scoring
+        if state.status not in ("released", "partly released") or spec is None:
+            continue
+        for b in spec.boards:
+            if b.items != Filter() or b.results != Filter() or (spec.contamination is not None and b.contamination):
+                continue
+            if any(m.name == "accuracy" and m.items == Filter() and m.results == Filter() for m in b.metrics):
+                return state.config.id, b.id
+    return None

@@ -413,7 +413,9 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     row_regrade = cond_regrade[row_cond] & (item_type >= 0)[row_item]
     lab = results[correct_col].to_numpy(dtype=bool)
     gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
-    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text, factorized=answers.result())
+    tolerance = items["tolerance"].tolist() if "tolerance" in items.columns else None  # the item's declared one; absent: exact
+    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text,
+                                                            factorized=answers.result(), item_tolerance=tolerance)
 
     def numeric(name: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         if name not in results.columns:

@@ -16,13 +16,28 @@ Two paths, the first decisive whenever it applies:
    "The answer is", Korean text such as ``답은 12입니다``), it is read as an exact rational:
    an integer (thousands separators ``1,234,567`` allowed), a decimal (``12.0`` = ``12``,
    ``1.50`` = ``3/2``; ``0.333`` ≠ ``1/3``), ``a/b`` or ``\\frac{a}{b}``. Numeric types
-   compare these rationals exactly. A choice answer is its one stand-alone letter
-   (``(B)``, ``B.``, ``Answer: (B)``, ``정답은 (B)입니다``; two different letters are
-   unparsed).
+   compare these rationals exactly, or within the item's declared ``tolerance`` (an
+   absolute difference; an item without one is compared exactly). A choice answer is the
+   one option it names, by position: a stand-alone letter (``(B)``, ``B.``, ``Answer:
+   (B)``, ``정답은 (B)입니다``), a circled number ``①``–``⑳``, ``3번`` or a bare option
+   number, so ``C``, ``③``, ``3번`` and ``3`` are the same option against a gold stored
+   either way. A stand-alone ``I`` followed by a word (``I think the answer is C``) is the
+   pronoun, not option I. Two different options are unparsed.
 2. **Equivalence** (`math-verify <https://github.com/huggingface/Math-Verify>`_, sympy
    underneath), for answers the exact path cannot read: LaTeX expressions, powers, roots,
    ``\\pi``: ``\\sqrt{12}`` = ``2\\sqrt{3}``, ``10^2`` = ``100``, ``1+x^2`` = ``x^2+1``.
-   Numbers are compared as math-verify does (to 6 decimals after rounding).
+   Where one side is a plain decimal and the other a constant (``2.8284271`` against
+   ``2\\sqrt{2}``), math-verify's rounding to 6 decimals is not used: the decimal is read
+   exactly and the difference is held to the item's tolerance (default 0: never equal to
+   an irrational constant).
+
+Before either path, what the answer *says* is read apart from how it is spelled
+(``builder.scoring.answer_claims``): an answer that negates (``not 12``, ``12가 아니다``,
+``x ≠ 12``, ``C is wrong``), hedges (``approximately 12``, ``약 12``), states a bound
+(``less than 12``, ``12 이상``) or offers several candidates (``12 or 13``) is not the
+gold, whatever value could be extracted from it: it is graded wrong (parsed, with the
+claim as its reason), never correct by extraction. A claim the gold itself makes (an
+inequality gold) does not count against the answer.
 
 Before the equivalence path an answer is screened, because a symbolic library can be made
 to work without bound: longer than 300 characters (``answer-too-long``), a numeric
@@ -52,6 +67,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from builder.scoring.answer_claims import RULES, claim, claims
+
 NUMERIC_TYPES = ("integer", "fraction", "decimal")
 MAX_NUMBER_CHARS = 200  # longer "numbers" are not answers (and int() would be slow)
 MAX_EQUIVALENCE_CHARS = 300  # longest answer handed to math-verify
@@ -65,9 +82,21 @@ _WS = re.compile(r"\s+", re.UNICODE)
 _WRAP = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
 _NUM = r"[-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]{1,3})?|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]{1,3})?"
 _RATIONAL = re.compile(rf"(?:(?P<tex>-?)\\[dt]?frac\{{(?P<tn>-?[0-9]+)\}}\{{(?P<td>-?[0-9]+)\}}|(?P<n>{_NUM})(?:/(?P<d>[-+]?[0-9]+))?)")
+# The sentence around an answer handed to math-verify ("답은 … 입니다", "The answer is …."):
+# words before, Hangul after, a final full stop.
+_SENTENCE_ENDS = re.compile(
+    r"^(?:(?:(?:the|my)\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*|[\uac00-\ud7a3]+[\s:]*)+"
+    r"|(?:[\s]*[\uac00-\ud7a3]+)*[.\s]*$",
+    re.IGNORECASE,
+)
 _NUMBERISH = re.compile(r"[0-9]")
 _MATHY = re.compile(r"[\\^_{}=<>√π!]|(?<![A-Za-z])[a-zA-Z](?![A-Za-z])\s*[-+*/^(]|[-+*/^(]\s*[a-zA-Z](?![A-Za-z])")
-_LETTER = re.compile(r"(?<![A-Za-z])([A-Za-z])(?![A-Za-z])")
+CIRCLED_ONE = 0x2460  # ①; ⑳ is U+2473
+MAX_OPTIONS = 20
+_OPTION = re.compile(
+    r"(?<![A-Za-z'\u2019])(?P<letter>[A-Za-z])(?![A-Za-z])|(?P<circled>[\u2460-\u2473])|(?<![0-9.,/])(?P<number>[0-9]{1,3})(?![0-9.,/])"
+)
+_PRONOUN_I = re.compile(r"(?<![A-Za-z])I(?=\s+[a-z]|['\u2019])")
 _HUGE_EXP = re.compile(r"(?:[0-9.]\s*[eE]|\^|\*\*)\s*\{?\s*\(?\s*[-+]?[0-9]{4,}")
 _TOWER = re.compile(r"[0-9]\s*(?:\^|\*\*)\s*\{?\s*\(?\s*[0-9.]+\s*(?:\^|\*\*)")
 _FACTORIAL = re.compile(r"[0-9]{4,}\s*!")
@@ -144,12 +173,31 @@ def exact_number(text: object) -> Fraction | None:
 
 
 def exact_choice(text: object) -> str | None:
-    """The one stand-alone letter `text` names, upper-cased, or None."""
+    """The one option `text` names, as its 1-based position (``C``, ``③``, ``3번``, ``3``
+    all give ``"3"``), or None when it names none or several."""
     s = _unwrapped(text)
     if s is None:
         return None
-    letters = {m.group(1).upper() for m in _LETTER.finditer(s)}
-    return letters.pop() if len(letters) == 1 else None
+    s = _PRONOUN_I.sub(" ", s)
+    positions = set()
+    for m in _OPTION.finditer(s):
+        letter, circled, number = m.group("letter"), m.group("circled"), m.group("number")
+        if letter is not None:
+            positions.add(ord(letter.upper()) - ord("A") + 1)
+        elif circled is not None:
+            positions.add(ord(circled) - CIRCLED_ONE + 1)
+        else:
+            n = int(number)
+            if not 1 <= n <= MAX_OPTIONS:
+                return None  # a number that names no option: not a choice answer
+            positions.add(n)
+    return str(positions.pop()) if len(positions) == 1 else None
+
+
+def option_count(labels: object) -> int | None:
+    """How many options an item's declared ``choice_labels`` name (one character each:
+    ``ABCDE``, ``①②③④⑤``, ``12345``), or None when it declares none."""
+    return len(labels) if isinstance(labels, str) and labels else None
 
 
 def canonical(answer_type: str, text: object) -> str | None:
@@ -205,8 +253,64 @@ def _gold_parsed(gold: str) -> tuple:
     return tuple(_parse(gold, latex=True))
 
 
+def as_tolerance(value: object) -> Fraction:
+    """An item's declared ``tolerance`` as an exact rational (its decimal spelling, not the
+    nearest double); 0 (exact comparison) when the item declares none."""
+    if value is None or isinstance(value, bool) or (isinstance(value, float) and value != value):
+        return Fraction(0)
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (int, float, str, Decimal)):
+        t = Fraction(Decimal(str(value)))
+        if t < 0:
+            raise ValueError("a tolerance is an absolute difference: it cannot be negative")
+        return t
+    raise ValueError(f"a tolerance must be a number, not {type(value).__name__}")
+
+
+_DECIMAL_LITERAL = re.compile(r"[0-9]\.[0-9]|(?<![0-9])\.[0-9]|[0-9][eE][-+]?[0-9]")
+
+
+def _constant(parsed: Sequence[object]):
+    """The first number math-verify parsed (a sympy expression without symbols), floats
+    read from their decimal spelling, or None."""
+    import sympy
+
+    for value in parsed:
+        if isinstance(value, sympy.Basic) and getattr(value, "is_number", False) and not value.free_symbols:
+            floats = value.atoms(sympy.Float)
+            return value.xreplace({f: sympy.Rational(str(f)) for f in floats}) if floats else value
+    return None
+
+
+def _decimal_against_constant(gold: str, answer: str, g: Sequence[object], a: Sequence[object], tolerance: Fraction) -> bool | None:
+    """Where one side is a plain decimal and the other a numeric constant: whether they
+    differ by at most `tolerance` (None when this rule does not apply). math-verify would
+    round both to 6 decimals and call ``2.8284271`` equal to ``2\\sqrt{2}``."""
+    import sympy
+
+    for text, other in ((answer, g), (gold, a)):
+        if not _DECIMAL_LITERAL.search(text):
+            continue
+        x = exact_number(text)
+        value = _constant(other) if x is not None else None
+        if value is None:
+            continue
+        diff = sympy.Abs(value - sympy.Rational(x.numerator, x.denominator))
+        approx = sympy.N(diff, 60)
+        if not approx.is_number or not approx.is_real:
+            return False
+        bound = sympy.Rational(tolerance.numerator, tolerance.denominator)
+        if approx > bound + sympy.Rational(1, 10**50):
+            return False
+        if tolerance > 0 and approx < bound - sympy.Rational(1, 10**50):
+            return True
+        return bool(sympy.simplify(diff - bound) <= 0)
+    return None
+
+
 @lru_cache(maxsize=1 << 18)
-def equivalent(answer_type: str, gold: str, answer: str) -> Verdict:
+def equivalent(answer_type: str, gold: str, answer: str, tolerance: Fraction = Fraction(0)) -> Verdict:
     """The equivalence path (math-verify) for one (gold, answer) pair, screened first."""
     from math_verify import verify
 
@@ -216,26 +320,38 @@ def equivalent(answer_type: str, gold: str, answer: str) -> Verdict:
     main = threading.current_thread() is threading.main_thread()
     try:
         g = list(_gold_parsed(gold))
-        a = _parse(answer, latex=_looks_like_latex(answer)) if g else []
+        bare = _SENTENCE_ENDS.sub("", answer) or answer  # "답은 2\\sqrt{2}입니다": the sentence around the answer
+        a = _parse(bare, latex=_looks_like_latex(bare)) if g else []
         if not g or not a:
             return Verdict(False, False, "unparsed", "not-understood")
-        ok = verify(g, a, timeout_seconds=TIMEOUT_S if main else None)
+        decided = _decimal_against_constant(gold, answer, g, a, tolerance)
+        ok = decided if decided is not None else verify(g, a, timeout_seconds=TIMEOUT_S if main else None)
     except Exception:  # math-verify raises on its own alarm and on malformed input
         return Verdict(False, False, "refused", "timeout")
     return Verdict(bool(ok), True, "equivalence")
 
 
-def grade(answer_type: str, gold: str, answer: object) -> Verdict:
-    """The verdict on one answer (both paths): what regrade() computes for every row."""
+def grade(answer_type: str, gold: str, answer: object, *, tolerance: object = None) -> Verdict:
+    """The verdict on one answer (both paths): what regrade() computes for every row.
+
+    `tolerance` is the item's declared one (:func:`as_tolerance`)."""
     if not isinstance(answer, str) or not answer.strip():
         return Verdict(False, False, "unparsed", "no-answer")
-    key = canonical(answer_type, answer)
-    gold_key = canonical(answer_type, gold)
-    if key is not None and gold_key is not None:
-        return Verdict(key == gold_key, True, "exact")
+    said = claim(answer, gold)
+    if said is not None:
+        return Verdict(False, True, "exact", said)
+    tol = as_tolerance(tolerance)
     if answer_type == "choice":
-        return Verdict(False, False, "unparsed", "no-single-letter")
-    return equivalent(answer_type, gold, answer)
+        key, gold_key = exact_choice(answer), exact_choice(gold)
+        if key is not None and gold_key is not None:
+            return Verdict(key == gold_key, True, "exact")
+        return Verdict(False, False, "unparsed", "no-single-option")
+    if answer_type not in NUMERIC_TYPES and answer_type != "expression":
+        raise ValueError(f"{answer_type!r} is not a regraded answer type")
+    a, g = exact_number(answer), exact_number(gold)
+    if a is not None and g is not None:
+        return Verdict(abs(a - g) <= tol, True, "exact")
+    return equivalent(answer_type, gold, answer, tol)
 
 
 def gold_key(answer_type: str, gold: object) -> str | None:
@@ -255,7 +371,24 @@ def gold_key(answer_type: str, gold: object) -> str | None:
     return canonical(answer_type, gold)
 
 
+def gold_problem(answer_type: str, gold: object, *, choice_labels: object = None) -> str | None:
+    """What is wrong with an item's gold for the regrade (never quoting it: golds are
+    embargoed), or None. Dataset creation asks this of every regraded item."""
+    if gold_key(answer_type, gold) is None:
+        if answer_type == "expression":
+            return None  # math-verify cannot read it: the lab's judge grades the item
+        if answer_type == "choice":
+            return "the gold answer names no single option (a letter A-T, a circled number ①-⑳, or an option number such as 3 or 3번)"
+        return f"the gold answer does not parse as {answer_type}"
+    count = option_count(choice_labels)
+    if answer_type == "choice" and count is not None and int(gold_key(answer_type, gold) or 0) > count:
+        return f"the gold answer names an option beyond the {count} declared in choice_labels"
+    return None
+
+
 HOW = {"exact": 1, "equivalence": 2, "refused": 3, "unparsed": 4}
+# Reasons an answer the exact path decides is wrong whatever value it holds (answer_claims).
+EXACT_REASONS = tuple(name for name, _ in RULES)
 
 
 DENSE_KEYS = 1 << 24  # below this many possible keys, factorize_ints counts instead of hashing
@@ -294,9 +427,11 @@ def regrade(
     item_gold_text: list[str | None] | None = None,
     *,
     factorized: tuple[np.ndarray, Sequence[object]] | None = None,
+    item_tolerance: Sequence[object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(correct, parsed, how) per row: :func:`regrade_pairs`' verdicts looked up per row."""
-    pair_of_row, correct, parsed, how = regrade_pairs(answers, row_item, row_mask, item_type, item_gold, type_names, item_gold_text, factorized=factorized)
+    pair_of_row, correct, parsed, how = regrade_pairs(answers, row_item, row_mask, item_type, item_gold, type_names, item_gold_text,
+                                                      factorized=factorized, item_tolerance=item_tolerance)
     return correct[pair_of_row], parsed[pair_of_row], how[pair_of_row]
 
 
@@ -310,6 +445,7 @@ def regrade_pairs(
     item_gold_text: list[str | None] | None = None,
     *,
     factorized: tuple[np.ndarray, Sequence[object]] | None = None,
+    item_tolerance: Sequence[object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised regrading of result rows, by distinct (answer, item) pair.
 
@@ -326,7 +462,9 @@ def regrade_pairs(
     distinct answers, and the work per row is a handful of array passes.
 
     `factorized` is :func:`factorize_answers` of `answers`, where the caller has it already
-    (scoring computes it in a thread while it checks the other columns).
+    (scoring computes it in a thread while it checks the other columns). `item_tolerance[i]`
+    is item i's declared tolerance (None: exact); such items, and answers that make a
+    claim (:mod:`builder.scoring.answer_claims`), are graded pair by pair by :func:`grade`.
 
     Returns the pair of each row, then per pair (correct, parsed, how); `how` is 0 for the
     pair of the rows not regraded, else :data:`HOW` of the path that decided.
@@ -353,17 +491,19 @@ def regrade_pairs(
     keep = answer >= 0
     graded, answer, item = graded[keep], answer[keep], item[keep]
     if len(graded):
-        _grade_pairs(graded, answer, item, uniques, item_type, item_gold, golds_text, type_names, p_correct, p_parsed, p_how)
+        tolerances = [as_tolerance(t) for t in item_tolerance] if item_tolerance is not None else [Fraction(0)] * n_items
+        _grade_pairs(graded, answer, item, uniques, item_type, item_gold, golds_text, type_names, tolerances, p_correct, p_parsed, p_how)
     return pair_of_row, p_correct, p_parsed, p_how
 
 
 def _grade_pairs(
     at: np.ndarray, answer: np.ndarray, item: np.ndarray, uniques: Sequence[object], item_type: np.ndarray,
-    item_gold: list[str | None], golds_text: list[str | None], type_names: tuple[str, ...],
+    item_gold: list[str | None], golds_text: list[str | None], type_names: tuple[str, ...], tolerances: list[Fraction],
     correct: np.ndarray, parsed: np.ndarray, how: np.ndarray,
 ) -> None:
     """Grade the distinct (answer, item) pairs listed by position `at`, writing the verdict
-    arrays in place: the exact path first, the equivalence path for what it cannot read."""
+    arrays in place: the exact path first, :func:`grade` pair by pair for what it cannot
+    decide alone (answers that make a claim, items with a tolerance, the equivalence path)."""
     n_types = max(len(type_names), 1)
     # One key space for every type: (type, exact key) -> int, golds first.
     key_of: dict[tuple[str, str | None], int] = {}
@@ -372,16 +512,22 @@ def _grade_pairs(
     for i in np.flatnonzero(item_type >= 0).tolist():
         name = type_names[item_type[i]]
         item_key[i] = key_of.setdefault((name, item_gold[i]), len(key_of))
-        item_plain[i] = name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None)
+        item_plain[i] = tolerances[i] == 0 and (name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None))
     # The exact path once per distinct (answer, type).
     kind = item_type[item]
     by_type, answer_types = factorize_ints(answer * n_types + kind, (int(answer.max()) + 1) * n_types)
     type_key = np.empty(len(answer_types), dtype=np.int64)  # -1 not read exactly, -2 read but no gold
+    type_claims = np.zeros(len(answer_types), dtype=bool)  # the answer makes a claim: grade() decides per item
     for j, pair in enumerate(answer_types.tolist()):
         u, t = divmod(pair, n_types)
-        k = canonical(type_names[t], uniques[u])
+        text = uniques[u]
+        if isinstance(text, str) and claims(text):
+            type_key[j], type_claims[j] = -1, True
+            continue
+        k = canonical(type_names[t], text)
         type_key[j] = -1 if k is None else key_of.get((type_names[t], k), -2)
     ak = type_key[by_type]
+    claimed = type_claims[by_type]
     exact = (ak != -1) & item_plain[item]
     done = at[exact]
     correct[done] = (ak[exact] >= 0) & (ak[exact] == item_key[item[exact]])
@@ -389,9 +535,10 @@ def _grade_pairs(
     how[done] = HOW["exact"]
     slow = ~exact
     is_choice = np.array([name == "choice" for name in type_names])[kind]
-    how[at[slow & is_choice]] = HOW["unparsed"]
-    # The equivalence path once per distinct (answer, item).
-    for j in np.flatnonzero(slow & ~is_choice).tolist():
+    unread_choice = slow & is_choice & ~claimed
+    how[at[unread_choice]] = HOW["unparsed"]
+    # Everything else once per distinct (answer, item).
+    for j in np.flatnonzero(slow & ~unread_choice).tolist():
         i = int(item[j])
-        verdict = equivalent(type_names[item_type[i]], str(golds_text[i]), str(uniques[answer[j]]))
+        verdict = grade(type_names[item_type[i]], str(golds_text[i]), uniques[answer[j]], tolerance=tolerances[i])
         correct[at[j]], parsed[at[j]], how[at[j]] = verdict.correct, verdict.parsed, HOW[verdict.how]

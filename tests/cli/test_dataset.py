@@ -94,6 +94,16 @@ BAD_ITEMS = [
     ("question-not-by-language", lambda items: [dict(items[0], question="What?")], "items.jsonl:1", "question must map language codes"),
     ("unknown-field", lambda items: [dict(items[0], difficulty=3)], "items.jsonl:1", "difficulty"),
     ("empty", lambda items: [], "items.jsonl", "holds no items"),
+    ("integer-gold-not-a-number", lambda items: [items[0], dict(items[1], answer_type="integer", answer={"en": "twelve"})],
+     "items.jsonl:2", "does not parse as integer"),
+    ("choice-gold-names-no-option", lambda items: [dict(items[0], answer_type="choice", answer={"en": "B or C"})],
+     "items.jsonl:1", "names no single option"),
+    ("choice-gold-beyond-labels", lambda items: [dict(items[0], answer_type="choice", answer={"en": "⑤"}, choice_labels="ABCD")],
+     "items.jsonl:1", "beyond the 4 declared"),
+    ("negative-tolerance", lambda items: [dict(items[0], answer_type="decimal", answer={"en": "2.5"}, tolerance=-0.1)],
+     "items.jsonl:1", "tolerance must be a finite number"),
+    ("repeated-choice-label", lambda items: [dict(items[0], answer_type="choice", answer={"en": "B"}, choice_labels="ABCA")],
+     "items.jsonl:1", "choice_labels must list"),
 ]
 
 
@@ -105,6 +115,14 @@ def test_bad_items_name_file_and_line(case, inst, tmp_path: Path) -> None:  # ty
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert where in result.output and needle in result.output, result.output
     assert not (inst.root / DS).exists() or not any((inst.root / DS).iterdir())
+
+
+@pytest.mark.parametrize("gold", ["3", "③", "C", "3번"])
+def test_a_kcsat_choice_gold_is_accepted_stored_either_way(gold, inst, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    items = soohak_items()
+    items[0] = dict(items[0], answer_type="choice", answer={lang: gold for lang in items[0]["answer"]}, choice_labels="①②③④⑤")
+    result = run("dataset", "create", "soohak", "--root", inst.root, "--items", items_file(tmp_path, items))
+    assert result.exit_code == 0, result.output
 
 
 def test_refuses_to_overwrite_and_unknown_benchmark(inst, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -191,3 +191,25 @@ def test_authorised_demo_publishes_exactly_the_released_scope(demo, authorised):
     lines = [orjson.loads(line) for line in (site / "data" / published[1]).read_bytes().splitlines()]
     assert {r["item"] for r in lines} == released
     assert orjson.loads((site / "data/index.json").read_bytes())["rehearsal"] is False
+
+
+def test_data_page_script_recomputes_a_released_board(demo, authorised):
+    """The Data page's recompute script, extracted from the page as published and run as
+    written in the site's directory, gives the released board's accuracy for every
+    opted-in submission (KCSAT-ML is released in the demo)."""
+    import re
+    import subprocess
+    import sys
+
+    site, _ = authorised
+    page = (demo / ".sealboard/staged/pages/data.md").read_text(encoding="utf-8")
+    script = re.search(r"<!-- sealboard:recompute -->\n```python\n(.*?)```", page, re.S).group(1)
+    assert 'BENCH, BOARD = "kcsat-ml", "full"' in script
+    out = subprocess.run([sys.executable, "-c", script], cwd=site, capture_output=True, text=True, timeout=300, check=True).stdout
+    lines = [line.rsplit(" ", 2) for line in out.splitlines()]
+    board = json.loads((site / "data/kcsat-ml/full.json").read_text())
+    published = {r["submission"]: r["metrics"]["accuracy"]["value"] for r in board["rows"]}
+    matrix_subs = {line.split(",", 1)[0] for line in (site / "data/kcsat-ml/matrix.csv").read_text().splitlines()[1:]}
+    assert {sub for sub, _, _ in lines} == matrix_subs and len(lines) >= 2
+    for sub, mine, theirs in lines:
+        assert float(mine) == published[sub] == float(theirs), sub

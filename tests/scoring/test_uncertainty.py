@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from builder.scoring.uncertainty import competition_ranks, linear, ratio, t975
 
@@ -22,11 +23,24 @@ Z = 1.959964
 T_TABLE = {3: 3.182446, 29: 2.045230, 338: 1.967007}
 
 
-def wilson(p: float, n: float) -> tuple[float, float]:
+def wilson_only(p: float, n: float) -> tuple[float, float]:
     """Wilson (1927): (p + z²/2n ± z√(p(1−p)/n + z²/4n²)) / (1 + z²/n)."""
     centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
     half = Z / (1 + Z * Z / n) * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
     return centre - half, centre + half
+
+
+def wilson(p: float, n: float) -> tuple[float, float]:
+    """The published interval for rate p with n (Korn–Graubard-adjusted) trials: Wilson's,
+    widened to contain Clopper–Pearson's with x = p·n successes where x or n − x is below 10
+    (beta quantiles from scipy.stats, not the code's betaincinv)."""
+    lo, hi = wilson_only(p, n)
+    x = p * n
+    if min(x, n - x) < 10:
+        cp_lo = stats.beta.ppf(0.025, x, n - x + 1) if x > 0 else 0.0
+        cp_hi = stats.beta.ppf(0.975, x + 1, n - x) if n - x > 0 else 1.0
+        lo, hi = min(lo, cp_lo), max(hi, cp_hi)
+    return max(lo, 0.0), min(hi, 1.0)
 
 
 def one_row(y: list[float], d: float = 1.0):
@@ -56,7 +70,9 @@ def test_a_perfect_score_has_a_lower_limit_below_one():
     n = 30 * (Z / T_TABLE[29]) ** 2  # 27.5514
     perfect = cell(mini, "beta/b", "avg@3")
     assert perfect.value == 1.0 and perfect.ci_high == 1.0
-    assert perfect.ci_low == pytest.approx(n / (n + Z * Z), abs=1e-5)  # 0.8776
+    # Wilson's n/(n + z²) = 0.8776; Clopper–Pearson's 0.025^(1/n) = 0.8747 is lower: the union
+    assert perfect.ci_low == pytest.approx(min(n / (n + Z * Z), 0.025 ** (1 / n)), abs=1e-5)
+    assert perfect.ci_low == pytest.approx(0.8747, abs=1e-4)
     for r in mini.rows:
         for c in r.metrics.values():
             assert 0.0 <= c.ci_low <= c.value <= c.ci_high <= 1.0
@@ -78,7 +94,8 @@ def test_design_effect_from_samples_that_move_together():
     lo, hi = wilson(0.5, n_eff * (Z / T_TABLE[3]) ** 2)  # n = 2.0482
     assert est.value[0] == 0.5
     assert (est.lo[0], est.hi[0]) == pytest.approx((lo, hi), abs=1e-5)
-    assert (lo, hi) == pytest.approx((0.0962, 0.9038), abs=1e-4)
+    assert wilson_only(0.5, n_eff * (Z / T_TABLE[3]) ** 2) == pytest.approx((0.0962, 0.9038), abs=1e-4)
+    assert (lo, hi) == pytest.approx((0.0136, 0.9864), abs=1e-4)  # 1.02 successes of 2.05: Clopper–Pearson's limits
 
 
 def test_a_paired_difference_uses_both_intervals_and_their_correlation():
