@@ -6,6 +6,7 @@ turns it into a BoardTable (suppression, ranks, cells).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -237,10 +238,10 @@ def composite(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool,
     raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
     twins = {b.id for b in ctx.prep.spec.boards if b.contamination}
     for c in board.composites:
-        terms = []
+        terms: list[tuple[float | Fraction, Estimate]] = []
         for ref_board, metric in c.mean_of:
             key = (ref_board + (suffix if ref_board in twins else ""), metric)
-            terms.append((1.0 / len(c.mean_of), ctx.registry[key]))
+            terms.append((Fraction(1, len(c.mean_of)), ctx.registry[key]))  # exactly 1/n: see linear
         raw.est[c.name] = linear(terms)
         raw.columns.append(
             MetricDef(
