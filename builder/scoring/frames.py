@@ -13,10 +13,8 @@ declared boolean/enumerated/string result fields, e.g. LiveMathematicianBench's
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -149,31 +147,6 @@ def _tokens(values: pd.Series) -> np.ndarray:
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     toks = np.array([token(u) for u in uniques] + [None], dtype=object)
     return toks[np.asarray(codes)]  # code -1 picks the trailing None
-
-
-_PENDING: set[Future] = set()
-
-
-def _in_thread(fn: Callable[..., Any], *args: Any) -> Future:
-    """`fn(*args)` started in a thread of its own; the Future holds its result or error."""
-    pool = ThreadPoolExecutor(1, thread_name_prefix="sealboard-score")
-    try:
-        future = pool.submit(fn, *args)
-    finally:
-        pool.shutdown(wait=False)  # the thread ends when its one task does
-    _PENDING.add(future)
-    future.add_done_callback(_PENDING.discard)
-    return future
-
-
-def _finish_pending() -> None:
-    """Before a fork (the unseal workers'), let any such task end, so that no child starts
-    with a lock its thread held (prepare leaves one running when it raises early)."""
-    for future in list(_PENDING):
-        future.exception()  # waits; the task's own error, if any, stays with its Future
-
-
-os.register_at_fork(before=_finish_pending)
 
 
 def count_coded(
@@ -355,9 +328,6 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     # -- results -----------------------------------------------------------------------
     correct_col = "lab_correct" if "lab_correct" in results.columns else "correct"
     _require(results, ["submission", "item", "lang", "answer", correct_col, "refused"], "results", where)
-    # Factorising the answers (a third of regrading) runs in Arrow's C++ without the GIL:
-    # started now, it overlaps the lookups and checks below; regrade collects it.
-    answers = _in_thread(factorize_answers, results["answer"])
     cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
     _require(results, cond_fields, "results", where)
     n_rows = len(results)
@@ -413,7 +383,7 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     row_regrade = cond_regrade[row_cond] & (item_type >= 0)[row_item]
     lab = results[correct_col].to_numpy(dtype=bool)
     gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
-    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text, factorized=answers.result())
+    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text, factorized=factorize_answers(results["answer"]))
 
     def numeric(name: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         if name not in results.columns:
