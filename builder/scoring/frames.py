@@ -474,7 +474,8 @@ def _row_quantities(
 
 
 def _reduce(
-    row_cond: np.ndarray, row_sub: np.ndarray, row_item: np.ndarray, shape: tuple[int, int, int], row_byte: np.ndarray, tok: np.ndarray, cost: np.ndarray
+    row_cond: np.ndarray, row_sub: np.ndarray, row_item: np.ndarray, shape: tuple[int, int, int], row_byte: np.ndarray, tok: np.ndarray, cost: np.ndarray,
+    dense_limit: int = DENSE_LIMIT,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Sum the rows into their occupied (condition, submission, item) cells, sorted by cell:
     (cond, sub, item) of each cell and the sums (frames_reference.reduce_plain: a groupby)."""
@@ -485,7 +486,7 @@ def _reduce(
     key *= n_items
     key += row_item
     size = n_conds * n_subs * n_items
-    dense = size <= DENSE_LIMIT
+    dense = size <= dense_limit
     if dense:  # few enough cells for a table: linear time, no sort
         counts = np.bincount(key, minlength=size)
         occupied = np.flatnonzero(counts)
