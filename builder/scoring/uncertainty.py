@@ -34,7 +34,10 @@ covers at least 93% in each (the table is printed by that script). It is also an
 no replicates, a few vector operations per cell.
 
 **Ranks.** Rows are ranked by the board's ranking metric (ties share the better rank, as
-in 1-2-2-4). Model j is *separated* from model s when the paired MOVER interval of
+in 1-2-2-4; a rate is a ratio of integer sums, a difference or mean of rates a combination
+of such ratios, and their ties are decided on these exact rationals, never on
+floating-point rounding). Model j is
+*separated* from model s when the paired MOVER interval of
 θ_j − θ_s excludes 0. A model's ``rank_range`` runs from 1 + (models separated above it) to
 (ranked models) − (models separated below it), always containing its point rank; it is
 shown only when it spans more than one rank. A 3–0 disagreement on otherwise identical
@@ -234,14 +237,23 @@ def mover(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, infl: list[np.ndar
     return total - np.sqrt(np.maximum(qlo, 0.0)), total + np.sqrt(np.maximum(qhi, 0.0))
 
 
+def _exact_sum(terms: list[tuple[float | Fraction, Estimate]]) -> tuple[X.Exact | None, np.ndarray]:
+    """Σ c·value exactly where every term is exact (one float conversion of the rational),
+    else in floating point."""
+    parts = [(Fraction(c), e.exact) for c, e in terms]
+    if all(x is not None for _, x in parts):
+        exact = X.combine([(c, x) for c, x in parts if x is not None])
+        return exact, exact.floats()
+    return None, sum(float(c) * e.value for c, e in terms)
+
+
 def linear(terms: list[tuple[float | Fraction, Estimate]], n: np.ndarray | None = None) -> Estimate:
     """Σ c·estimate, paired item by item (MOVER interval). Undefined if any term is.
 
     Where every term is exact the value is the exact sum, converted to float once (so equal
     rationals serialise identically); pass a coefficient such as 1/3 as a Fraction.
     """
-    exact = X.combine([(Fraction(c), e.exact) for c, e in terms]) if all(e.exact is not None for _, e in terms) else None
-    value = exact.floats() if exact is not None else sum(float(c) * e.value for c, e in terms)
+    exact, value = _exact_sum(terms)
     terms = [(float(c), e) for c, e in terms]
     flag = np.array([None] * len(value), dtype=object)
     for _, e in reversed(terms):
