@@ -93,10 +93,3 @@ class BoardParser(ParserBase):
             title=title, description=description, items=items, results=results, notes=tuple(notes),
             references=bool(flags["references"]), contamination=bool(flags["contamination"]), summary=tuple(summary),
         )  # fmt: skip
-
-    def _versus(self, b: Mapping[str, Any], path: str) -> str | None:
-        v = b.get("versus")
-        if v not in self.item_fields or self.item_fields[v].kind != "fraction":
-            self.err(f"{path}.versus", "must name the cohort error-rate item field (declared as fraction)")
-            return None
-        return str(v)

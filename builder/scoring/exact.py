@@ -2,10 +2,11 @@
 
 A rate is Σa/Σd over integer item numerators and denominators (builder.scoring.measures),
 so a cell *is* a rational. A difference or mean of cells computed in floating point is
-not: 135/339 − 0 and 270/339 − 135/339 can differ in the last bit, and a rank decided by
-that bit is noise (issue 19). An :class:`Exact` keeps each row's rational; a combined
-figure's float is one correctly rounded conversion of its exact value, so equal rationals
-give equal floats (identical JSON) and share a rank.
+not: 1/3 − 0 is 0.3333333333333333 and 3/3 − 2/3 is 0.33333333333333337, and a rank
+decided by that bit is noise (issue 19: two KCSAT-ML TTS gains of exactly 135/339). An :class:`Exact` keeps each row's rational: ranks are decided
+on it, and rows of a combined figure whose rationals are equal are published as the one
+correctly rounded float of that rational (identical JSON). The other rows keep the float
+their arithmetic gave, so no published number moves by a last bit unless it ties.
 
 Kept lazily as integer-valued numerator/denominator arrays (the sums a ratio computes
 anyway): Python :class:`fractions.Fraction` objects are made only for the figures that
@@ -14,6 +15,7 @@ are combined or ranked.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -67,6 +69,18 @@ def combine(terms: Sequence[tuple[Fraction, Exact]]) -> Exact:
         row = [(c, fr[r]) for c, fr in columns]
         out.append(None if any(x is None for _, x in row) else sum((c * x for c, x in row if x is not None), Fraction(0)))
     return Exact(fractions=out)
+
+
+def tied_floats(exact: Exact, value: np.ndarray) -> np.ndarray:
+    """`value` with every row whose rational another row shares set to that rational's
+    correctly rounded float: equal rationals, identical floats. Other rows keep `value`."""
+    fr = exact.fractions()
+    seen = Counter(f for f in fr if f is not None)
+    out = np.array(value, dtype=np.float64, copy=True)
+    for r, f in enumerate(fr):
+        if f is not None and seen[f] > 1:
+            out[r] = float(f)
+    return out
 
 
 def competition_ranks(keys: Sequence[Fraction]) -> np.ndarray:

@@ -9,12 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from builder.scoring.kinds import BoardKind
 
 # Answer types whose correctness Sealboard recomputes itself (builder.scoring.regrade).
 EXACT_TYPES = ("integer", "choice", "fraction", "decimal", "expression")  # regradable (builder.scoring.regrade)
@@ -175,7 +173,7 @@ class BoardSpec:
     """One board: the keys every kind has, and its kind's own typed parameters."""
 
     id: str
-    kind: "BoardKind"  # builder.scoring.kinds: the registry says what each kind reads and computes
+    kind: StrEnum  # a builder.scoring.kinds.BoardKind: the registry says what each kind reads and computes
     title: str
     params: KindParams
     description: str = ""

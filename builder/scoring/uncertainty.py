@@ -238,20 +238,26 @@ def mover(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, infl: list[np.ndar
 
 
 def _exact_sum(terms: list[tuple[float | Fraction, Estimate]]) -> tuple[X.Exact | None, np.ndarray]:
-    """Σ c·value exactly where every term is exact (one float conversion of the rational),
-    else in floating point."""
+    """Σ c·value per row, and its exact rationals where every term has them.
+
+    Values stay as floating point computes them (published numbers do not move by a last
+    bit), except rows whose rational another row shares: those are all published as the one
+    correctly rounded float of it, so a tie is never split by rounding (X.tied_floats).
+    """
+    value = sum(float(c) * e.value for c, e in terms)
     parts = [(Fraction(c), e.exact) for c, e in terms]
-    if all(x is not None for _, x in parts):
-        exact = X.combine([(c, x) for c, x in parts if x is not None])
-        return exact, exact.floats()
-    return None, sum(float(c) * e.value for c, e in terms)
+    if not all(x is not None for _, x in parts):
+        return None, value
+    exact = X.combine([(c, x) for c, x in parts if x is not None])
+    return exact, X.tied_floats(exact, value)
 
 
 def linear(terms: list[tuple[float | Fraction, Estimate]], n: np.ndarray | None = None) -> Estimate:
     """Σ c·estimate, paired item by item (MOVER interval). Undefined if any term is.
 
-    Where every term is exact the value is the exact sum, converted to float once (so equal
-    rationals serialise identically); pass a coefficient such as 1/3 as a Fraction.
+    Where every term is exact the sum's rationals are kept (ranks use them) and rows
+    sharing a rational are published as one float (_exact_sum); pass a coefficient such as
+    1/3 as a Fraction.
     """
     exact, value = _exact_sum(terms)
     terms = [(float(c), e) for c, e in terms]

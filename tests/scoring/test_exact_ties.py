@@ -57,14 +57,18 @@ def _rate(num: list[float], den: list[float]) -> object:
     return ratio(a, d, np.ones_like(a, dtype=bool), np.array([None] * len(num), dtype=object))
 
 
-def test_a_mean_of_thirds_is_the_exact_rational():
-    # composite boards average metrics with weight 1/3: 0.1 + 0.2 + 0.3 over 3 is 0.2 exactly
-    # (in floats (0.1 + 0.2 + 0.3) / 3 = 0.20000000000000004)
-    x, y, z = _rate([1], [10]), _rate([2], [10]), _rate([3], [10])
+def test_tied_means_of_thirds_are_published_as_one_float_and_the_rest_as_computed():
+    # composite boards average metrics with weight 1/3. Rows: mean(0/7, 6/7, 7/7) and
+    # mean(4/7, 7/7, 2/7) are both exactly 13/21; mean(1/7, 1/7, 2/7) = 4/21 ties nothing.
+    x, y, z = _rate([0, 4, 1], [7, 7, 7]), _rate([6, 7, 1], [7, 7, 7]), _rate([7, 2, 2], [7, 7, 7])
     third = Fraction(1, 3)
     est = linear([(third, x), (third, y), (third, z)])
-    assert est.value.tolist() == [0.2]
-    assert est.exact is not None and est.exact.fractions() == [Fraction(1, 5)]
+    computed = [(1 / 3) * a + (1 / 3) * b + (1 / 3) * c for a, b, c in zip(x.value, y.value, z.value)]
+    assert computed[0] != computed[1]  # floating point alone splits the tie
+    assert est.value.tolist() == [float(Fraction(13, 21))] * 2 + [computed[2]]  # the untied row keeps its float
+    assert est.exact is not None and est.exact.fractions() == [Fraction(13, 21), Fraction(13, 21), Fraction(4, 21)]
+    rk, _, _ = rank(est, True, np.ones(3, dtype=bool))
+    assert rk.tolist() == [1.0, 1.0, 3.0]
 
 
 def test_rank_decides_on_the_rationals_and_skips_unusable_rows():

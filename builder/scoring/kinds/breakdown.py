@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from builder.scoring.boards import Context, RawBoard, _add_refs, _all_rows, _reference_estimates, _regrade_note, results_filter
-from builder.scoring.config_base import token
+from builder.scoring.config_base import ParserBase, token
 from builder.scoring.definitions import measure_def
-from builder.scoring.kinds import Kind
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import estimate, scores, select
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 
 @dataclass(frozen=True)
@@ -27,7 +24,7 @@ class Params(KindParams):
     min_group_items: int = 1
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     measure = p._measure(b.get("measure"), f"{path}.measure")
     by = b.get("by")
     if by not in p._item_filter_fields() or by in ("answer_type",):

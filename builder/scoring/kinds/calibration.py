@@ -5,20 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from builder.scoring import definitions as D
 from builder.scoring.boards import Context, RawBoard, fixed, results_filter
-from builder.scoring.kinds import Kind
+from builder.scoring.config_base import ParserBase
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import flags, scores, select
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import lcm_of, wald
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 COLUMNS = ("slope", "intercept")
 
@@ -29,7 +27,7 @@ class Params(KindParams):
     measure: Measure
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     return Params(p._versus(b, path), Measure("accuracy", "avg", p.samples)), list(COLUMNS)
 
 

@@ -5,18 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from builder.scoring import definitions as D
 from builder.scoring.boards import Context, RawBoard, _all_rows
-from builder.scoring.config_base import COLUMN_RE
-from builder.scoring.kinds import Kind
+from builder.scoring.config_base import COLUMN_RE, ParserBase
+from builder.scoring.kinds._base import Kind
 from builder.scoring.spec import BoardSpec, CompositeSpec, KindParams, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import Estimate, linear
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 
 @dataclass(frozen=True)
@@ -25,7 +22,7 @@ class Params(KindParams):
     rank_shift: tuple[str, str] | None = None  # (from, to): each row's rank difference (SOOHAK Figure 4)
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     composites = _composites(p, b.get("metrics"), path, earlier)
     cols = [c.name for c in composites]
     shift = b.get("rank_shift")
@@ -38,7 +35,7 @@ def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | 
     return Params(composites, rank_shift), cols
 
 
-def _composites(p: "BoardParser", raw: Any, path: str, earlier: dict[str, dict[str, str]]) -> tuple[CompositeSpec, ...]:
+def _composites(p: ParserBase, raw: Any, path: str, earlier: dict[str, dict[str, str]]) -> tuple[CompositeSpec, ...]:
     if not isinstance(raw, list) or not raw:
         p.err(f"{path}.metrics", "must be a non-empty list")
         return ()

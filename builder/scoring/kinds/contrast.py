@@ -5,18 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from builder.scoring.boards import Context, RawBoard, _add_refs, _all_rows, _reference_estimates, _regrade_note, results_filter
-from builder.scoring.config_base import COLUMN_RE, token
+from builder.scoring.config_base import COLUMN_RE, ParserBase, token
 from builder.scoring.definitions import measure_def
-from builder.scoring.kinds import Kind
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import delta, estimate, scores, select
 from builder.scoring.spec import BoardSpec, FieldType, Filter, KindParams, Measure, Pairing
 from builder.scoring.tables import MetricDef
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 
 @dataclass(frozen=True)
@@ -27,7 +24,7 @@ class Params(KindParams):
     delta: str | None
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     measure = p._measure(b.get("measure"), f"{path}.measure")
     over = b.get("over")
     known = p._result_filter_fields()
@@ -39,7 +36,7 @@ def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | 
     return Params(measure, over, conds, name), [c[1] for c in conds] + [name]
 
 
-def _conditions(p: "BoardParser", raw: Any, path: str, ftype: FieldType | None) -> tuple[tuple[Any, str, str], ...]:
+def _conditions(p: ParserBase, raw: Any, path: str, ftype: FieldType | None) -> tuple[tuple[Any, str, str], ...]:
     if not isinstance(raw, list) or len(raw) != 2:
         p.err(path, "must list exactly two values to contrast")
         return ()

@@ -8,21 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from builder.scoring import definitions as D
 from builder.scoring.boards import Context, RawBoard, results_filter
-from builder.scoring.kinds import Kind
+from builder.scoring.config_base import ParserBase
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import Selection, flags, scores, select
 from builder.scoring.pairs import PAIRING_NOTE, families, pair_extras
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import Estimate, linear, ratio
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 COLUMNS = ("scf_easy_off", "scf_easy_on", "scf_hard_off", "scf_hard_on", "drg")
 
@@ -37,7 +35,7 @@ class Params(KindParams):
     profiles: tuple[float, float] | None = None  # (HIGH when DRG >=, LOW when DRG <=)
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     if pairing is None:
         p.err(f"{path}.kind", "drg boards need the top-level pairing declaration")
     bins = {x.name: x for x in p.item_bins}

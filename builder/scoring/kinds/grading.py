@@ -5,21 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from builder.scoring import definitions as D
 from builder.scoring.boards import Context, RawBoard, _all_rows
+from builder.scoring.config_base import ParserBase
 from builder.scoring.disclosure import Term
-from builder.scoring.kinds import Kind
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import select
 from builder.scoring.spec import BoardSpec, KindParams, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import count, ratio
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 COLUMNS = ("regraded_samples", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers")
 QUANTITIES = ("n", "regraded", "disagree", "unparsed", "equivalence")
@@ -30,7 +28,7 @@ class Params(KindParams):
     pass
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     return Params(), list(COLUMNS)
 
 

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from builder.scoring import definitions as D
 from builder.scoring.boards import Context, RawBoard, _regrade_note, results_filter
-from builder.scoring.kinds import Kind
+from builder.scoring.config_base import ParserBase
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import delta, estimate, scores, select
 from builder.scoring.pairs import PAIRING_NOTE, TOKENS, families, pair_extras
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
 from builder.scoring.tables import MetricDef
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 
 @dataclass(frozen=True)
@@ -26,7 +24,7 @@ class Params(KindParams):
     measure: Measure | None
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     if pairing is None:
         p.err(f"{path}.kind", "pairs boards need the top-level pairing declaration")
     m = p._measure(b.get("measure", "accuracy"), f"{path}.measure")

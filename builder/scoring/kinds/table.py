@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from builder.scoring.boards import Context, RawBoard, _add_refs, _all_rows, _reference_estimates, _regrade_note, results_filter
-from builder.scoring.config_base import COLUMN_RE
+from builder.scoring.config_base import COLUMN_RE, ParserBase
 from builder.scoring.definitions import measure_def
-from builder.scoring.kinds import Kind
+from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import estimate, scores, select
 from builder.scoring.spec import BoardSpec, KindParams, MetricSpec, Pairing
-
-if TYPE_CHECKING:
-    from builder.scoring.config_boards import BoardParser
 
 
 @dataclass(frozen=True)
@@ -22,12 +19,12 @@ class Params(KindParams):
     metrics: tuple[MetricSpec, ...]
 
 
-def parse(p: "BoardParser", b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
     metrics = _metrics(p, b.get("metrics"), path)
     return Params(metrics), [m.name for m in metrics]
 
 
-def _metrics(p: "BoardParser", raw: Any, path: str) -> tuple[MetricSpec, ...]:
+def _metrics(p: ParserBase, raw: Any, path: str) -> tuple[MetricSpec, ...]:
     if not isinstance(raw, list) or not raw:
         p.err(f"{path}.metrics", "must be a non-empty list")
         return ()
