@@ -4,9 +4,10 @@ A rate is Σa/Σd over integer item numerators and denominators (builder.scoring
 so a cell *is* a rational. A difference or mean of cells computed in floating point is
 not: 1/3 − 0 is 0.3333333333333333 and 3/3 − 2/3 is 0.33333333333333337, and a rank
 decided by that bit is noise (issue 19: two KCSAT-ML TTS gains of exactly 135/339). An :class:`Exact` keeps each row's rational: ranks are decided
-on it, and rows of a combined figure whose rationals are equal are published as the one
-correctly rounded float of that rational (identical JSON). The other rows keep the float
-their arithmetic gave, so no published number moves by a last bit unless it ties.
+on it, and rows of a combined figure whose rationals are equal but whose floats rounding
+split are published as the one correctly rounded float of that rational (identical JSON).
+Every other row keeps the float its arithmetic gave: no published number moves by a last
+bit unless rounding had split its tie.
 
 Kept lazily as integer-valued numerator/denominator arrays (the sums a ratio computes
 anyway): Python :class:`fractions.Fraction` objects are made only for the figures that
@@ -15,7 +16,7 @@ are combined or ranked.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -72,13 +73,17 @@ def combine(terms: Sequence[tuple[Fraction, Exact]]) -> Exact:
 
 
 def tied_floats(exact: Exact, value: np.ndarray) -> np.ndarray:
-    """`value` with every row whose rational another row shares set to that rational's
-    correctly rounded float: equal rationals, identical floats. Other rows keep `value`."""
+    """`value`, except where rows share a rational but floating point gave them different
+    floats: those rows all get the rational's correctly rounded float. Equal rationals thus
+    publish identical floats, and no other number moves (a tie already published alike stays)."""
     fr = exact.fractions()
-    seen = Counter(f for f in fr if f is not None)
+    floats_of: dict[Fraction, set[float]] = defaultdict(set)
+    for f, v in zip(fr, value.tolist()):
+        if f is not None:
+            floats_of[f].add(v)
     out = np.array(value, dtype=np.float64, copy=True)
     for r, f in enumerate(fr):
-        if f is not None and seen[f] > 1:
+        if f is not None and len(floats_of[f]) > 1:
             out[r] = float(f)
     return out
 

@@ -241,8 +241,8 @@ def _exact_sum(terms: list[tuple[float | Fraction, Estimate]]) -> tuple[X.Exact 
     """Σ c·value per row, and its exact rationals where every term has them.
 
     Values stay as floating point computes them (published numbers do not move by a last
-    bit), except rows whose rational another row shares: those are all published as the one
-    correctly rounded float of it, so a tie is never split by rounding (X.tied_floats).
+    bit), except a tie rounding split: rows sharing a rational but not a float are all
+    published as the rational's correctly rounded float (X.tied_floats).
     """
     value = sum(float(c) * e.value for c, e in terms)
     parts = [(Fraction(c), e.exact) for c, e in terms]

@@ -81,6 +81,13 @@ def test_rank_decides_on_the_rationals_and_skips_unusable_rows():
     assert gain.value[0] == gain.value[1]
 
 
+def test_a_tie_already_published_alike_keeps_its_float():
+    # 0.1 + 0.2 = 0.30000000000000004 in both rows: a tie, identical already, not rounded anew
+    a, b = _rate([1, 1], [10, 10]), _rate([2, 2], [10, 10])
+    est = linear([(1.0, a), (1.0, b)])
+    assert est.value.tolist() == [0.1 + 0.2] * 2 and 0.1 + 0.2 != float(Fraction(3, 10))
+
+
 def test_competition_ranks_by_hand():
     keys = [Fraction(-2, 3), Fraction(-1, 3), Fraction(-1, 3), Fraction(0), Fraction(-1, 3), Fraction(1)]
     assert X.competition_ranks(keys).tolist() == [1, 2, 2, 5, 2, 6]
