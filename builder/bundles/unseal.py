@@ -28,7 +28,6 @@ from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, lin
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
-from builder.memory import keep_freed_memory
 from builder.trust.seal import Identity, unseal
 
 Columns = dict[str, Any]  # a frame's columns as arrays, the form unsealed rows travel in
@@ -211,7 +210,7 @@ def unseal_many(
     _JOB = (bundles, keys, expected)
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=keep_freed_memory) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
             futures = [pool.submit(_work, index) for index in range(len(bundles))]
             for index, future in enumerate(futures):
                 try:
@@ -252,6 +251,5 @@ def _alone(context: Any, index: int, bundle: VerifiedBundle) -> Outcome:
 
 
 def _send_work(index: int, send: Any) -> None:
-    keep_freed_memory()
     send.send(_work(index))
     send.close()

@@ -7,20 +7,16 @@ still build; ``strict=True`` makes any rejection fatal instead (PR validation).
 
 from __future__ import annotations
 
-import functools
 import os
 import time
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TypeVar
 
 from builder.bundles.access import review as review_access
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import RESULTS
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
-from builder.memory import freed_memory_kept
 from builder.pipeline.admission import Admissions, admit, ingest, reject
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.leakscan import screen_lab_text
@@ -81,51 +77,6 @@ def _check_strict(report: BuildReport, strict: bool) -> None:
         raise BuilderError(f"{len(report.rejections)} bundle(s) rejected; first: {first.message}", reason="rejected", hint="fix the listed bundles (--strict is on)")
 
 
-_F = TypeVar("_F", bound=Callable[..., object])
-
-
-def _memory_policy(func: _F) -> _F:
-    """Run ``func`` with numpy's huge-page advice off (unless NUMPY_MADVISE_HUGEPAGE says
-    otherwise) and glibc's malloc keeping what it frees (builder.memory).
-
-    numpy advises the kernel to back every array of 4 MB or more with transparent huge pages.
-    Where the kernel's THP defrag policy is "madvise" (Debian's and Ubuntu's default), a
-    fault in such an array may compact memory there and then. Scoring makes dozens of
-    short-lived arrays of one value per result row: on the 300-submission bench
-    (bench/bench_build.py) the score stage took 0.76–0.90 s with the advice and 0.65–0.67 s
-    without; unsealing did not change. The setting is numpy's, process-wide, so it is
-    restored on return; an explicit NUMPY_MADVISE_HUGEPAGE is the user's choice and is kept.
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: object, **kwargs: object) -> object:
-        toggle = None if "NUMPY_MADVISE_HUGEPAGE" in os.environ else _madvise_toggle()
-        previous = toggle(False) if toggle else None
-        try:
-            # and freed blocks kept for reuse (builder.memory): the sealed results dropped
-            # after unsealing become scoring's arrays instead of fresh, faulting pages
-            with freed_memory_kept():
-                return func(*args, **kwargs)
-        finally:
-            if toggle:
-                toggle(previous)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _madvise_toggle() -> Callable[[bool], bool] | None:
-    """numpy's switch for its huge-page advice (documented under "Global state"), or None."""
-    try:
-        from numpy._core.multiarray import _set_madvise_hugepage  # numpy >= 2
-    except ImportError:
-        try:
-            from numpy.core.multiarray import _set_madvise_hugepage  # numpy 1.26
-        except ImportError:
-            return None
-    return _set_madvise_hugepage
-
-
-@_memory_policy
 def build(
     root: Path,
     out: Path | None = None,

@@ -116,7 +116,7 @@ def _composite(board: dict[str, Any], spec: Any, boards: dict[str, dict[str, Any
     """Capability against the term the ranking composite adds to it (SOOHAK: Refusal)."""
     if spec is None or not spec.rank_shift:
         return None
-    terms = {c.name: c.mean_of for c in spec.composites}
+    terms = {c.name: c.mean_of for c in spec.params.composites}
     src, dst = spec.rank_shift
     extra = [t for t in terms.get(dst, ()) if t not in terms.get(src, ())]
     if len(extra) != 1 or extra[0][0] not in boards:

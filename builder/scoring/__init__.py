@@ -8,11 +8,15 @@ Modules, by responsibility:
 
 - ``config``: the YAML schema and its validation (``parse_scoring_config``, ``default_spec``)
 - ``spec``: the frozen ScoringSpec it produces
-- ``frames``: checks of the input frames, reduction to per-(condition, submission, item) sums
+- ``frames``: checks of the input frames, reduction to per-(condition, submission, item) sums;
+  ``frames_reference``: plain versions of its fast paths, which property tests pin it to
 - ``regrade``: regrading of integer/choice/fraction/decimal/expression answers (exact, else math-verify equivalence)
 - ``measures``: item-level scores (avg@k, unbiased pass@k, refusal rate, tokens, cost)
 - ``uncertainty``: item-clustered Wilson/MOVER intervals, rank ranges (the methodology text)
-- ``boards`` / ``pairs``: the board kinds; ``engine``: assembly, embargo suppression, ranks
+- ``kinds``: the board-kind registry, one module per kind (table, breakdown, contrast,
+  composite, grading, pairs, drg, calibration); ``boards``: what the kinds share;
+  ``pairs``: TTS pairing; ``engine``: assembly, embargo suppression, ranks
+- ``exact``: each figure's exact rational, which ranks and combined figures are decided on
 - ``tables``: BoardTable, BoardRow, Cell, MetricDef and their JSON/CSV forms
 - ``definitions``: the papers' metric definitions, quoted
 """

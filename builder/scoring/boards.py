@@ -1,6 +1,6 @@
-"""Board kinds over one selection of items and results: table, breakdown, contrast,
-composite and grading. Each returns a RawBoard (estimates for every row); the engine
-turns it into a BoardTable (suppression, ranks, cells).
+"""What every board kind shares (builder.scoring.kinds): the scoring Context, the RawBoard
+each kind returns (estimates for every row; the engine turns it into a BoardTable:
+suppression, ranks, cells), the result filter, reference rows and the regrading note.
 """
 
 from __future__ import annotations
@@ -10,14 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from builder.scoring import definitions as D
-from builder.scoring.definitions import measure_def
-from builder.scoring.disclosure import Term
 from builder.scoring.frames import Prepared
-from builder.scoring.measures import Scores, delta, estimate, scores, select
+from builder.scoring.measures import Scores
 from builder.scoring.spec import BoardSpec, Filter, Reference
 from builder.scoring.tables import MetricDef
-from builder.scoring.uncertainty import Estimate, count, linear, ratio
+from builder.scoring.uncertainty import Estimate, ratio
 
 
 @dataclass
@@ -108,227 +105,8 @@ def _all_rows(ctx: Context) -> tuple[np.ndarray, list[dict[str, Any]]]:
     return np.arange(s), [{} for _ in range(s)]
 
 
-def table(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
-    rows, extras = _all_rows(ctx)
-    raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
-    for m in board.metrics:
-        items = m.items.merged_over(board.items)
-        sel = select(ctx.prep, items, results_filter(ctx, board.results, m.results), contaminated)
-        sc = scores(ctx.prep, sel, m.measure)
-        raw.est[m.name] = est = estimate(sc)
-        raw.columns.append(measure_def(m.name, m.measure, m.title, m.description))
-        ctx.registry[(board_id, m.name)] = est
-        _add_refs(raw, m.name, _reference_estimates(ctx, sc, ctx.prep.item_mask(items), board, raw))
-    if "unsolved" in board.summary and board.metrics:
-        m = board.metrics[0]
-        items = m.items.merged_over(board.items)
-        mask = ctx.prep.item_mask(items)
-        sel = select(ctx.prep, items, results_filter(ctx, board.results, m.results), False)
-        solved = ctx.prep.dense(sel.conds, ["correct"])["correct"].sum(axis=0) > 0
-        raw.summary["unsolved_items"] = int((mask & ~solved).sum())
-        raw.summary["items"] = int(mask.sum())
-        raw.notes.append(f"{raw.summary['unsolved_items']} of {raw.summary['items']} items are solved by no submission on this board.")
-    _regrade_note(ctx, raw)
-    return raw
-
-
 def _regrade_note(ctx: Context, raw: RawBoard) -> None:
     types = ", ".join(ctx.prep.spec.regrade_types) or "none"
     raw.notes.append(
         f"Correctness of {types} answers is regraded by Sealboard from the extracted answer (exact, else math-verify equivalence); other answer types keep the lab's judge verdict."
     )
-
-
-def _natural(values: list[str]) -> list[str]:
-    def key(v: str) -> tuple[int, float, str]:
-        try:
-            return (0, float(v), v)
-        except ValueError:
-            return (1, 0.0, v)
-
-    return sorted(values, key=key)
-
-
-def breakdown(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
-    assert board.measure is not None and board.by is not None
-    rows, extras = _all_rows(ctx)
-    raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
-    mask = ctx.prep.item_mask(board.items)
-    sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)
-    sc = scores(ctx.prep, sel, board.measure)
-    groups = ctx.prep.item_tokens[board.by]
-    present = sorted({g for g in groups[mask] if g is not None})
-    preferred = list(board.values) or [x.value for b in ctx.prep.spec.item_bins if b.name == board.by for x in b.bins]
-    ordered = [v for v in preferred if v in present] + _natural([v for v in present if v not in preferred])
-    hidden = mask & np.equal(groups, None)
-    shown_values, dropped = [], []
-    for value in ordered:
-        gmask = mask & (groups == value)
-        if int(gmask.sum()) < board.min_group_items:
-            dropped.append(f"{value} ({int(gmask.sum())})")
-            hidden |= gmask
-        else:
-            shown_values.append(value)
-    overall = board.measure.name
-    raw.est[overall] = estimate(sc)
-    raw.columns.append(measure_def(overall, board.measure, f"All ({board.measure.name})"))
-    _add_refs(raw, overall, _reference_estimates(ctx, sc, mask, board, raw))
-    n_hidden = int(hidden.sum())
-    merge_into = _remainder_home(ctx, mask, groups, shown_values, n_hidden)
-    merged_title = ""
-    shown = []
-    for value in shown_values:
-        gmask = mask & (groups == value)
-        name = f"{board.by}={value}"
-        title = _group_title(ctx, board.by, value)
-        if value == merge_into:
-            gmask = gmask | hidden
-            title = f"{title} (+{n_hidden} other items)"
-            merged_title = title
-        raw.est[name] = estimate(sc, gmask)
-        raw.columns.append(measure_def(name, board.measure, title, group=(board.by, value)))
-        _add_refs(raw, name, _reference_estimates(ctx, sc, gmask, board, raw))
-        shown.append(name)
-    if dropped:
-        raw.notes.append(f"Groups with fewer than {board.min_group_items} items are not shown: {', '.join(dropped)}.")
-    if merge_into is not None:
-        raw.notes.append(
-            f"Under the embargo the {n_hidden} item(s) in no group shown count in the column {merged_title}, "
-            "so that no published figure rests on them alone."
-        )
-    elif hidden.any():
-        raw.notes.append(f"{n_hidden} item(s) count in the overall column but in no column shown.")
-    _regrade_note(ctx, raw)
-    return raw
-
-
-def _remainder_home(ctx: Context, mask: np.ndarray, groups: np.ndarray, shown: list[str], n_hidden: int) -> str | None:
-    """Under embargo, the shown group that takes a remainder of fewer than k items.
-
-    Items in no shown group (untyped, or in groups too small to show) are the overall
-    column minus the shown ones: with fewer than k (min_cell_items) of them, the disclosure
-    audit would have to withhold a whole shown column on every row to protect them (issue
-    23: SOOHAK's 92-item "beyond" column for 2 untyped items). Merged into the smallest
-    shown group, the column the audit would withhold, labelled, they are protected at no
-    cost, and no other column's value changes."""
-    if not ctx.embargoed or not shown or not 0 < n_hidden < ctx.prep.spec.min_cell_items:
-        return None
-    sizes = {v: int((mask & (groups == v)).sum()) for v in shown}
-    return min(shown, key=lambda v: sizes[v])  # ties: the first in the board's order
-
-
-def _group_title(ctx: Context, by: str, value: str) -> str:
-    for b in ctx.prep.spec.item_bins:
-        if b.name == by:
-            for x in b.bins:
-                if x.value == value:
-                    return x.title
-    return f"{by} {value}"
-
-
-def contrast(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
-    assert board.measure is not None and board.over is not None
-    rows, extras = _all_rows(ctx)
-    raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
-    mask = ctx.prep.item_mask(board.items)
-    base = results_filter(ctx, board.results).without(board.over)
-    sc, est = [], []
-    for value, name, title in board.conditions:
-        f = Filter(((board.over, (value,)),)).merged_over(base)
-        s = scores(ctx.prep, select(ctx.prep, board.items, f, contaminated), board.measure)
-        e = estimate(s)
-        sc.append(s)
-        est.append(e)
-        raw.est[name] = e
-        raw.columns.append(measure_def(name, board.measure, title))
-        _add_refs(raw, name, _reference_estimates(ctx, s, mask, board, raw))
-    if len(sc) == 2:
-        name = board.delta or "delta"
-        raw.est[name] = delta(sc[0], sc[1], est[0], est[1])
-        first, second = board.conditions[0][2], board.conditions[1][2]
-        raw.columns.append(
-            MetricDef(
-                name=name,
-                title=f"{second} − {first}",
-                description=f"Paired difference on the same items: {board.measure.name} ({second}) − {board.measure.name} ({first}); its interval resamples items once for both.",
-                unit="difference",
-                higher_is_better=None,
-                measure=board.measure.name,
-            )
-        )
-    _regrade_note(ctx, raw)
-    return raw
-
-
-def composite(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
-    rows, extras = _all_rows(ctx)
-    raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
-    twins = {b.id for b in ctx.prep.spec.boards if b.contamination}
-    for c in board.composites:
-        terms = []
-        for ref_board, metric in c.mean_of:
-            key = (ref_board + (suffix if ref_board in twins else ""), metric)
-            terms.append((1.0 / len(c.mean_of), ctx.registry[key]))
-        raw.est[c.name] = linear(terms)
-        raw.columns.append(
-            MetricDef(
-                name=c.name,
-                title=c.title or c.name,
-                description=c.description or D.COMPOSITES.get(c.name, "Mean of " + ", ".join(f"{b}/{m}" for b, m in c.mean_of) + "."),
-                unit="fraction",
-                higher_is_better=True,
-            )
-        )
-    if board.rank_shift is not None:
-        a, b = board.rank_shift
-        raw.notes.append(f"rank_shift = rank by {a} − rank by {b}: positive when the model rises once {b} is used (SOOHAK Figure 4).")
-    return raw
-
-
-GRADING_QUANTITIES = ("n", "regraded", "disagree", "unparsed", "equivalence")
-
-
-def grading(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool) -> RawBoard:
-    rows, extras = _all_rows(ctx)
-    raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
-    # Grading covers every result row (all languages and conditions) unless the board narrows it.
-    sel = select(ctx.prep, board.items, board.results, contaminated)
-    q = ctx.prep.dense(sel.conds, GRADING_QUANTITIES)
-    elig = sel.elig & (q["n"] > 0)
-    n_items = elig.sum(axis=1)
-    flag = np.array([None] * len(rows), dtype=object)
-    flag[n_items == 0] = "not-evaluated"
-    has = ~np.equal(sel.row_flag, None)
-    flag[has] = sel.row_flag[has]
-
-    def total(name: str) -> np.ndarray:
-        return np.where(elig, q[name], 0).sum(axis=1)
-
-    raw.est["regraded_samples"] = count(total("regraded"), n_items, flag)
-    raw.est["equivalence_graded"] = count(total("equivalence"), n_items, flag)
-    raw.est["judge_graded_samples"] = count(total("n") - total("regraded"), n_items, flag)
-    raw.est["disagreements"] = count(total("disagree"), n_items, flag)
-    rated = elig & (q["regraded"] > 0)
-    rate_flag = flag.copy()
-    rate_flag[np.equal(rate_flag, None) & (rated.sum(axis=1) == 0)] = "undefined"
-    # Disagreements and equivalence grading depend on the gold answers: audited like rates
-    # (the count and the rate share their unknowns, the per-item disagreement counts).
-    stream = ("disagree", 0, sel.conds.tobytes())
-    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag, stream=stream)
-    raw.est["disagreements"].basis = (Term(1.0, stream, rows, elig, None),)
-    raw.est["equivalence_graded"].basis = (Term(1.0, ("equivalence", 0, sel.conds.tobytes()), rows, elig, None),)
-    raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
-    for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
-        unit = "fraction" if name == "disagreement_rate" else "count"
-        better = False if name in ("disagreements", "disagreement_rate", "unparsed_answers") else None
-        raw.columns.append(MetricDef(name, name.replace("_", " ").capitalize(), D.GRADING[name], unit, better))
-    note = (
-        "Verdicts by source: regraded samples (types " + (", ".join(ctx.prep.spec.regrade_types) or "none") + ") are Sealboard's — "
-        "exact comparison of plain numbers and letters, else math-verify equivalence (counted in Equivalence graded); "
-        "judge-graded samples keep the lab's judge verdict."
-    )
-    if (ctx.prep.item_tokens["answer_type"] == "ill_posed").any():
-        note += " " + D.REFUSAL_GRADING
-    raw.notes.append(note)
-    return raw
-

@@ -176,3 +176,10 @@ class ParserBase:
         self.err(path, f"unknown measure {value!r} (avg@k, pass@k, {', '.join(SIMPLE_MEASURES)})")
         return None
 
+    def _versus(self, b: Mapping[str, Any], path: str) -> str | None:
+        """The cohort error-rate field a drg or calibration board compares with."""
+        v = b.get("versus")
+        if v not in self.item_fields or self.item_fields[v].kind != "fraction":
+            self.err(f"{path}.versus", "must name the cohort error-rate item field (declared as fraction)")
+            return None
+        return str(v)

@@ -117,10 +117,10 @@ from threadpoolctl import threadpool_limits
 from builder.scoring import boards as B
 from builder.scoring import definitions as D
 from builder.scoring import gate
-from builder.scoring import pairs as P
 from builder.scoring.disclosure import audit, figures
 from builder.scoring.frames import prepare
 from builder.scoring.gate import Policy
+from builder.scoring.kinds import REGISTRY
 from builder.scoring.ladder import coarsen
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
@@ -210,23 +210,7 @@ RANK_ITEMS_NOTE = (
 
 
 def _build(ctx: B.Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> B.RawBoard:
-    if board.kind == "table":
-        return B.table(ctx, board, board_id, contaminated)
-    if board.kind == "breakdown":
-        return B.breakdown(ctx, board, board_id, contaminated)
-    if board.kind == "contrast":
-        return B.contrast(ctx, board, board_id, contaminated)
-    if board.kind == "composite":
-        return B.composite(ctx, board, board_id, contaminated, suffix)
-    if board.kind == "grading":
-        return B.grading(ctx, board, board_id, contaminated)
-    if board.kind == "pairs":
-        return P.pairs(ctx, board, board_id, contaminated)
-    if board.kind == "drg":
-        return P.drg(ctx, board, board_id, contaminated)
-    if board.kind == "calibration":
-        return P.calibration(ctx, board, board_id, contaminated)
-    raise AssertionError(board.kind)  # pragma: no cover - the config admits no other kind
+    return REGISTRY[board.kind].build(ctx, board, board_id, contaminated, suffix)
 
 
 def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.ndarray]) -> BoardTable:

@@ -13,10 +13,8 @@ declared boolean/enumerated/string result fields, e.g. LiveMathematicianBench's
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -27,7 +25,7 @@ import pandas as pd
 from builder.errors import BuilderError
 from builder.scoring.config_base import token
 from builder.scoring.regrade import HOW, factorize_answers, factorize_ints, gold_key, regrade_pairs
-from builder.scoring.spec import Filter, ScoringSpec, bin_codes_bp
+from builder.scoring.spec import FieldType, Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
 NANO = 1e9  # cost is summed in integer nano-dollars so that sums are exact
@@ -151,31 +149,6 @@ def _tokens(values: pd.Series) -> np.ndarray:
     return toks[np.asarray(codes)]  # code -1 picks the trailing None
 
 
-_PENDING: set[Future] = set()
-
-
-def _in_thread(fn: Callable[..., Any], *args: Any) -> Future:
-    """`fn(*args)` started in a thread of its own; the Future holds its result or error."""
-    pool = ThreadPoolExecutor(1, thread_name_prefix="sealboard-score")
-    try:
-        future = pool.submit(fn, *args)
-    finally:
-        pool.shutdown(wait=False)  # the thread ends when its one task does
-    _PENDING.add(future)
-    future.add_done_callback(_PENDING.discard)
-    return future
-
-
-def _finish_pending() -> None:
-    """Before a fork (the unseal workers'), let any such task end, so that no child starts
-    with a lock its thread held (prepare leaves one running when it raises early)."""
-    for future in list(_PENDING):
-        future.exception()  # waits; the task's own error, if any, stays with its Future
-
-
-os.register_at_fork(before=_finish_pending)
-
-
 def count_coded(
     cell: np.ndarray, n_cells: int, code: np.ndarray, flags: dict[str, np.ndarray], most: int,
     per_cell: Callable[[np.ndarray], np.ndarray] = lambda x: x,
@@ -269,72 +242,125 @@ def _dates(values: pd.Series, end: bool, what: str, where: str) -> np.ndarray:
 
 
 def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submissions: pd.DataFrame) -> Prepared:
+    """Check the frames against `spec` and reduce the results to per-(condition, submission,
+    item) sums. Every disagreement with the declaration is collected and raised together."""
     where = f"scoring {spec.benchmark}"
     problems: list[str] = []
+    it = _item_facts(spec, items, where, problems)
+    item_type, item_gold = _gold_keys(spec, it, problems)
+    subs = _submissions(spec, submissions, where, problems)
+    sub_ids = subs["submission"].astype(str).to_numpy()
+    correct_col = "lab_correct" if "lab_correct" in results.columns else "correct"
+    _require(results, ["submission", "item", "lang", "answer", correct_col, "refused"], "results", where)
+    cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
+    _require(results, cond_fields, "results", where)
+    row_item = _row_positions(results, "item", it.ids, "{n} result row(s) name items not in the dataset (first: {first!r})", where)
+    row_sub = _row_positions(results, "submission", sub_ids, "result rows name submission {first!r}, which is not in the submissions frame", where)
+    row_cond, conds = _conditions(results, cond_fields)
+    problems += _condition_problems(spec, conds)
+    if problems:
+        raise ScoringInputError("; ".join(problems), where=where, hint="the frames must match the benchmark's scoring declaration")
+    row_byte, tok, cost = _row_quantities(spec, results, correct_col, row_item, row_cond, conds, item_type, item_gold, it.golds, _tolerances(it.frame))
+    cond_of, sub_of, item_of, sums = _reduce(row_cond, row_sub, row_item, (len(conds), len(sub_ids), len(it.ids)), row_byte, tok, cost)
+    return Prepared(
+        spec=spec,
+        item_ids=it.ids,
+        items=it.frame,
+        item_tokens=it.tokens,
+        item_bp=it.bp,
+        item_start=it.start,
+        sub_ids=sub_ids,
+        subs=subs,
+        conds=conds,
+        cond=cond_of,
+        sub=sub_of,
+        item=item_of,
+        sums=sums,
+        sub_order=_sub_order(spec, results, row_sub, len(sub_ids)),
+    )
 
-    # -- items -------------------------------------------------------------------------
+
+@dataclass
+class _Items:
+    """The items frame sorted by id, with each declared field read once."""
+
+    frame: pd.DataFrame
+    ids: np.ndarray
+    golds: np.ndarray
+    tokens: dict[str, np.ndarray] = field(default_factory=dict)
+    bp: dict[str, np.ndarray] = field(default_factory=dict)
+    start: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _item_facts(spec: ScoringSpec, items: pd.DataFrame, where: str, problems: list[str]) -> _Items:
+    """Item fields as tokens, fractions in basis points, dates as first days; bins derived."""
     _require(items, ["item", "split", "answer_type", "gold", *[f for f, t in spec.item_fields.items() if not t.optional]], "items", where)
     if items["item"].duplicated().any():
         raise ScoringInputError(f"item {items['item'][items['item'].duplicated()].iloc[0]!r} appears twice in the items frame", where=where)
-    items = items.sort_values("item", kind="stable").reset_index(drop=True)
-    item_ids = items["item"].astype(str).to_numpy()
-    n_items = len(item_ids)
-    item_tokens: dict[str, np.ndarray] = {"split": _tokens(items["split"]), "answer_type": _tokens(items["answer_type"])}
-    item_bp: dict[str, np.ndarray] = {}
-    item_start: dict[str, np.ndarray] = {}
-    for name, ftype in [("split", spec.item_fields.get("split")), ("answer_type", spec.item_fields.get("answer_type"))] + [
-        (n, t) for n, t in spec.item_fields.items() if n not in ("split", "answer_type")
-    ]:
-        if ftype is None:
-            continue
-        col = items[name] if name in items.columns else pd.Series([None] * n_items, dtype=object)
-        toks = _tokens(col)
-        if not ftype.optional and pd.isna(pd.Series(toks)).any():
-            problems.append(f"item field {name} is missing on {int(pd.isna(pd.Series(toks)).sum())} item(s)")
-        if ftype.kind == "enum":
-            bad = sorted({t for t in toks if t is not None and t not in ftype.values})
-            if bad:
-                problems.append(f"item field {name} has value(s) {', '.join(map(repr, bad[:5]))} outside {', '.join(ftype.values)}")
-        if ftype.kind in ("fraction", "number", "int"):
-            num = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-            if (pd.notna(col).to_numpy() & np.isnan(num)).any():
-                problems.append(f"item field {name} holds non-numbers")
-            if ftype.kind == "fraction":
-                if ((num < 0) | (num > 1)).any():
-                    problems.append(f"item field {name} must be a fraction in [0, 1] (0.764 for 76.4%); found values up to {np.nanmax(num):g}")
-                bp = np.where(np.isnan(num), -1, np.rint(np.nan_to_num(num) * 10000)).astype(np.int64)
-                item_bp[name] = bp
-        if ftype.kind == "date":
-            try:
-                item_start[name] = _dates(col, end=False, what=f"item field {name}", where=where)
-            except ScoringInputError as exc:
-                problems.append(exc.message)
-        item_tokens[name] = toks
+    frame = items.sort_values("item", kind="stable").reset_index(drop=True)
+    it = _Items(frame, frame["item"].astype(str).to_numpy(), frame["gold"].to_numpy(dtype=object))
+    it.tokens = {"split": _tokens(frame["split"]), "answer_type": _tokens(frame["answer_type"])}
+    ordered = [("split", spec.item_fields.get("split")), ("answer_type", spec.item_fields.get("answer_type"))]
+    ordered += [(n, t) for n, t in spec.item_fields.items() if n not in ("split", "answer_type")]
+    for name, ftype in ordered:
+        if ftype is not None:
+            _item_field(it, name, ftype, where, problems)
     for b in spec.item_bins:
-        bp = item_bp.get(b.field)
-        if bp is None:
-            continue
-        code = bin_codes_bp(bp, b.bins)
-        names = np.array([x.value for x in b.bins] + [None], dtype=object)
-        item_tokens[b.name] = names[code]
-    item_type = np.full(n_items, -1, dtype=np.int64)
-    item_gold: list[str | None] = [None] * n_items
-    types = tuple(spec.regrade_types)
-    answer_types = item_tokens["answer_type"]
-    golds = items["gold"].to_numpy(dtype=object)
+        bp = it.bp.get(b.field)
+        if bp is not None:
+            names = np.array([x.value for x in b.bins] + [None], dtype=object)
+            it.tokens[b.name] = names[bin_codes_bp(bp, b.bins)]
+    return it
+
+
+def _item_field(it: _Items, name: str, ftype: FieldType, where: str, problems: list[str]) -> None:
+    """One declared item field: checked against its type, stored in its readable forms."""
+    col = it.frame[name] if name in it.frame.columns else pd.Series([None] * len(it.ids), dtype=object)
+    toks = _tokens(col)
+    missing = pd.isna(pd.Series(toks))
+    if not ftype.optional and missing.any():
+        problems.append(f"item field {name} is missing on {int(missing.sum())} item(s)")
+    if ftype.kind == "enum":
+        bad = sorted({t for t in toks if t is not None and t not in ftype.values})
+        if bad:
+            problems.append(f"item field {name} has value(s) {', '.join(map(repr, bad[:5]))} outside {', '.join(ftype.values)}")
+    if ftype.kind in ("fraction", "number", "int"):
+        num = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+        if (pd.notna(col).to_numpy() & np.isnan(num)).any():
+            problems.append(f"item field {name} holds non-numbers")
+        if ftype.kind == "fraction":
+            if ((num < 0) | (num > 1)).any():
+                problems.append(f"item field {name} must be a fraction in [0, 1] (0.764 for 76.4%); found values up to {np.nanmax(num):g}")
+            it.bp[name] = np.where(np.isnan(num), -1, np.rint(np.nan_to_num(num) * 10000)).astype(np.int64)
+    if ftype.kind == "date":
+        try:
+            it.start[name] = _dates(col, end=False, what=f"item field {name}", where=where)
+        except ScoringInputError as exc:
+            problems.append(exc.message)
+    it.tokens[name] = toks
+
+
+def _gold_keys(spec: ScoringSpec, it: _Items, problems: list[str]) -> tuple[np.ndarray, list[str | None]]:
+    """Per item: the index of its regraded answer type (-1: the lab's verdict stands) and its
+    gold answer's comparison key."""
+    item_type = np.full(len(it.ids), -1, dtype=np.int64)
+    item_gold: list[str | None] = [None] * len(it.ids)
     bad_gold = []
-    for t, name in enumerate(types):
-        for i in np.flatnonzero(answer_types == name):
-            key = gold_key(name, golds[i])
+    for t, name in enumerate(spec.regrade_types):
+        for i in np.flatnonzero(it.tokens["answer_type"] == name):
+            key = gold_key(name, it.golds[i])
             if key is None:
                 if name == "expression":
                     continue  # an expression gold math-verify cannot read: the lab's judge decides
-                bad_gold.append(item_ids[i])
+                bad_gold.append(it.ids[i])
             item_type[i], item_gold[i] = t, key
     if bad_gold:
         problems.append(f"the gold answer of {len(bad_gold)} item(s) does not parse as its answer_type (first: {bad_gold[0]!r})")
+    return item_type, item_gold
 
-    # -- submissions -------------------------------------------------------------------
+
+def _submissions(spec: ScoringSpec, submissions: pd.DataFrame, where: str, problems: list[str]) -> pd.DataFrame:
+    """The submissions sorted by id, with the last possible day of each training cutoff."""
     need = ["submission", "lab", "model"]
     if spec.contamination is not None:
         need.append(spec.contamination.submission_cutoff)
@@ -344,36 +370,29 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     if submissions["submission"].duplicated().any():
         raise ScoringInputError("a submission appears twice in the submissions frame", where=where)
     subs = submissions.sort_values("submission", kind="stable").reset_index(drop=True)
-    sub_ids = subs["submission"].astype(str).to_numpy()
-    n_subs = len(sub_ids)
     if spec.contamination is not None:
         try:
             subs["_cutoff_end"] = _dates(subs[spec.contamination.submission_cutoff], end=True, what="training cutoff", where=where)
         except ScoringInputError as exc:
             problems.append(exc.message)
+    return subs
 
-    # -- results -----------------------------------------------------------------------
-    correct_col = "lab_correct" if "lab_correct" in results.columns else "correct"
-    _require(results, ["submission", "item", "lang", "answer", correct_col, "refused"], "results", where)
-    # Factorising the answers (a third of regrading) runs in Arrow's C++ without the GIL:
-    # started now, it overlaps the lookups and checks below; regrade collects it.
-    answers = _in_thread(factorize_answers, results["answer"])
-    cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
-    _require(results, cond_fields, "results", where)
-    n_rows = len(results)
-    row_item = _positions(results["item"], item_ids)
-    if (row_item < 0).any():
-        first = results["item"].iloc[int(np.flatnonzero(row_item < 0)[0])]
-        raise ScoringInputError(f"{int((row_item < 0).sum())} result row(s) name items not in the dataset (first: {first!r})", where=where)
-    row_sub = _positions(results["submission"], sub_ids)
-    if (row_sub < 0).any():
-        first = results["submission"].iloc[int(np.flatnonzero(row_sub < 0)[0])]
-        raise ScoringInputError(f"result rows name submission {first!r}, which is not in the submissions frame", where=where)
 
-    # Condition combinations: factorise each field, then the combination.
+def _row_positions(results: pd.DataFrame, column: str, ids: np.ndarray, message: str, where: str) -> np.ndarray:
+    """Each result row's position in `ids`; a row naming an unknown id is refused."""
+    pos = _positions(results[column], ids)
+    if (pos < 0).any():
+        first = results[column].iloc[int(np.flatnonzero(pos < 0)[0])]
+        raise ScoringInputError(message.format(n=int((pos < 0).sum()), first=first), where=where)
+    return pos
+
+
+def _conditions(results: pd.DataFrame, cond_fields: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Each row's condition (one combination of the condition fields' tokens) and the table
+    of conditions, numbered in order of their codes."""
     # Built in place in one int64 array: a few row-sized passes, no row-sized temporaries.
     field_uniques = []
-    combined = np.zeros(n_rows, dtype=np.int64)
+    combined = np.zeros(len(results), dtype=np.int64)
     for name in cond_fields:
         codes, uniques = pd.factorize(results[name], use_na_sentinel=True)
         toks = [token(u) for u in uniques]
@@ -390,46 +409,63 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
             key, r = divmod(int(key), len(toks))
             parts.append(toks[r])
         rows_of.append(list(reversed(parts)))
-    conds = pd.DataFrame(rows_of, columns=cond_fields, dtype=object)
+    return row_cond, pd.DataFrame(rows_of, columns=cond_fields, dtype=object)
+
+
+def _condition_problems(spec: ScoringSpec, conds: pd.DataFrame) -> list[str]:
+    """Languages and enumerated/boolean result values the declaration does not admit."""
+    problems = []
     bad_lang = sorted(set(conds["lang"].dropna()) - set(spec.languages))
     if bad_lang or conds["lang"].isna().any():
         problems.append(f"results use language(s) {', '.join(map(repr, bad_lang)) or 'null'} not declared in languages ({', '.join(spec.languages)})")
     for name, ftype in spec.result_fields.items():
-        if ftype.kind == "enum" and name in conds:
-            bad = sorted(set(conds[name].dropna()) - set(ftype.values))
-            if bad:
-                problems.append(f"result field {name} has value(s) {', '.join(map(repr, bad))} outside {', '.join(ftype.values)}")
-        if ftype.kind == "bool" and name in conds:
-            bad = sorted(set(conds[name].dropna()) - {"true", "false"})
-            if bad:
-                problems.append(f"result field {name} must be true or false")
-    if problems:
-        raise ScoringInputError("; ".join(problems), where=where, hint="the frames must match the benchmark's scoring declaration")
+        if name not in conds:
+            continue
+        allowed = set(ftype.values) if ftype.kind == "enum" else {"true", "false"} if ftype.kind == "bool" else None
+        bad = sorted(set(conds[name].dropna()) - allowed) if allowed is not None else []
+        if bad and ftype.kind == "enum":
+            problems.append(f"result field {name} has value(s) {', '.join(map(repr, bad))} outside {', '.join(ftype.values)}")
+        elif bad:
+            problems.append(f"result field {name} must be true or false")
+    return problems
 
-    # -- regrading -----------------------------------------------------------------------
+
+def _numeric(results: pd.DataFrame, name: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """A lab-reported number per row (0 where missing) and whether it was reported."""
+    n_rows = len(results)
+    if name not in results.columns:
+        return np.zeros(n_rows), np.zeros(n_rows, dtype=bool)
+    column = results[name]
+    x = column.to_numpy(dtype=np.float64, copy=True) if column.dtype == np.float64 else pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    known = ~np.isnan(x)
+    if scale != 1.0:
+        np.rint(np.multiply(x, scale, out=x), out=x)  # in place: a row-sized copy fewer
+    x[~known] = 0.0
+    return x, known
+
+
+def _tolerances(items: pd.DataFrame) -> list[object] | None:
+    """Each item's declared decimal tolerance, in item order; None: every decimal compares exactly."""
+    return items["tolerance"].tolist() if "tolerance" in items.columns else None
+
+
+def _row_quantities(
+    spec: ScoringSpec, results: pd.DataFrame, correct_col: str, row_item: np.ndarray, row_cond: np.ndarray, conds: pd.DataFrame,
+    item_type: np.ndarray, item_gold: list[str | None], golds: np.ndarray, tolerance: list[object] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the row byte (ROW_BYTE_BITS: the regraded verdict and the row's own flags),
+    output tokens, and cost in nano-dollars."""
     cond_regrade = np.ones(len(conds), dtype=bool)
     for name, values in spec.regrade_when.equals:
         cond_regrade &= conds[name].isin(values).to_numpy() if name in conds else False
     row_regrade = cond_regrade[row_cond] & (item_type >= 0)[row_item]
-    lab = results[correct_col].to_numpy(dtype=bool)
     gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
-    tolerance = items["tolerance"].tolist() if "tolerance" in items.columns else None  # the item's declared one; absent: exact
-    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(results["answer"], row_item, row_regrade, item_type, item_gold, types, gold_text,
-                                                            factorized=answers.result(), item_tolerance=tolerance)
-
-    def numeric(name: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-        if name not in results.columns:
-            return np.zeros(n_rows), np.zeros(n_rows, dtype=bool)
-        column = results[name]
-        x = column.to_numpy(dtype=np.float64, copy=True) if column.dtype == np.float64 else pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-        known = ~np.isnan(x)
-        if scale != 1.0:
-            np.rint(np.multiply(x, scale, out=x), out=x)  # in place: a row-sized copy fewer
-        x[~known] = 0.0
-        return x, known
-
-    tok, tok_known = numeric("output_tokens")
-    cost, cost_known = numeric("cost_usd", NANO)
+    pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(
+        results["answer"], row_item, row_regrade, item_type, item_gold, tuple(spec.regrade_types), gold_text,
+        factorized=factorize_answers(results["answer"]), item_tolerance=tolerance,
+    )
+    tok, tok_known = _numeric(results, "output_tokens")
+    cost, cost_known = _numeric(results, "cost_usd", NANO)
     # Every other per-row quantity is a flag derived from eight bits: one byte a row, its
     # pair's verdict bits looked up once (FLAG_TABLES says which byte values hold each flag).
     bit = ROW_BYTE_BITS.index
@@ -437,19 +473,27 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     for name, w in (("r_correct", p_correct), ("r_parsed", p_parsed), ("r_equivalence", p_how == HOW["equivalence"])):
         pair_bits |= w.view(np.uint8) << bit(name)
     row_byte = pair_bits[pair_of_row]
+    lab = results[correct_col].to_numpy(dtype=bool)
     for name, w in (("lab", lab), ("refused", results["refused"].to_numpy(dtype=bool)), ("regraded", row_regrade), ("tok_known", tok_known), ("cost_known", cost_known)):
         row_byte |= w.view(np.uint8) << bit(name)
-    del pair_of_row, lab, tok_known, cost_known
+    return row_byte, tok, cost
 
-    # -- reduce to (condition, submission, item) ----------------------------------------
-    n_conds = len(conds)
+
+def _reduce(
+    row_cond: np.ndarray, row_sub: np.ndarray, row_item: np.ndarray, shape: tuple[int, int, int], row_byte: np.ndarray, tok: np.ndarray, cost: np.ndarray,
+    dense_limit: int = DENSE_LIMIT,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Sum the rows into their occupied (condition, submission, item) cells, sorted by cell:
+    (cond, sub, item) of each cell and the sums (frames_reference.reduce_plain: a groupby)."""
+    n_conds, n_subs, n_items = shape
     key = row_cond.astype(np.int64)  # (cond × S + sub) × I + item, in place
     key *= n_subs
     key += row_sub
     key *= n_items
     key += row_item
     size = n_conds * n_subs * n_items
-    if size <= DENSE_LIMIT:
+    dense = size <= dense_limit
+    if dense:  # few enough cells for a table: linear time, no sort
         counts = np.bincount(key, minlength=size)
         occupied = np.flatnonzero(counts)
         cell, n_cells = key, size
@@ -458,38 +502,24 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
         occupied, cell = np.unique(key, return_inverse=True)
         n_cells = len(occupied)
         sums = {"n": np.bincount(cell, minlength=n_cells).astype(np.float64)}
-    del key
 
     def per_cell(summed: np.ndarray) -> np.ndarray:
-        return (summed if size > DENSE_LIMIT else summed[occupied]).astype(np.float64, copy=False)
+        return (summed[occupied] if dense else summed).astype(np.float64, copy=False)
 
     # Counting a flag's rows equals summing it as 0/1 floats, exactly (count_coded).
     sums.update(count_coded(cell, n_cells, row_byte, FLAG_TABLES, int(sums["n"].max(initial=0)), per_cell))
     sums["tok"] = per_cell(np.bincount(cell, weights=tok, minlength=n_cells))
     sums["cost"] = per_cell(np.bincount(cell, weights=cost, minlength=n_cells))
-    del row_byte, tok, cost, cell
     cond_of, rest = np.divmod(occupied, n_subs * n_items)
     sub_of, item_of = np.divmod(rest, n_items)
+    return cond_of, sub_of, item_of, sums
 
+
+def _sub_order(spec: ScoringSpec, results: pd.DataFrame, row_sub: np.ndarray, n_subs: int) -> np.ndarray:
+    """Per submission: the median of pairing.order_by_result over its rows (NaN if none)."""
     sub_order = np.full(n_subs, np.nan)
     if spec.pairing is not None and spec.pairing.order_by_result and spec.pairing.order_by_result in results.columns:
         budget = pd.to_numeric(results[spec.pairing.order_by_result], errors="coerce")
         med = budget.groupby(row_sub).median()
         sub_order[med.index.to_numpy()] = med.to_numpy(dtype=np.float64)
-
-    return Prepared(
-        spec=spec,
-        item_ids=item_ids,
-        items=items,
-        item_tokens=item_tokens,
-        item_bp=item_bp,
-        item_start=item_start,
-        sub_ids=sub_ids,
-        subs=subs,
-        conds=conds,
-        cond=cond_of,
-        sub=sub_of,
-        item=item_of,
-        sums=sums,
-        sub_order=sub_order,
-    )
+    return sub_order

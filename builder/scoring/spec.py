@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -163,11 +164,18 @@ class CompositeSpec:
     description: str | None = None
 
 
+class KindParams:
+    """Base of each board kind's own typed parameters (builder.scoring.kinds.<kind>.Params)."""
+
+
 @dataclass(frozen=True)
 class BoardSpec:
+    """One board: the keys every kind has, and its kind's own typed parameters."""
+
     id: str
-    kind: str  # table | breakdown | contrast | composite | grading | pairs | drg | calibration
+    kind: StrEnum  # a builder.scoring.kinds.BoardKind: the registry says what each kind reads and computes
     title: str
+    params: KindParams
     description: str = ""
     items: Filter = Filter()
     results: Filter = Filter()
@@ -176,25 +184,12 @@ class BoardSpec:
     references: bool = True
     summary: tuple[str, ...] = ()
     contamination: bool = True
-    # table
-    metrics: tuple[MetricSpec, ...] = ()
-    # breakdown / contrast / pairs
-    measure: Measure | None = None
-    by: str | None = None
-    values: tuple[Any, ...] = ()
-    min_group_items: int = 1
-    over: str | None = None
-    conditions: tuple[tuple[Any, str, str], ...] = ()  # (value, column name, title)
-    delta: str | None = None
-    # composite
-    composites: tuple[CompositeSpec, ...] = ()
-    rank_shift: tuple[str, str] | None = None
-    # drg / calibration
-    bin_field: str | None = None
-    easy: str | None = None
-    hard: str | None = None
-    versus: str | None = None
-    profiles: tuple[float, float] | None = None  # (high >=, low <=)
+
+    @property
+    def rank_shift(self) -> tuple[str, str] | None:
+        """(from, to) metrics whose rank difference each row reports (composite boards), or None."""
+        shift = getattr(self.params, "rank_shift", None)
+        return shift if isinstance(shift, tuple) else None
 
 
 @dataclass(frozen=True)

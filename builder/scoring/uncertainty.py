@@ -45,7 +45,10 @@ covered 85% at 78 items and p = 0.002 with one sample). It is also analytic: no
 replicates, a few vector operations per cell.
 
 **Ranks.** Rows are ranked by the board's ranking metric (ties share the better rank, as
-in 1-2-2-4). Model j is *separated* from model s when the paired MOVER interval of
+in 1-2-2-4; a rate is a ratio of integer sums, a difference or mean of rates a combination
+of such ratios, and their ties are decided on these exact rationals, never on
+floating-point rounding). Model j is
+*separated* from model s when the paired MOVER interval of
 θ_j − θ_s excludes 0. A model's ``rank_range`` runs from 1 + (models separated above it) to
 (ranked models) − (models separated below it), always containing its point rank; it is
 shown only when it spans more than one rank. A 3–0 disagreement on otherwise identical
@@ -61,9 +64,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from builder.scoring import exact as X
 from builder.scoring.disclosure import Term
 from builder.scoring.tables import Cell
 
@@ -92,11 +97,15 @@ class Estimate:
     # What each row is a linear functional of (builder.scoring.disclosure): internal, for the
     # embargo's disclosure audit; empty for figures the audit does not cover (lab-reported).
     basis: tuple[Term, ...] = ()
+    # Each row's exact rational where the figure is one (builder.scoring.exact): ranks and
+    # combined figures are decided on it, not on floating-point rounding.
+    exact: X.Exact | None = None
 
     def take(self, idx: np.ndarray) -> "Estimate":
         return Estimate(
             self.value[idx], self.lo[idx], self.hi[idx], None if self.infl is None else self.infl[idx],
             self.cols, self.n[idx], self.min_n[idx], self.flag[idx], self.integer, tuple(t.take(idx) for t in self.basis),
+            None if self.exact is None else self.exact.take(idx),
         )
 
 
@@ -229,7 +238,8 @@ def ratio(
     lo[bad] = hi[bad] = np.nan
     n = np.asarray(n, dtype=np.int64)
     basis = () if stream is None else (Term(1.0, stream, np.arange(elig.shape[0]), elig, d),)
-    return Estimate(value, lo, hi, infl, cols, n, n.copy(), flag, basis=basis)
+    # sa / sd above is the correctly rounded float of this rational already
+    return Estimate(value, lo, hi, infl, cols, n, n.copy(), flag, basis=basis, exact=X.Exact.of_sums(sa, sd))
 
 
 def _aligned(ests: list[Estimate]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -266,9 +276,30 @@ def mover(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, infl: list[np.ndar
     return total - np.sqrt(np.maximum(qlo, 0.0)), total + np.sqrt(np.maximum(qhi, 0.0))
 
 
-def linear(terms: list[tuple[float, Estimate]], n: np.ndarray | None = None) -> Estimate:
-    """Σ c·estimate, paired item by item (MOVER interval). Undefined if any term is."""
-    value = sum(c * e.value for c, e in terms)
+def _exact_sum(terms: list[tuple[float | Fraction, Estimate]]) -> tuple[X.Exact | None, np.ndarray]:
+    """Σ c·value per row, and its exact rationals where every term has them.
+
+    Values stay as floating point computes them (published numbers do not move by a last
+    bit), except a tie rounding split: rows sharing a rational but not a float are all
+    published as the rational's correctly rounded float (X.tied_floats).
+    """
+    value = sum(float(c) * e.value for c, e in terms)
+    parts = [(Fraction(c), e.exact) for c, e in terms]
+    if not all(x is not None for _, x in parts):
+        return None, value
+    exact = X.combine([(c, x) for c, x in parts if x is not None])
+    return exact, X.tied_floats(exact, value)
+
+
+def linear(terms: list[tuple[float | Fraction, Estimate]], n: np.ndarray | None = None) -> Estimate:
+    """Σ c·estimate, paired item by item (MOVER interval). Undefined if any term is.
+
+    Where every term is exact the sum's rationals are kept (ranks use them) and rows
+    sharing a rational are published as one float (_exact_sum); pass a coefficient such as
+    1/3 as a Fraction.
+    """
+    exact, value = _exact_sum(terms)
+    terms = [(float(c), e) for c, e in terms]
     flag = np.array([None] * len(value), dtype=object)
     for _, e in reversed(terms):
         flag = np.where(np.equal(e.flag, None), flag, e.flag)
@@ -281,7 +312,7 @@ def linear(terms: list[tuple[float, Estimate]], n: np.ndarray | None = None) -> 
     basis = tuple(t.scaled(c) for c, e in terms for t in e.basis) if all(e.basis for _, e in terms) else ()
     if any(e.infl is None for _, e in terms):
         nan = np.full(len(value), np.nan)
-        return Estimate(value, nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.asarray(n), min_n, flag, basis=basis)
+        return Estimate(value, nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.asarray(n), min_n, flag, basis=basis, exact=exact)
     cols, infl = _aligned([e for _, e in terms])
     signed = [c * z for (c, _), z in zip(terms, infl)]
     vals = np.stack([c * e.value for c, e in terms])
@@ -291,7 +322,7 @@ def linear(terms: list[tuple[float, Estimate]], n: np.ndarray | None = None) -> 
     total = sum(signed)
     lo_t[~ok] = hi_t[~ok] = np.nan
     total[~ok] = 0.0
-    return Estimate(value, lo_t, hi_t, total, cols, np.asarray(n), min_n, flag, basis=basis)
+    return Estimate(value, lo_t, hi_t, total, cols, np.asarray(n), min_n, flag, basis=basis, exact=exact)
 
 
 def wald(value: np.ndarray, infl: np.ndarray, cols: np.ndarray, n: np.ndarray, flag: np.ndarray) -> Estimate:
@@ -379,6 +410,16 @@ def separated(value: np.ndarray, lo: np.ndarray, hi: np.ndarray, infl: np.ndarra
     return lower > 0
 
 
+def _point_ranks(est: Estimate, idx: np.ndarray, sign: float) -> np.ndarray:
+    """Competition ranks of rows `idx`: on the exact rationals where the figure has them."""
+    if est.exact is not None:
+        fr = est.exact.fractions()
+        keys = [fr[i] for i in idx.tolist()]
+        if all(k is not None for k in keys):
+            return X.competition_ranks([k * int(sign) for k in keys if k is not None])
+    return competition_ranks(sign * est.value[idx][None, :])[0]
+
+
 def rank(est: Estimate, higher_is_better: bool, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rank, rank_low, rank_high) per row; NaN for rows not ranked (`usable` False)."""
     sign = -1.0 if higher_is_better else 1.0
@@ -387,7 +428,7 @@ def rank(est: Estimate, higher_is_better: bool, usable: np.ndarray) -> tuple[np.
     idx = np.flatnonzero(usable)
     if not len(idx):
         return rk, lo, hi
-    point = competition_ranks(sign * est.value[idx][None, :])[0]
+    point = _point_ranks(est, idx, sign)
     rk[idx] = point
     if est.infl is None:
         lo[idx] = hi[idx] = point

@@ -97,20 +97,6 @@ def _labs():
     return [("acme" if i % 2 else "beta", name) for i, name in enumerate(SUBMISSIONS)]
 
 
-def test_every_unseal_worker_keeps_its_freed_memory(instance, tmp_path, monkeypatch):
-    """The pool's workers (and a bundle retried alone) set glibc's malloc to reuse freed
-    memory for the rest of their lives (builder.memory.keep_freed_memory); the build
-    process keeps it only for the span of the build (tests/test_memory.py)."""
-    marks = tmp_path / "workers"
-    marks.mkdir()
-    parent = os.getpid()
-    monkeypatch.setattr(builder.bundles.unseal, "keep_freed_memory", lambda: (marks / str(os.getpid())).touch())
-    monkeypatch.setenv("SEALBOARD_WORKERS", "2")
-    report, published = _build(instance, tmp_path / "site")
-    assert report.rejections == [] and len(published) == len(SUBMISSIONS)
-    pids = {int(p.name) for p in marks.iterdir()}
-    assert len(pids) == 2 and parent not in pids
-
 def test_columns_travel_from_workers_as_the_frame_holds_them():
     """A worker ships its rows as arrays (UnsealedBundle.columns) and concat_results joins
     them: each must be what the checked frame holds, dtype and nulls included (ints and

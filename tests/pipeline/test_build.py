@@ -248,31 +248,3 @@ def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
     assert "alert(1))<script>" not in page and "alert(1))&lt;script&gt;" in page  # …nor as a tag
 
 
-def test_the_build_turns_numpys_huge_page_advice_off_and_back(inst, tmp_path, monkeypatch):
-    """Scoring's short-lived large arrays are not worth a huge-page compaction each
-    (builder.pipeline.build._memory_policy); numpy's process-wide setting is restored after,
-    and NUMPY_MADVISE_HUGEPAGE set by the user wins."""
-    from builder.pipeline.build import _madvise_toggle
-
-    toggle = _madvise_toggle()
-    assert toggle is not None  # numpy >= 1.26 has the switch
-
-    def advice() -> bool:
-        previous = toggle(True)
-        toggle(previous)
-        return previous
-
-    original = toggle(True)
-    try:
-        for env, during in ((None, False), ("1", True)):
-            if env is None:
-                monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
-            else:
-                monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", env)
-            seen: list[bool] = []
-            build(inst.root, tmp_path / f"site-{env}", identities=[inst.identity], now=NOW, render=False,
-                  progress=lambda _, seen=seen: seen.append(advice()))
-            assert seen and set(seen) == {during}
-            assert advice() is True
-    finally:
-        toggle(original)

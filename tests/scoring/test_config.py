@@ -36,7 +36,7 @@ def test_results_extras_match_the_results_parser_vocabulary():
 def test_drg_board_has_exactly_the_papers_columns():
     spec = default_spec("kcsat-ml")
     drg = next(b for b in spec.boards if b.id == "drg")
-    assert drg.rank_by == "drg" and drg.easy == "easy" and drg.hard == "hard"
+    assert drg.rank_by == "drg" and drg.params.easy == "easy" and drg.params.hard == "hard"
 
 
 def test_extends_a_preset_and_overrides_keys():

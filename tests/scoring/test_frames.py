@@ -176,31 +176,26 @@ def test_regrading_runs_on_the_main_thread(monkeypatch) -> None:
     assert seen == [True]
 
 
-def test_a_fork_waits_for_the_background_task_a_failed_prepare_left(monkeypatch) -> None:
-    """prepare factorises the answers in a thread; when it raises before collecting them the
-    task runs on, and a fork then (the unseal workers') would copy any lock it holds into a
-    child without its thread. So a fork first waits for it (os.register_at_fork)."""
-    import os
+def test_prepare_starts_no_thread(monkeypatch) -> None:
+    """prepare runs in the calling thread only (issue 19: it used to factorise the answers in
+    a background thread, which needed a process-wide fork hook): a failed prepare leaves
+    nothing running behind it, so a fork after it (the unseal workers') is safe."""
     import threading
-    import time
 
     import builder.scoring.frames as frames
     from builder.scoring.frames import ScoringInputError
 
-    real, done = frames.factorize_answers, threading.Event()
+    real, seen = frames.factorize_answers, []
 
-    def slow(answers):
-        time.sleep(0.3)
-        done.set()
+    def spy(answers):
+        seen.append(threading.current_thread() is threading.main_thread())
         return real(answers)
 
-    monkeypatch.setattr(frames, "factorize_answers", slow)
+    monkeypatch.setattr(frames, "factorize_answers", spy)
+    before = threading.active_count()
     items, results, submissions = _demo_frames(synth_soohak, "soohak", 3)
     with pytest.raises(ScoringInputError, match="not in the submissions frame"):
         prepare(default_spec("soohak"), items, results, submissions.iloc[1:])
-    assert not done.is_set()  # still running after prepare raised
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    os.waitpid(pid, 0)
-    assert done.is_set()
+    assert seen == [] and threading.active_count() == before  # refused before any answer is read
+    prepare(default_spec("soohak"), items, results, submissions)
+    assert seen == [True] and threading.active_count() == before

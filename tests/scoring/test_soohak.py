@@ -249,7 +249,7 @@ def test_problem_types_in_declared_order():
 def test_min_group_items_comes_from_config():
     spec = spec_with("soohak")
     msc = next(b for b in spec.boards if b.id == "msc")
-    assert msc.min_group_items == 20
+    assert msc.params.min_group_items == 20
 
 
 def test_human_teams_are_reference_rows_on_the_79_item_set_only():
