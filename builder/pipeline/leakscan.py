@@ -52,6 +52,8 @@ import numpy as np
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
 from builder.pipeline.isolation import restrict
+from builder.pipeline.keyscan import REASON as KEY_REASON
+from builder.pipeline.keyscan import key_material
 from builder.pipeline.leaknorm import normalise, normalise_utf8
 from builder.pipeline.records import BuildReport
 
@@ -313,18 +315,21 @@ def build_needles(entries: Iterable[tuple[str, str, Iterable[str]]]) -> Needles:
 class Hit:
     path: str
     label: str
+    reason: str = "leak"  # or keyscan.REASON: key material, found whatever the needles
 
 
 def scan_tree(site: Path, needles: Needles) -> tuple[Hit | None, int, int]:
-    """(first hit or None, files scanned, bytes scanned) over every file under site."""
+    """(first hit or None, files scanned, bytes scanned) over every file under site: key
+    material (:mod:`builder.pipeline.keyscan`) always, embargoed text when there are needles."""
     files = scanned = 0
-    if needles.empty:
-        return None, 0, 0
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         data = path.read_bytes()
         files += 1
         scanned += len(data)
-        label = needles.scan_file(data, path.name)
+        key = key_material(data, path.name)
+        if key is not None:
+            return Hit(str(path.relative_to(site)), key, KEY_REASON), files, scanned
+        label = None if needles.empty else needles.scan_file(data, path.name)
         if label:
             return Hit(str(path.relative_to(site)), label), files, scanned
     return None, files, scanned
