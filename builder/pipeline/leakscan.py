@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import daachorse
 import numpy as np
@@ -54,6 +55,7 @@ from builder.bundles.manifest import MANIFEST
 from builder.pipeline.isolation import restrict
 from builder.pipeline.keyscan import REASON as KEY_REASON
 from builder.pipeline.keyscan import key_material
+from builder.pipeline.leaklab import Piece, lab_needles, scan_alone, scan_together, texts_of
 from builder.pipeline.leaknorm import normalise, normalise_utf8
 from builder.pipeline.records import BuildReport
 
@@ -349,39 +351,73 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
             yield from _strings(inner, f"{path}[{i}]")
 
 
+def _reject(report: BuildReport, state: Any, bundle: Any, where: str, message: str) -> str:
+    report.rejections.append(
+        Rejection(
+            where,
+            "embargoed-text",
+            f"{where}: {message}; the bundle was left out so that the site could be published",
+            "remove item text and canaries from every field of the manifest and resubmit",
+            state.config.id,
+            bundle.manifest.lab,
+        )
+    )
+    return str(bundle.manifest.key)
+
+
 def screen_lab_text(report: BuildReport, needles: Needles) -> None:
     """Reject every bundle whose published facts hold embargoed text; scrub rejections.
 
     What is scanned is exactly what the site publishes about the bundle (its row of the
     submissions data, from which every page and board row takes its lab text) plus its
-    path, so a field added to the output later is scanned without a change here.
+    path, so a field added to the output later is scanned without a change here. Each
+    field is scanned as written (:meth:`Needles.scan_text`) and in every disguise
+    (:func:`builder.pipeline.leaklab.scan_alone`); then each lab's fields over all its
+    bundles of the benchmark are read together (:func:`builder.pipeline.leaklab.scan_together`).
     """
     from builder.render.data import submissions_data  # render sits above this stage's records
 
     if needles.empty:
         return
+    folded = lab_needles(needles.patterns, needles.labels)
     for i, state in enumerate(report.benchmarks):
         leaky: list[str] = []
+
+        pieces: dict[str, list[Piece]] = {}  # lab -> its texts, for reading them together
         for bundle in state.bundles:
             (row,) = submissions_data(replace(state, bundles=(bundle,)))["rows"]
-            for path, text in [("path", bundle.where), *_strings(row, "")]:
+            fields = [("path", bundle.where), *_strings(row, "")]
+            for path, text in fields:
                 label = needles.scan_text(text)
+                if label is None:
+                    label = scan_alone(text, folded)
                 if label is None:
                     continue
                 what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
-                where = f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where
-                report.rejections.append(
-                    Rejection(
-                        where,
-                        "embargoed-text",
-                        f"{where}: {path} contains {what}; the bundle was left out so that the site could be published",
-                        "remove item text and canaries from every field of the manifest and resubmit",
-                        state.config.id,
-                        bundle.manifest.lab,
+                leaky.append(
+                    _reject(
+                        report, state, bundle, f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where, f"{path} contains {what}"
                     )
                 )
-                leaky.append(bundle.manifest.key)
                 break
+            else:
+                key = bundle.manifest.key
+                pieces.setdefault(bundle.manifest.lab, []).extend(
+                    Piece(key, path, tuple(ws)) for path, text in fields for ws in texts_of(text)
+                )
+        by_key = {b.manifest.key: b for b in state.bundles}
+        for lab in sorted(pieces):
+            found = scan_together(pieces[lab], folded)
+            if found is None:
+                continue
+            label, keys = found
+            what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
+            for key in keys:
+                others = [k for k in keys if k != key]
+                along = f" together with {', '.join(others)}" if others else ""
+                leaky.append(
+                    _reject(report, state, by_key[key], f"{by_key[key].where}/{MANIFEST}", f"its fields read together{along} spell {what}")
+                )
         if leaky:
             report.benchmarks[i] = restrict(state, {b.manifest.key for b in state.bundles} - set(leaky))
     # A rejection message may quote lab text (a field's value, an item id from results).
