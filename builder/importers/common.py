@@ -70,7 +70,11 @@ class IdMap:
         except UnicodeDecodeError:
             raise ParseError("is not UTF-8 text", where=where, reason="bad-encoding", hint="save the map as UTF-8 CSV") from None
         mapping: dict[str, str] = {}
-        for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        try:
+            rows = list(csv.reader(io.StringIO(text)))
+        except csv.Error as exc:  # the csv module's own field limit (128 Ki characters) among them
+            raise ParseError(f"is not a CSV map, or has a cell longer than {MAX_ID_CHARS} characters ({exc})", where=where, reason="id-too-long" if "field larger" in str(exc) else "bad-map") from None
+        for number, row in enumerate(rows, start=1):
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != 2:

@@ -3,8 +3,8 @@ not trust (issue 22, "Hostile logs and answers"). Every limit is a ParseError wi
 reason, never a traceback:
 
 - ``too-deep``: JSON nested deeper than ``MAX_DEPTH`` (200,000-deep nesting raised
-  RecursionError in the standard library's parser; orjson parses iteratively, and the
-  depth is then checked without recursion);
+  RecursionError in the standard library's parser; orjson stops at 1,024 levels itself,
+  and the depth is then checked without recursion);
 - ``number-out-of-range``: a number a double cannot hold (``epoch: 1e999``; OverflowError
   before), and an epoch that is not a whole number from 1 to ``MAX_EPOCH``;
 - ``id-too-long``: an id (log sample id, ``--map`` cell) over ``MAX_ID_CHARS`` characters;
@@ -48,6 +48,8 @@ def load_json(data: bytes, where: str, line: int | None = None, what: str = "JSO
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc) or "recursion" in str(exc):  # orjson's own limit (1,024 levels), below Python's stack
+            raise ParseError(f"nests JSON more than {MAX_DEPTH} levels deep", where=where, line=line, reason="too-deep") from None
         if "infinity" in str(exc) or "NaN" in str(exc):
             raise ParseError("holds a number a double cannot hold (as 1e999)", where=where, line=line, reason="number-out-of-range") from None
         raise ParseError(f"is not {what} ({str(exc).split(':')[0]})", where=where, line=line or getattr(exc, "lineno", None), reason="bad-log") from None
