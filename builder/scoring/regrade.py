@@ -205,11 +205,27 @@ def _gold_parsed(gold: str) -> tuple:
     return tuple(_parse(gold, latex=True))
 
 
+# Verdicts graded before scoring under a time budget (builder.scoring.regrade_budget),
+# in a child process where math-verify's alarm holds: scoring looks them up.
+_SEEDED: dict[tuple[str, str, str], Verdict] = {}
+
+
+def seed(verdicts: dict[tuple[str, str, str], Verdict]) -> None:
+    _SEEDED.update(verdicts)
+
+
+def seeded(pair: tuple[str, str, str]) -> bool:
+    return pair in _SEEDED
+
+
 @lru_cache(maxsize=1 << 18)
 def equivalent(answer_type: str, gold: str, answer: str) -> Verdict:
     """The equivalence path (math-verify) for one (gold, answer) pair, screened first."""
     from math_verify import verify
 
+    known = _SEEDED.get((answer_type, gold, answer))
+    if known is not None:
+        return known
     reason = screen(answer)
     if reason is not None:
         return Verdict(False, False, "refused", reason)

@@ -1,0 +1,117 @@
+"""A per-bundle time budget on regrading (issue 22, "Hostile logs and answers").
+
+Regrading's equivalence path (math-verify, sympy underneath) can be made to work without
+bound: ``(x+1)^{999}`` passes the screen in :mod:`builder.scoring.regrade` and runs into
+math-verify's 5-second alarm, and a bundle of thousands of such answers would hold the
+authorised build for hours. Worse, math-verify's alarm is a signal, which only works on the
+main thread: where scoring runs elsewhere it has no limit at all.
+
+So before scoring, each bundle's answers that would take the equivalence path (those the
+exact path cannot read, of regraded, non-choice items) are graded here, in a forked child
+process per bundle, on that process's main thread (math-verify's own alarm holds for each
+answer), under a wall-clock budget for the whole bundle (``BUDGET_S``, or
+``SEALBOARD_REGRADE_BUDGET_S``). A child over the budget is killed and its bundle is
+rejected (``regrade-budget``); the rest publish. The verdicts a child returns are handed
+to :func:`builder.scoring.regrade.seed`, so scoring looks them up and never runs
+math-verify itself: the verdicts are those :func:`builder.scoring.regrade.equivalent`
+gives, computed once. Answers are embargoed: nothing here prints one.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+from typing import Any
+
+from builder.bundles.ingest import Rejection
+from builder.pipeline.isolation import restrict
+from builder.scoring import regrade
+
+BUDGET_S = 120.0  # wall seconds of equivalence grading per bundle
+REASON = "regrade-budget"
+
+
+def budget_s() -> float:
+    return float(os.environ.get("SEALBOARD_REGRADE_BUDGET_S", BUDGET_S))
+
+
+def equivalence_pairs(state: Any) -> dict[str, list[tuple[str, str, str]]]:
+    """Submission -> its distinct (answer type, gold, answer) the exact path cannot read."""
+    results, items = state.results, state.items
+    if results is None or items is None or not len(results) or "answer" not in results:
+        return {}
+    regraded = set(state.config.scoring.regrade_types) - {"choice"}
+    kinds = {str(i): (t, g) for i, t, g in zip(items["item"], items["answer_type"], items["gold"]) if t in regraded and isinstance(g, str)}
+    if not kinds:
+        return {}
+    rows = results[["submission", "item", "answer"]].dropna(subset=["answer"]).drop_duplicates()
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for submission, item, answer in zip(rows["submission"].astype(str), rows["item"].astype(str), rows["answer"]):
+        kind = kinds.get(item)
+        if kind is None or not isinstance(answer, str) or not answer.strip():
+            continue
+        answer_type, gold = kind
+        if regrade.canonical(answer_type, answer) is not None and regrade.canonical(answer_type, gold) is not None:
+            continue  # the exact path decides it
+        out.setdefault(submission, []).append((answer_type, gold, answer))
+    return out
+
+
+def _grade(pairs: list[tuple[str, str, str]], conn: Any) -> None:  # in the child, on its main thread
+    try:
+        verdicts = [regrade.equivalent(*pair) for pair in pairs]
+        conn.send_bytes(pickle.dumps(verdicts))
+    finally:
+        conn.close()
+
+
+def grade_within(pairs: list[tuple[str, str, str]], budget: float) -> list[regrade.Verdict] | None:
+    """The verdicts of ``pairs``, or None when grading them takes longer than ``budget``."""
+    regrade._warm()  # the grammar is loaded once here, inherited by every child, never charged
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_grade, args=(pairs, send), daemon=True)
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(budget):
+            return None
+        return list(pickle.loads(receive.recv_bytes()))
+    except EOFError:  # the child died without an answer: treated as over the budget
+        return None
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receive.close()
+
+
+def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
+    """Each bundle's equivalence answers graded under the budget; bundles over it rejected."""
+    budget = budget_s()
+    out = []
+    for state in states:
+        over: set[str] = set()
+        by_key = {b.manifest.key: b for b in state.bundles}
+        for submission, pairs in sorted(equivalence_pairs(state).items()):
+            todo = [p for p in dict.fromkeys(pairs) if not regrade.seeded(p)]
+            if not todo:
+                continue
+            verdicts = grade_within(todo, budget)
+            if verdicts is None:
+                over.add(submission)
+                bundle = by_key.get(submission)
+                where = bundle.where if bundle is not None else f"bundles/{state.config.id}/{submission}"
+                rejections.append(Rejection(
+                    where, REASON,
+                    f"{where}: regrading its {len(todo)} answer(s) that need the equivalence path (math-verify) took longer than "
+                    f"the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
+                    "answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
+                    "long computations; resubmit with the extracted final answers",
+                    state.config.id, bundle.manifest.lab if bundle is not None else submission.split("/")[0],
+                ))  # fmt: skip
+                continue
+            regrade.seed(dict(zip(todo, verdicts)))
+        out.append(restrict(state, {b.manifest.key for b in state.bundles} - over) if over else state)
+    return out
