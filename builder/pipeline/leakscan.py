@@ -20,9 +20,12 @@ Normalisation, the same on both sides (needles and haystack):
    characters and combining marks deleted, every run of non-word characters one space,
    Hangul jamo composed (Korean compared as syllables, however written).
 
-Out of scope: percent-escapes (``%20`` in a URL is not displayed text), text in UTF-16 or
-inside compressed binary formats other than gzip, and double escaping (``&amp;shy;`` shows
-as "&shy;", visibly).
+Out of scope for the output scan: percent-escapes (``%20`` in a URL is not displayed
+text), text in UTF-16 or inside compressed binary formats other than gzip, and double
+escaping (``&amp;shy;`` shows as "&shy;", visibly). Lab text, which is small, is also read
+decoded and in disguise (look-alike letters, spacing, reversal, base64, percent-escapes)
+and across fields and bundles: :mod:`builder.pipeline.leaklab`. Key material is looked for
+in every output file whatever the needles: :mod:`builder.pipeline.keyscan`.
 
 Question text is matched on **every** window of 8 consecutive words (a shorter question
 whole, from 4 words); windows made mostly of numbers and symbols are skipped, as they would
