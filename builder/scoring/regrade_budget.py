@@ -8,10 +8,11 @@ main thread: where scoring runs elsewhere it has no limit at all.
 
 So before scoring, each bundle's answers that would take the equivalence path (those the
 exact path cannot read, of regraded, non-choice items) are graded here, in a forked child
-process per bundle, on that process's main thread (math-verify's own alarm holds for each
-answer), under a wall-clock budget for the whole bundle (``BUDGET_S``, or
-``SEALBOARD_REGRADE_BUDGET_S``). A child over the budget is killed and its bundle is
-rejected (``regrade-budget``); the rest publish. The verdicts a child returns are handed
+process (one per benchmark, bundle after bundle), on that process's main thread
+(math-verify's own alarm holds for each answer), under a wall-clock budget for each bundle
+(``BUDGET_S``, or ``SEALBOARD_REGRADE_BUDGET_S``). A child over a bundle's budget is killed,
+that bundle is rejected (``regrade-budget``) and a new child takes the bundles after it; the
+rest publish. An answer several bundles share is graded once, with the first. The verdicts a child returns are handed
 to :func:`builder.scoring.regrade.seed`, so scoring looks them up and never runs
 math-verify itself: the verdicts are those :func:`builder.scoring.regrade.equivalent`
 gives, computed once. Answers are embargoed: nothing here prints one.
@@ -58,33 +59,55 @@ def equivalence_pairs(state: Any) -> dict[str, list[tuple[str, str, str]]]:
     return out
 
 
-def _grade(pairs: list[tuple[str, str, str]], conn: Any) -> None:  # in the child, on its main thread
+def _grade(jobs: list[tuple[str, list[tuple[str, str, str]]]], conn: Any) -> None:  # in the child, on its main thread
     try:
-        verdicts = [regrade.equivalent(*pair) for pair in pairs]
-        conn.send_bytes(pickle.dumps(verdicts))
+        for submission, pairs in jobs:
+            conn.send_bytes(pickle.dumps((submission, [regrade.equivalent(*pair) for pair in pairs])))
     finally:
         conn.close()
 
 
-def grade_within(pairs: list[tuple[str, str, str]], budget: float) -> list[regrade.Verdict] | None:
-    """The verdicts of ``pairs``, or None when grading them takes longer than ``budget``."""
+def grade_bundles(jobs: list[tuple[str, list[tuple[str, str, str]]]], budget: float) -> tuple[dict[tuple[str, str, str], regrade.Verdict], list[str]]:
+    """Every job's (submission, pairs) graded in turn, each within ``budget`` seconds: the
+    verdicts, and the submissions that went over. One child grades the bundles one after
+    another (a fork per benchmark, not per bundle); a child over a bundle's budget is
+    killed, and a new one takes the bundles after it."""
     regrade._warm()  # the grammar is loaded once here, inherited by every child, never charged
     context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_grade, args=(pairs, send), daemon=True)
-    child.start()
-    send.close()
-    try:
-        if not receive.poll(budget):
-            return None
-        return list(pickle.loads(receive.recv_bytes()))
-    except EOFError:  # the child died without an answer: treated as over the budget
-        return None
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receive.close()
+    verdicts: dict[tuple[str, str, str], regrade.Verdict] = {}
+    over: list[str] = []
+    while jobs:
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_grade, args=(jobs, send), daemon=True)
+        child.start()
+        send.close()
+        try:
+            done = 0
+            for submission, pairs in jobs:
+                try:
+                    if not receive.poll(budget):
+                        raise EOFError
+                    got, found = pickle.loads(receive.recv_bytes())
+                except EOFError:  # over the budget, or the child died on this bundle
+                    over.append(submission)
+                    done += 1
+                    break
+                assert got == submission
+                verdicts.update(zip(pairs, found))
+                done += 1
+            jobs = jobs[done:]
+        finally:
+            if child.is_alive():
+                child.kill()
+            child.join()
+            receive.close()
+    return verdicts, over
+
+
+def grade_within(pairs: list[tuple[str, str, str]], budget: float) -> list[regrade.Verdict] | None:
+    """The verdicts of ``pairs``, or None when grading them takes longer than ``budget``."""
+    verdicts, over = grade_bundles([("-", pairs)], budget)
+    return None if over else [verdicts[p] for p in pairs]
 
 
 def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
@@ -92,26 +115,37 @@ def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
     budget = budget_s()
     out = []
     for state in states:
-        over: set[str] = set()
         by_key = {b.manifest.key: b for b in state.bundles}
-        for submission, pairs in sorted(equivalence_pairs(state).items()):
-            todo = [p for p in dict.fromkeys(pairs) if not regrade.seeded(p)]
-            if not todo:
-                continue
-            verdicts = grade_within(todo, budget)
-            if verdicts is None:
-                over.add(submission)
-                bundle = by_key.get(submission)
-                where = bundle.where if bundle is not None else f"bundles/{state.config.id}/{submission}"
-                rejections.append(Rejection(
-                    where, REASON,
-                    f"{where}: regrading its {len(todo)} answer(s) that need the equivalence path (math-verify) took longer than "
-                    f"the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
-                    "answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
-                    "long computations; resubmit with the extracted final answers",
-                    state.config.id, bundle.manifest.lab if bundle is not None else submission.split("/")[0],
-                ))  # fmt: skip
-                continue
-            regrade.seed(dict(zip(todo, verdicts)))
-        out.append(restrict(state, {b.manifest.key for b in state.bundles} - over) if over else state)
+        wanted = sorted(equivalence_pairs(state).items())
+        over: list[str] = []
+        sizes: dict[str, int] = {}
+        while True:
+            # A pair an earlier bundle queued is graded there (answers repeat across runs);
+            # if that bundle goes over its budget, the next round grades it with the next.
+            jobs, queued = [], set()
+            for submission, pairs in wanted:
+                if submission in over:
+                    continue
+                todo = [p for p in dict.fromkeys(pairs) if not regrade.seeded(p) and p not in queued]
+                queued.update(todo)
+                if todo:
+                    jobs.append((submission, todo))
+                    sizes.setdefault(submission, len(set(pairs)))
+            if not jobs:
+                break
+            verdicts, late = grade_bundles(jobs, budget)
+            regrade.seed(verdicts)
+            over += late
+        for submission in over:
+            bundle = by_key.get(submission)
+            where = bundle.where if bundle is not None else f"bundles/{state.config.id}/{submission}"
+            rejections.append(Rejection(
+                where, REASON,
+                f"{where}: regrading its {sizes[submission]} answer(s) that need the equivalence path (math-verify) took longer "
+                f"than the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
+                "answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
+                "long computations; resubmit with the extracted final answers",
+                state.config.id, bundle.manifest.lab if bundle is not None else submission.split("/")[0],
+            ))  # fmt: skip
+        out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(over)) if over else state)
     return out

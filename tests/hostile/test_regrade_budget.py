@@ -66,3 +66,13 @@ def test_verdicts_from_the_child_equal_the_equivalence_path() -> None:
     verdicts = grade_within(pairs, 60.0)
     assert verdicts == [regrade.equivalent(*p) for p in pairs]
     assert [v.correct for v in verdicts] == [True, True, False]
+
+
+def test_a_bundle_after_one_over_the_budget_is_still_graded_in_a_new_child() -> None:
+    from builder.scoring.regrade_budget import grade_bundles
+
+    slow = [("integer", "10", SLOW.format(k=k)) for k in range(5, 8)]
+    fast = [("integer", "100", "10^2")]
+    verdicts, over = grade_bundles([("lab/slow", slow), ("lab/fast", fast)], 2.0)
+    assert over == ["lab/slow"]
+    assert verdicts == {fast[0]: regrade.equivalent(*fast[0])}
