@@ -25,6 +25,9 @@ import os
 import pickle
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from builder.bundles.ingest import Rejection
 from builder.pipeline.isolation import restrict
 from builder.scoring import regrade
@@ -38,24 +41,41 @@ def budget_s() -> float:
 
 
 def equivalence_pairs(state: Any) -> dict[str, list[tuple[str, str, str]]]:
-    """Submission -> its distinct (answer type, gold, answer) the exact path cannot read."""
+    """Submission -> its distinct (answer type, gold, answer) the exact path cannot read.
+
+    Vectorised: each distinct answer is read once per regraded type (the exact path), and
+    only the rows whose answer it cannot read for their item's type are looked at one by one."""
     results, items = state.results, state.items
     if results is None or items is None or not len(results) or "answer" not in results:
         return {}
-    regraded = set(state.config.scoring.regrade_types) - {"choice"}
-    kinds = {str(i): (t, g) for i, t, g in zip(items["item"], items["answer_type"], items["gold"]) if t in regraded and isinstance(g, str)}
-    if not kinds:
+    regraded = sorted(set(state.config.scoring.regrade_types) - {"choice"})
+    type_of = {str(i): (regraded.index(t), g) for i, t, g in zip(items["item"], items["answer_type"], items["gold"]) if t in regraded and isinstance(g, str)}
+    if not type_of:
         return {}
-    rows = results[["submission", "item", "answer"]].dropna(subset=["answer"]).drop_duplicates()
+    # Per row through the item's category code (the column is categorical): no Python per row.
+    item_cat = results["item"].astype("category")
+    cats = [str(c) for c in item_cat.cat.categories]
+    cat_type = np.array([type_of.get(c, (-1, None))[0] for c in cats] + [-1], dtype=np.int64)
+    cat_gold_unread = np.array([c in type_of and regrade.canonical(regraded[type_of[c][0]], type_of[c][1]) is None for c in cats] + [False])
+    item_code = np.asarray(item_cat.cat.codes, dtype=np.int64)  # -1 (null) picks the appended entry
+    rows = np.flatnonzero(cat_type[item_code] >= 0)
+    row_type, gold_unread = cat_type[item_code[rows]], cat_gold_unread[item_code[rows]]
+    # Each distinct answer of those rows read once per type present (the exact path).
+    codes, uniques = pd.factorize(results["answer"].iloc[rows], use_na_sentinel=True)
+    present = np.unique(row_type).tolist()
+    unreadable = np.zeros((len(regraded), len(uniques)), dtype=bool)
+    for t in present:
+        unreadable[t] = [not isinstance(u, str) or not u.strip() or regrade.canonical(regraded[t], u) is None for u in uniques]
+    empty = np.array([not isinstance(u, str) or not u.strip() for u in uniques], dtype=bool)
+    valid = codes >= 0
+    need = np.zeros(len(rows), dtype=bool)
+    need[valid] = (unreadable[row_type[valid], codes[valid]] | gold_unread[valid]) & ~empty[codes[valid]]
+    need_rows = rows[need]
     out: dict[str, list[tuple[str, str, str]]] = {}
-    for submission, item, answer in zip(rows["submission"].astype(str), rows["item"].astype(str), rows["answer"]):
-        kind = kinds.get(item)
-        if kind is None or not isinstance(answer, str) or not answer.strip():
-            continue
-        answer_type, gold = kind
-        if regrade.canonical(answer_type, answer) is not None and regrade.canonical(answer_type, gold) is not None:
-            continue  # the exact path decides it
-        out.setdefault(submission, []).append((answer_type, gold, answer))
+    picked = results.iloc[need_rows][["submission", "item", "answer"]].astype({"submission": str, "item": str}).drop_duplicates()
+    for submission, item, answer in zip(picked["submission"], picked["item"], picked["answer"]):
+        t, gold = type_of[item]
+        out.setdefault(submission, []).append((regraded[t], gold, answer))
     return out
 
 
