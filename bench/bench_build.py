@@ -62,7 +62,7 @@ from builder.trust.seal import generate_identity, identity_file_text, load_ident
 from builder.trust.sshkeys import generate_ed25519, load_private_key  # noqa: E402
 
 NOW = datetime.now(timezone.utc)
-STAGES = ("config", "ingest", "verify", "unseal", "screen", "score", "render", "mkdocs", "publish")
+STAGES = ("config", "ingest", "verify", "unseal", "screen", "regrade", "score", "render", "mkdocs", "publish")
 
 
 def make_instance(root: Path, submissions: int, seed: int = 1, hostile_mb: int = 0) -> tuple[object, int]:

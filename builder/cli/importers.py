@@ -10,6 +10,7 @@ import click
 
 from builder.cli.common import progress, root_option, translate_errors
 from builder.errors import BuilderError, ParseError
+from builder.importers.limits import shown
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -50,7 +51,7 @@ def _finish(report: Any, out: Path, describe_out: Path, force: bool, benchmark: 
     langs = sorted({r["lang"] for r in report.rows})
     click.echo(f"Wrote {out}: {len(report.rows)} sample(s) of {items} item(s) in {', '.join(langs)}; and {describe_out} (check and complete it).")
     for line in report.summary_lines():
-        click.echo(f"  {line}")
+        click.echo(f"  {shown(line)}")
     if benchmark:
         _check(out, benchmark, root)
     click.echo(f"Next: sealboard bundle create --benchmark {benchmark or '<benchmark>'} --lab <lab> --submission <id> --results {out} --describe {describe_out}")
@@ -66,6 +67,28 @@ def _check(results: Path, benchmark: str, root: Path) -> None:
     frame = parse_results(data, str(results), config.scoring.results_extras())
     coverage = measure(frame, load_dataset_manifest(root, config.id, config.version), config.scoring, str(results), data)
     click.echo(f"Coverage OK for {config.id}: {coverage.items} items × {', '.join(coverage.languages)} × {coverage.samples} sample(s) = {coverage.rows} rows")
+
+
+def _escaped(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Every error message with its control characters escaped: a log's ids and field names
+    (and a file's name) reach it, and a terminal escape sequence must not reach the terminal."""
+    import functools
+
+    from builder.importers.limits import shown
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except BuilderError as exc:
+            exc.message, exc.hint = shown(exc.message), exc.hint and shown(exc.hint)
+            exc.where = exc.where and shown(exc.where)
+            exc.args = (str(exc),)
+            raise
+        except RecursionError:  # a last guard: no traceback, whatever nesting got through
+            raise ParseError("nests too deeply to import", reason="too-deep") from None
+
+    return wrapper
 
 
 def _guard(where: str, func: Callable[[], Any]) -> Any:
@@ -87,9 +110,11 @@ def import_group() -> None:
 @click.argument("logs", nargs=-1, required=True, type=_FILE)
 @click.option("--id-field", help="Sample metadata field holding the item id (default: the sample id).")
 @click.option("--scorer", help="The scorer whose answer and value are imported (default: the only one).")
+@click.option("--errored-as-incorrect", is_flag=True, help="Count a sample that ended in an error as an incorrect answer (default: refuse the log).")
 @_common
 @translate_errors
-def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | None, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
+@_escaped
+def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | None, errored_as_incorrect: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
     """Import inspect_ai logs (.eval or .json): one row per sample and epoch.
 
     \b
@@ -101,7 +126,7 @@ def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | 
 
     id_map = IdMap.load(map_path)
     progress(f"Reading {len(logs)} inspect log(s)…")
-    report = _guard(str(logs[0]), lambda: import_logs(list(logs), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, scorer=scorer, fields=_fields(fields)))
+    report = _guard(str(logs[0]), lambda: import_logs(list(logs), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, scorer=scorer, fields=_fields(fields), errored_as_incorrect=errored_as_incorrect))
     _finish(report, out, describe_out, force, benchmark, root)
 
 
@@ -113,6 +138,7 @@ def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | 
 @click.option("--grade-by-target", is_flag=True, help="With repeats > 1: a response is correct when it equals the target.")
 @_common
 @translate_errors
+@_escaped
 def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None, filter_name: str | None, grade_by_target: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
     """Import lm-evaluation-harness samples files (lm_eval --log_samples).
 

@@ -13,6 +13,7 @@ import orjson
 import yaml
 
 from builder.errors import ParseError, ResultsError
+from builder.importers.limits import MAX_ID_CHARS, shown
 
 MAX_LOG_BYTES = 1 << 30  # a log larger than 1 GiB is not read into memory
 
@@ -69,18 +70,24 @@ class IdMap:
         except UnicodeDecodeError:
             raise ParseError("is not UTF-8 text", where=where, reason="bad-encoding", hint="save the map as UTF-8 CSV") from None
         mapping: dict[str, str] = {}
-        for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        try:
+            rows = list(csv.reader(io.StringIO(text)))
+        except csv.Error as exc:  # the csv module's own field limit (128 Ki characters) among them
+            raise ParseError(f"is not a CSV map, or has a cell longer than {MAX_ID_CHARS} characters ({exc})", where=where, reason="id-too-long" if "field larger" in str(exc) else "bad-map") from None
+        for number, row in enumerate(rows, start=1):
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != 2:
                 raise ParseError(f"has {len(row)} column(s); a map row is: id in the log, item id", where=where, line=number, reason="bad-map")
+            if any(len(c) > MAX_ID_CHARS for c in row):
+                raise ParseError(f"has a cell longer than {MAX_ID_CHARS} characters; a map cell is an id", where=where, line=number, reason="id-too-long")
             source, item = row[0].strip(), row[1].strip()
             if number == 1 and source.lower() in ("source", "id", "log_id", "sample_id") and item.lower() in ("item", "item_id", "target"):
                 continue
             if not source or not item:
                 raise ParseError("has an empty id", where=where, line=number, reason="bad-map")
             if source in mapping and mapping[source] != item:
-                raise ParseError(f"maps {source!r} twice", where=where, line=number, reason="bad-map")
+                raise ParseError(f"maps {shown(repr(source))} twice", where=where, line=number, reason="bad-map")
             mapping[source] = item
         if not mapping:
             raise ParseError("maps no ids", where=where, reason="bad-map")
@@ -100,7 +107,7 @@ class IdMap:
         if self.unmapped:
             first = sorted(set(self.unmapped))
             raise ParseError(
-                f"{len(first)} id(s) in the logs are not in the map: {', '.join(first[:5])}{' …' if len(first) > 5 else ''}",
+                f"{len(first)} id(s) in the logs are not in the map: {shown(', '.join(first[:5]))}{' …' if len(first) > 5 else ''}",
                 where=self.where,
                 reason="unmapped-id",
                 hint="add a row for each (id in the log, item id)",
@@ -114,7 +121,7 @@ def check_unique(rows: list[dict[str, Any]], where: str) -> None:
         key = tuple(sorted((k, v) for k, v in row.items() if k in ("item", "lang", "sample", "variant", "sketch")))
         if key in seen:
             raise ResultsError(
-                f"item {row['item']!r} ({row['lang']}) sample {row['sample']} comes twice from the logs",
+                f"item {shown(repr(row['item']))} ({shown(str(row['lang']))}) sample {row['sample']} comes twice from the logs",
                 where=where,
                 reason="duplicate-sample",
                 hint="pass each run's log once; two logs of the same samples need different --sample-offset",

@@ -17,7 +17,6 @@ stopped on its content filter, ``output_tokens``/``cost_usd`` from the model usa
 
 from __future__ import annotations
 
-import json
 import struct
 import zipfile
 import zlib
@@ -27,6 +26,7 @@ from typing import Any
 
 from builder.errors import ParseError
 from builder.importers.common import MAX_LOG_BYTES, IdMap, ImportReport, read_capped, skeleton
+from builder.importers.limits import MAX_MEMBER, ItemSources, check_epoch, check_id, load_json, read_member, shown
 
 HARNESS = "inspect_ai"
 # Sample keys this importer reads, and those that only hold the transcript or bookkeeping.
@@ -39,11 +39,7 @@ CORRECT = {"C": True, "I": False, "P": False, "N": False}
 
 
 def _json(data: bytes, where: str) -> Any:
-    try:
-        return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise ParseError(f"is not a JSON inspect log ({exc.msg if hasattr(exc, 'msg') else exc})", where=where, line=line, reason="bad-log") from None
+    return load_json(data, where, what="a JSON inspect log")
 
 
 ZIP_ZSTANDARD = 93  # the compression inspect_ai writes .eval members with (APPNOTE 4.4.5)
@@ -54,7 +50,9 @@ def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
     cannot), with the size capped by the directory entry and the CRC checked."""
     info = archive.getinfo(name)
     if info.compress_type != ZIP_ZSTANDARD:
-        return archive.read(info)
+        return read_member(archive, info, str(path))
+    if info.file_size > MAX_MEMBER:
+        raise ParseError(f"member {shown(name)} declares {info.file_size} bytes; members larger than {MAX_MEMBER} are not imported", where=str(path), reason="oversize")
     try:
         import zstandard
     except ImportError:
@@ -68,16 +66,16 @@ def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
         fh.seek(info.header_offset)
         local = fh.read(30)
         if len(local) != 30 or local[:4] != b"PK\x03\x04":
-            raise ParseError(f"member {name} has no local header", where=str(path), reason="bad-log")
+            raise ParseError(f"member {shown(name)} has no local header", where=str(path), reason="bad-log")
         name_len, extra_len = struct.unpack("<HH", local[26:30])
         fh.seek(info.header_offset + 30 + name_len + extra_len)
         raw = fh.read(info.compress_size)
     try:
         data = zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
     except zstandard.ZstdError:
-        raise ParseError(f"member {name} is not valid zstd data", where=str(path), reason="bad-log") from None
+        raise ParseError(f"member {shown(name)} is not valid zstd data, or inflates beyond its declared size", where=str(path), reason="zip-member-size") from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise ParseError(f"member {name} fails its CRC check", where=str(path), reason="bad-log")
+        raise ParseError(f"member {shown(name)} does not inflate to the {info.file_size} bytes its entry declares (or fails its CRC)", where=str(path), reason="zip-member-size")
     return data
 
 
@@ -163,14 +161,21 @@ def import_logs(
     id_map: IdMap | None = None,
     scorer: str | None = None,
     fields: dict[str, str] | None = None,
+    errored_as_incorrect: bool = False,
 ) -> ImportReport:
-    """Rows and a run description from one or more inspect logs of the same model."""
+    """Rows and a run description from one or more inspect logs of the same model.
+
+    A sample that ended in an error is refused (``errored-sample``): an error is not a wrong
+    answer. With ``errored_as_incorrect`` it is counted as an incorrect answer with no
+    answer, and the report says how many were."""
     id_map = id_map or IdMap()
     fields = fields or {}
     report = ImportReport()
     keyed: dict[tuple[Any, ...], list[tuple[int, int, dict[str, Any]]]] = {}
     models: set[str] = set()
     header0: dict[str, Any] | None = None
+    sources = ItemSources()
+    errored = 0
     for index, path in enumerate(paths):
         where = str(path)
         header, samples = read_log(path)
@@ -180,19 +185,28 @@ def import_logs(
         if header.get("status") not in (None, "success"):
             report.notes.append(f"{where}: log status is {header.get('status')!r}; samples it lacks are missing from the results")
         for sample in samples:
-            sid = f"{where}: sample {sample.get('id')!r} epoch {sample.get('epoch')}"
+            epoch = check_epoch(sample.get("epoch"), where)
+            sid = f"sample {shown(repr(sample.get('id')))[:80]} epoch {epoch}"
             report.skipped("sample keys (unknown to this importer)", set(sample) - USED - TRANSCRIPT)
             metadata = sample.get("metadata") or {}
             source = metadata.get(id_field) if id_field else sample.get("id")
             if source is None:
-                raise ParseError(f"{sid} has no {'metadata field ' + repr(id_field) if id_field else 'id'}", where=where, reason="bad-log")
+                raise ParseError(f"{sid} has no {'metadata field ' + shown(repr(id_field)) if id_field else 'id'}", where=where, reason="bad-log")
+            check_id(source, where, f"{sid}: its id")
             row_lang = metadata.get(lang_field) if lang_field in metadata else lang
             if row_lang is None:
                 raise ParseError(f"{sid} has no metadata field {lang_field!r} and no --lang was given", where=where, reason="missing-language", hint="pass --lang en (or the benchmark's language)")
             scores = sample.get("scores") or {}
-            if sample.get("error") is not None and not scores:
+            if sample.get("error") is not None:
+                if not errored_as_incorrect:
+                    raise ParseError(
+                        f"{sid} ended in an error; an error is not a wrong answer",
+                        where=where,
+                        reason="errored-sample",
+                        hint="rerun the errored samples (inspect eval-retry), or pass --errored-as-incorrect to count each as an incorrect answer",
+                    )
                 answer, correct = None, False
-                report.notes.append(f"{sid} ended in an error; imported as incorrect with no answer")
+                errored += 1
             else:
                 name = _scorer(scores, scorer, sid)
                 report.skipped("other scorers", [s for s in scores if s != name])
@@ -202,8 +216,10 @@ def import_logs(
             output = sample.get("output") or {}
             choices = output.get("choices") or [{}]
             tokens, cost = _usage(sample)
+            item = id_map(source)
+            sources.add(item, source, where)
             row: dict[str, Any] = {
-                "item": id_map(source),
+                "item": item,
                 "lang": row_lang,
                 "answer": None if answer is None else str(answer),
                 "correct": correct,
@@ -221,8 +237,10 @@ def import_logs(
             used_meta = {lang_field, id_field, *fields.values()}
             report.skipped("sample metadata fields", [k for k in metadata if k not in used_meta])
             variant = tuple((k, row.get(k)) for k in sorted(fields))
-            keyed.setdefault((row["item"], row["lang"], variant), []).append((index, int(sample.get("epoch") or 1), row))
+            keyed.setdefault((row["item"], row["lang"], variant), []).append((index, epoch, row))
     id_map.check()
+    if errored:
+        report.notes.append(f"{errored} sample(s) ended in an error and are counted as incorrect answers with no answer (--errored-as-incorrect)")
     if len(models) > 1:
         raise ParseError(f"the logs are from different models ({', '.join(sorted(models))})", where=str(paths[0]), reason="mixed-models", hint="import one model's logs at a time")
     for runs in keyed.values():

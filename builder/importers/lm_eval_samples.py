@@ -22,13 +22,13 @@ white space); Sealboard regrades exact answer types itself anyway.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from builder.errors import ParseError
 from builder.importers.common import IdMap, ImportReport, read_capped, skeleton
+from builder.importers.limits import ItemSources, check_id, load_json, shown
 
 HARNESS = "lm-evaluation-harness"
 KNOWN = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash", "prompt_hash", "target_hash"}
@@ -41,10 +41,7 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(read_capped(path).splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ParseError("is not a JSON object per line (an lm-eval samples file)", where=where, line=number, reason="bad-log") from None
+        obj = load_json(line, where, number, what="a JSON object per line (an lm-eval samples file)")
         if not isinstance(obj, dict) or "doc" not in obj or "resps" not in obj:
             raise ParseError("is not an lm-eval sample (needs doc and resps)", where=where, line=number, reason="bad-log", hint="pass the samples_<task>_<date>.jsonl files lm_eval --log_samples writes")
         out.append((number, obj))
@@ -87,6 +84,7 @@ def import_samples(
     fields = fields or {}
     report = ImportReport()
     counters: dict[tuple[Any, ...], int] = {}
+    sources = ItemSources()
     for path in paths:
         where = str(path)
         lines = _lines(path)
@@ -111,7 +109,7 @@ def import_samples(
             report.skipped("other metrics", [m for m in metrics if m != name])
             doc = obj["doc"] if isinstance(obj["doc"], dict) else {}
             if id_field not in doc:
-                raise ParseError(f"doc has no field {id_field!r} (fields: {', '.join(doc)})", where=where, line=number, reason="bad-log", hint="pass --id-field naming the item id in your task's documents")
+                raise ParseError(f"doc has no field {shown(repr(id_field))} (fields: {shown(', '.join(map(str, doc)))[:300]})", where=where, line=number, reason="bad-log", hint="pass --id-field naming the item id in your task's documents")
             row_lang = doc.get(lang_field, lang)
             if row_lang is None:
                 raise ParseError(f"doc has no field {lang_field!r} and no --lang was given", where=where, line=number, reason="missing-language", hint="pass --lang ko (or the benchmark's language)")
@@ -134,8 +132,12 @@ def import_samples(
                 answer = filtered[0] if isinstance(filtered, list) and filtered else responses[0] if responses else None
                 answers = [None if answer is None else str(answer).strip()]
                 verdicts = [_correct(obj[name], where, number, name)]
+            source = doc[id_field]
+            check_id(source, where, "the document's id", number)
+            item = id_map(source)
+            sources.add(item, source, where)
             for answer, verdict in zip(answers, verdicts):
-                row: dict[str, Any] = {"item": id_map(doc[id_field]), "lang": row_lang, "answer": answer or None, "correct": verdict, "refused": False}
+                row: dict[str, Any] = {"item": item, "lang": row_lang, "answer": answer or None, "correct": verdict, "refused": False}
                 for target, key in fields.items():
                     if key in doc:
                         row[target] = doc[key]
@@ -152,10 +154,7 @@ def _describe(samples: Path) -> dict[str, Any]:
     path = results_file(samples)
     if path is None:
         return skeleton(model_id="unknown", temperature=None, max_tokens=None, reasoning_effort=None, harness=HARNESS, version="unknown", notes=f"imported from {samples.name}; its results_<date>.json was not beside it")
-    try:
-        agg = json.loads(read_capped(path))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ParseError("is not JSON", where=str(path), reason="bad-log") from None
+    agg = load_json(read_capped(path), str(path))
     config = agg.get("config") or {}
     model_args = config.get("model_args") or {}
     if isinstance(model_args, str):  # older versions keep the command-line string

@@ -27,6 +27,7 @@ from builder.release.identity import published_identities
 from builder.release.status import release_states
 from builder.release.transcripts import screen_transcripts
 from builder.render.site_guard import refuse_unsafe_site
+from builder.scoring.regrade_budget import pregrade
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
 
@@ -155,6 +156,12 @@ def build(
         needles = needles_for(report)
         screen_lab_text(report, needles)
         screen_transcripts(report, needles)
+    _check_strict(report, strict)
+
+    # Regrading's equivalence path (math-verify) under a per-bundle time budget, in child
+    # processes where its alarm holds: a bundle over the budget is rejected, the rest publish.
+    with timer.stage("regrade", "Regrading answers that need math-verify (time budget per bundle)"):
+        report.benchmarks = pregrade(report.benchmarks, report.rejections)
     _check_strict(report, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.

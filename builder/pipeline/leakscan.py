@@ -20,9 +20,12 @@ Normalisation, the same on both sides (needles and haystack):
    characters and combining marks deleted, every run of non-word characters one space,
    Hangul jamo composed (Korean compared as syllables, however written).
 
-Out of scope: percent-escapes (``%20`` in a URL is not displayed text), text in UTF-16 or
-inside compressed binary formats other than gzip, and double escaping (``&amp;shy;`` shows
-as "&shy;", visibly).
+Out of scope for the output scan: percent-escapes (``%20`` in a URL is not displayed
+text), text in UTF-16 or inside compressed binary formats other than gzip, and double
+escaping (``&amp;shy;`` shows as "&shy;", visibly). Lab text, which is small, is also read
+decoded and in disguise (look-alike letters, spacing, reversal, base64, percent-escapes)
+and across fields and bundles: :mod:`builder.pipeline.leaklab`. Key material is looked for
+in every output file whatever the needles: :mod:`builder.pipeline.keyscan`.
 
 Question text is matched on **every** window of 8 consecutive words (a shorter question
 whole, from 4 words); windows made mostly of numbers and symbols are skipped, as they would
@@ -45,6 +48,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import daachorse
 import numpy as np
@@ -52,6 +56,9 @@ import numpy as np
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
 from builder.pipeline.isolation import restrict
+from builder.pipeline.keyscan import REASON as KEY_REASON
+from builder.pipeline.keyscan import key_material
+from builder.pipeline.leaklab import Piece, lab_needles, scan_alone, scan_together, texts_of
 from builder.pipeline.leaknorm import normalise, normalise_utf8
 from builder.pipeline.records import BuildReport
 
@@ -313,18 +320,21 @@ def build_needles(entries: Iterable[tuple[str, str, Iterable[str]]]) -> Needles:
 class Hit:
     path: str
     label: str
+    reason: str = "leak"  # or keyscan.REASON: key material, found whatever the needles
 
 
 def scan_tree(site: Path, needles: Needles) -> tuple[Hit | None, int, int]:
-    """(first hit or None, files scanned, bytes scanned) over every file under site."""
+    """(first hit or None, files scanned, bytes scanned) over every file under site: key
+    material (:mod:`builder.pipeline.keyscan`) always, embargoed text when there are needles."""
     files = scanned = 0
-    if needles.empty:
-        return None, 0, 0
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         data = path.read_bytes()
         files += 1
         scanned += len(data)
-        label = needles.scan_file(data, path.name)
+        key = key_material(data, path.name)
+        if key is not None:
+            return Hit(str(path.relative_to(site)), key, KEY_REASON), files, scanned
+        label = None if needles.empty else needles.scan_file(data, path.name)
         if label:
             return Hit(str(path.relative_to(site)), label), files, scanned
     return None, files, scanned
@@ -344,44 +354,79 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
             yield from _strings(inner, f"{path}[{i}]")
 
 
+def _reject(report: BuildReport, state: Any, bundle: Any, where: str, message: str) -> str:
+    report.rejections.append(
+        Rejection(
+            where,
+            "embargoed-text",
+            f"{where}: {message}; the bundle was left out so that the site could be published",
+            "remove item text and canaries from every field of the manifest and resubmit",
+            state.config.id,
+            bundle.manifest.lab,
+        )
+    )
+    return str(bundle.manifest.key)
+
+
 def screen_lab_text(report: BuildReport, needles: Needles) -> None:
     """Reject every bundle whose published facts hold embargoed text; scrub rejections.
 
     What is scanned is everything the site may publish about the bundle (its row of the
     submissions data before the publication gate, from which every page and board row
     takes its lab text) plus its path, so a field added to the output later is scanned
-    without a change here. A benchmark whose sealed items are among the needles is marked
-    ``lab_text_screened``: only then does the gate publish its lab free text under embargo.
+    without a change here. Each field is scanned as written (:meth:`Needles.scan_text`) and
+    in every disguise (:func:`builder.pipeline.leaklab.scan_alone`); then each lab's fields
+    over all its bundles of the benchmark are read together
+    (:func:`builder.pipeline.leaklab.scan_together`). A benchmark whose sealed items are
+    among the needles is marked ``lab_text_screened``: only then does the gate publish its
+    lab free text under embargo.
     """
     from builder.render.data import submission_facts  # render sits above this stage's records
 
     if needles.empty:
         return
+    folded = lab_needles(needles.patterns, needles.labels)
     for i, state in enumerate(report.benchmarks):
         if state.embargoed_text:
             # the needles hold this benchmark's sealed items: its lab text is screened
             state = report.benchmarks[i] = replace(state, lab_text_screened=True)
         leaky: list[str] = []
+
+        pieces: dict[str, list[Piece]] = {}  # lab -> its texts, for reading them together
         for bundle in state.bundles:
             row = submission_facts(bundle)
-            for path, text in [("path", bundle.where), *_strings(row, "")]:
+            fields = [("path", bundle.where), *_strings(row, "")]
+            for path, text in fields:
                 label = needles.scan_text(text)
+                if label is None:
+                    label = scan_alone(text, folded)
                 if label is None:
                     continue
                 what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
-                where = f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where
-                report.rejections.append(
-                    Rejection(
-                        where,
-                        "embargoed-text",
-                        f"{where}: {path} contains {what}; the bundle was left out so that the site could be published",
-                        "remove item text and canaries from every field of the manifest and resubmit",
-                        state.config.id,
-                        bundle.manifest.lab,
+                leaky.append(
+                    _reject(
+                        report, state, bundle, f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where, f"{path} contains {what}"
                     )
                 )
-                leaky.append(bundle.manifest.key)
                 break
+            else:
+                key = bundle.manifest.key
+                pieces.setdefault(bundle.manifest.lab, []).extend(
+                    Piece(key, path, tuple(ws)) for path, text in fields for ws in texts_of(text)
+                )
+        by_key = {b.manifest.key: b for b in state.bundles}
+        for lab in sorted(pieces):
+            found = scan_together(pieces[lab], folded)
+            if found is None:
+                continue
+            label, keys = found
+            what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
+            for key in keys:
+                others = [k for k in keys if k != key]
+                along = f" together with {', '.join(others)}" if others else ""
+                leaky.append(
+                    _reject(report, state, by_key[key], f"{by_key[key].where}/{MANIFEST}", f"its fields read together{along} spell {what}")
+                )
         if leaky:
             report.benchmarks[i] = restrict(state, {b.manifest.key for b in state.bundles} - set(leaky))
     # A rejection message may quote lab text (a field's value, an item id from results).

@@ -1,4 +1,4 @@
-"""Publish: scan every output byte for embargoed text, then move the site into place.
+"""Publish: scan every output byte for key material and embargoed text, then move the site into place.
 
 The scan itself (normalisation, every 8-word window, Aho-Corasick) is
 :mod:`builder.pipeline.leakscan`; lab-supplied text was already scanned per bundle before
@@ -23,6 +23,14 @@ SITE_MARKER = Path("data") / "index.json"
 def leak_scan(site: Path, needles: Needles) -> tuple[int, int]:
     """Raise LeakError on a hit; return (files, bytes) scanned."""
     hit, files, scanned = scan_tree(site, needles)
+    if hit is not None and hit.reason != "leak":  # key material: the label names its kind, never the key
+        raise LeakError(
+            f"{hit.label} found in the output; the output was removed",
+            where=hit.path,
+            reason=hit.reason,
+            hint="find what copied a secret into the site (a theme override, an extra template, a page of site_src), "
+            "remove it, rotate that key, and rebuild",
+        )
     if hit is not None:
         raise LeakError(
             f"{hit.label} found in the output; the output was removed",

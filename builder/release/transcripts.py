@@ -24,6 +24,7 @@ from builder.bundles.manifest import TRANSCRIPTS
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.transcripts import read_transcripts
 from builder.errors import BuilderError
+from builder.pipeline.leaklab import lab_needles, scan_alone
 from builder.pipeline.records import BenchmarkState, BuildReport
 
 PAGE_CHARS = 4000  # of one transcript on an item page; the data file holds it whole
@@ -57,11 +58,17 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
 
 def screen_transcripts(report: BuildReport, needles: Any) -> None:
     """Drop a submission's transcripts if any of them quotes an embargoed item (its canary
-    or question text): released items' transcripts may quote other, still embargoed items."""
+    or question text), as written or disguised (:func:`builder.pipeline.leaklab.scan_alone`):
+    released items' transcripts may quote other, still embargoed items."""
     if needles.empty:
         return
+    folded = lab_needles(needles.patterns, needles.labels)
+
+    def quotes(text: str) -> bool:  # as written, then in every disguise (look-alike letters, spacing, base64 …)
+        return needles.scan_text(text) is not None or scan_alone(text, folded) is not None
+
     for i, state in enumerate(report.benchmarks):
-        leaky = {key for key, rows in state.transcripts.items() if any(needles.scan_text(r["text"]) is not None for r in rows)}
+        leaky = {key for key, rows in state.transcripts.items() if any(quotes(r["text"]) for r in rows)}
         by_key = {b.manifest.key: b for b in state.bundles}
         for key in sorted(leaky):
             bundle = by_key[key]

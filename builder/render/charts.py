@@ -5,6 +5,10 @@ script only draws: ``dots`` (value with its interval, one row per model), ``heat
 (model × breakdown group), ``lines`` (editions or years over time), ``pairs`` (the two
 conditions of a contrast as joined dots), ``arrows`` (TTS off → on), ``scatter`` (two
 measures against each other). Every spec names both axes with their units.
+
+Labels (model names: lab text) are data: the script escapes their markup and never joins
+one into a Plotly hovertemplate (a name ``%{x}`` would be evaluated there); it passes them
+as customdata (tests/hostile/test_chart_labels.py draws every kind in Chromium).
 """
 
 from __future__ import annotations

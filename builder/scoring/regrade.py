@@ -309,11 +309,28 @@ def _decimal_against_constant(gold: str, answer: str, g: Sequence[object], a: Se
     return None
 
 
+# Verdicts graded before scoring under a time budget (builder.scoring.regrade_budget),
+# in a child process where math-verify's alarm holds: scoring looks them up by
+# (answer type, gold, answer, the item's tolerance).
+_SEEDED: dict[tuple[str, str, str, Fraction], Verdict] = {}
+
+
+def seed(verdicts: dict[tuple[str, str, str, Fraction], Verdict]) -> None:
+    _SEEDED.update(verdicts)
+
+
+def seeded(pair: tuple[str, str, str, Fraction]) -> bool:
+    return pair in _SEEDED
+
+
 @lru_cache(maxsize=1 << 18)
 def equivalent(answer_type: str, gold: str, answer: str, tolerance: Fraction = Fraction(0)) -> Verdict:
     """The equivalence path (math-verify) for one (gold, answer) pair, screened first."""
     from math_verify import verify
 
+    known = _SEEDED.get((answer_type, gold, answer, tolerance))
+    if known is not None:
+        return known
     reason = screen(answer)
     if reason is not None:
         return Verdict(False, False, "refused", reason)

@@ -7,6 +7,11 @@
   // Plotly reads a subset of HTML in labels (<a>, <b>, <br>); model names are data, not
   // markup, so their angle brackets are passed as entities (Plotly displays them as text).
   function text(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  // A hovertemplate is itself a template: "%{x}" in a model name would be evaluated there.
+  // So no label is ever joined into one: labels go in customdata (or the trace's name, read
+  // as %{fullData.name}), whose values Plotly shows as they are, and every hovertemplate
+  // below is a constant.
+  function each(list, value) { return list.map(function () { return value; }); }
 
   /* ---- tables ---------------------------------------------------------------- */
   function setURL(params) {
@@ -113,7 +118,8 @@
   function refLines(refs, lo, hi) {
     return refs.map(function (r) {
       return { type: "scatter", mode: "lines", x: [r.value, r.value], y: [lo, hi], name: text(r.label),
-               line: { dash: "dot", width: 1.5 }, hovertemplate: text(r.label) + ": %{x:.1f}<extra></extra>" };
+               customdata: [text(r.label), text(r.label)],
+               line: { dash: "dot", width: 1.5 }, hovertemplate: "%{customdata}: %{x:.1f}<extra></extra>" };
     });
   }
   var draw = {
@@ -140,7 +146,7 @@
       // Legend entries stay on one line: two-line entries outgrow the legend's room below the plot.
       var max = narrow(el) ? 18 : 42, lab = function (t) { return text(cut(String(t), max)); }, traces = s.series.map(function (r) {
         return { type: "scatter", mode: "lines+markers", x: s.x, y: r.y, name: lab(r.label), connectgaps: false,
-                 hovertemplate: text(r.label) + "<br>%{x}: %{y:.1f}<extra></extra>" };
+                 customdata: each(s.x, text(r.label)), hovertemplate: "%{customdata}<br>%{x}: %{y:.1f}<extra></extra>" };
       }).concat(s.references.map(function (r) {
         return { type: "scatter", mode: "lines", x: s.x, y: r.y, name: text(r.label), line: { dash: "dot", color: c.fg, width: 1 } };
       }));
@@ -152,7 +158,7 @@
       function pts(key, name, color) {
         return { type: "scatter", mode: "markers", name: text(name), x: s.rows.map(function (r) { return r[key]; }), y: y,
                  marker: { color: color, size: 8 }, customdata: s.rows.map(function (r) { return text(r.label); }),
-                 hovertemplate: "%{customdata}<br>" + text(name) + ": %{x:.1f}<extra></extra>" };
+                 hovertemplate: "%{customdata}<br>%{fullData.name}: %{x:.1f}<extra></extra>" };
       }
       return [[{ type: "scatter", mode: "lines", x: seg.x, y: seg.y, line: { color: c.grid, width: 3 }, hoverinfo: "skip", showlegend: false },
                pts("a", s.a, c.a), pts("b", s.b, c.b)],
@@ -164,11 +170,11 @@
       return [[{ type: "scatter", mode: "lines", x: seg.x, y: seg.y, line: { color: c.a, width: 2 }, hoverinfo: "skip", showlegend: false },
                { type: "scatter", mode: "markers", name: text(s.a), x: s.rows.map(function (r) { return r.a; }), y: y,
                  marker: { color: c.grid, line: { color: c.a, width: 1.5 }, size: 7 }, customdata: s.rows.map(function (r) { return text(r.label); }),
-                 hovertemplate: "%{customdata}<br>" + text(s.a) + ": %{x:.1f}<extra></extra>" },
+                 hovertemplate: "%{customdata}<br>%{fullData.name}: %{x:.1f}<extra></extra>" },
                { type: "scatter", mode: "markers", name: text(s.b), x: s.rows.map(function (r) { return r.b; }), y: y,
                  marker: { color: c.a, size: 10, symbol: s.rows.map(function (r) { return r.b >= r.a ? "triangle-right" : "triangle-left"; }) },
                  customdata: s.rows.map(function (r) { return text(r.label); }),
-                 hovertemplate: "%{customdata}<br>" + text(s.b) + ": %{x:.1f}<extra></extra>" }],
+                 hovertemplate: "%{customdata}<br>%{fullData.name}: %{x:.1f}<extra></extra>" }],
               { height: 110 + rowH(el) * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
     },
     scatter: function (s, el, c) {
