@@ -8,14 +8,15 @@ cells the embargo withholds.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 
 from builder.render.data import dumps, to_csv
 from builder.render.pages import board_page, fmt_value
-from builder.scoring import boards as B
 from builder.scoring import gate
+from builder.scoring.kinds import REGISTRY, BoardKind
 
 from .frames import Instance, cell
 
@@ -38,7 +39,8 @@ def _soohak() -> Instance:
 @pytest.fixture
 def planted(monkeypatch):
     """Every table board gains a summary key, a row extra and a note no rule knows."""
-    original = B.table
+    kind = REGISTRY[BoardKind.TABLE]
+    original = kind.build
 
     def table(*args, **kwargs):
         raw = original(*args, **kwargs)
@@ -48,7 +50,7 @@ def planted(monkeypatch):
         raw.notes.append(PLANTED_NOTE)
         return raw
 
-    monkeypatch.setattr(B, "table", table)
+    monkeypatch.setitem(REGISTRY, BoardKind.TABLE, dataclasses.replace(kind, build=table))
     return monkeypatch
 
 
