@@ -26,6 +26,7 @@ from typing import Any
 
 from builder import __version__
 from builder.errors import BuilderError, ConfigError
+from builder.scaffold.ignore import gitignore_text
 from builder.strict import check_identifier
 from builder.trust.registry_admin import init_registry
 from builder.trust.seal import generate_identity, identity_file_text
@@ -135,7 +136,7 @@ def scaffold(
     write("README.md", _file("README.md").format(**fields))
     write(f"leaderboards/{benchmark}.yaml", _config_text(benchmark, preset, title, identity.recipient, private.recipient))
     write("requirements.txt", f"sealboard=={__version__}\n")
-    write(".gitignore", "site/\n.sealboard/\n*identity*.txt\n")
+    write(".gitignore", gitignore_text())
     write(".github/CODEOWNERS", _file("CODEOWNERS"))
     for name, text in sorted(_workflows().items()):
         write(f".github/workflows/{name}", text)
