@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from builder.cli.common import progress, root_option, translate_errors
+from builder.cli.common import TIME, progress, root_option, translate_errors
 
 
 @click.command("build")
@@ -23,13 +23,14 @@ from builder.cli.common import progress, root_option, translate_errors
 @click.option(
     "--as-of",
     "as_of",
+    type=TIME,
     help="Rehearse the site as it will be at this UTC time (e.g. 2027-01-15T09:00:00Z): authorised only; every page "
     "says so and carries noindex, and 'sealboard release verify --site' refuses to pass it for deployment. "
     "[default --out: a folder outside the repository, in the system's temporary directory, printed at the end: "
     "a rehearsal holds embargoed item text and answers]",
 )
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: str | None) -> None:
+def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: datetime | None) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -40,9 +41,7 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
     """
     from builder.pipeline.build import build, load_identities
-    from builder.trust.registry_format import parse_time
-
-    rehearsal = parse_time(as_of, "--as-of", "--as-of") if as_of else None
+    rehearsal = as_of
     if rehearsal is not None and out is None:
         out = rehearsal_dir(root)  # never site/, never inside the repository
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))

@@ -249,9 +249,10 @@ def set_recipient(root: Path | str, maintainer_id: str, age_recipient: str | Non
     return propose_next(root, change)
 
 
-def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | None = None) -> Path:
+def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | None = None, *, answers: bool = False) -> Path:
     """Propose giving a lab the embargoed items of a benchmark (a copy sealed to its SSH
-    key, written by 'sealboard dataset share'). Threshold-signed like any change."""
+    key, written by 'sealboard dataset share'), without their gold answers unless `answers`.
+    Threshold-signed like any change."""
     moment = _utc(when or datetime.now(timezone.utc))
 
     def change(data: dict[str, Any]) -> None:
@@ -259,7 +260,7 @@ def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | 
         grants = lab.setdefault("item_access", [])
         if any(g["benchmark"] == benchmark for g in grants):
             raise TrustError(f"lab {lab_id!r} already has access to {benchmark!r}", reason="duplicate")
-        grants.append({"benchmark": benchmark, "granted": moment})
+        grants.append({"benchmark": benchmark, "granted": moment} | ({"answers": True} if answers else {}))
 
     return propose_next(root, change)
 
