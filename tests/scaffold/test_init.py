@@ -139,7 +139,7 @@ def test_ci_installs_the_pinned_wheel_and_refuses_another(tmp_path: Path, keys: 
 
 
 def test_init_refuses_what_it_must(tmp_path: Path, keys: dict[str, Path]) -> None:
-    people = ["--maintainer", "ada", "Ada", f"{keys['ada']}.pub"]
+    people = ["--maintainer", "ada", "Ada", f"{keys['ada']}.pub", "--wheel", make_wheel(tmp_path / "dist")]
     result = run("init", tmp_path / "b1", "--threshold", 1, *people, "--identity-out", tmp_path / "b1" / "id.txt")
     assert result.exit_code == 1 and "must not be written inside the repository" in result.output
     (tmp_path / "b2").mkdir()
