@@ -288,8 +288,9 @@ def sign_command(root: Path, key_path: Path, version: int | None) -> None:
 
 @keys.command("status", short_help="Show trusted and pending versions.")
 @root_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @translate_errors
-def status_command(root: Path) -> None:
+def status_command(root: Path, as_json: bool) -> None:
     """Show the trusted version, its expiry, and signatures a pending version still needs.
 
     Exits 1 when the registry has an error or has expired.
@@ -301,8 +302,13 @@ def status_command(root: Path) -> None:
     from builder.trust.registry_admin import status
 
     report = status(root, datetime.now(timezone.utc))
-    for line in report.lines():
-        click.echo(line)
+    if as_json:
+        import orjson
+
+        click.echo(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        for line in report.lines():
+            click.echo(line)
     if report.error or report.expired or report.trusted is None:
         raise click.exceptions.Exit(1)
 

@@ -330,6 +330,21 @@ class RegistryStatus:
             out.append(f"error: {self.error}")
         return out or ["no registry"]
 
+    def to_dict(self) -> dict[str, Any]:
+        """What `sealboard keys status --json` prints (the same facts as lines())."""
+        def version(doc: RegistryVersion) -> dict[str, Any]:
+            return {"version": doc.version, "expires": format_time(doc.expires), "threshold": doc.threshold,
+                    "maintainers": [m.id for m in doc.maintainers], "labs": [lab.id for lab in doc.labs]}
+
+        pending = None
+        if self.pending is not None:
+            t = self.pending
+            pending = {"version": t.doc.version, "signed_by": [m.id for m in t.old_signers], "needed": t.old_needed,
+                       "new_set_signed_by": [m.id for m in t.new_signers] if t.new_needed is not None else None,
+                       "new_set_needed": t.new_needed, "complete": t.complete}
+        return {"latest": self.latest, "in_force": version(self.trusted) if self.trusted else None,
+                "expired": self.expired, "pending": pending, "error": self.error}
+
 
 def status(root: Path | str, now: datetime) -> RegistryStatus:
     """Summarise the registry: the version in force and its expiry, a pending proposal, any error."""

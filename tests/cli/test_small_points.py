@@ -70,3 +70,14 @@ def test_run_yaml_errors_name_run_yaml_and_the_line(inst, tmp_path: Path) -> Non
     assert result.exit_code == 1
     assert f"{describe}:2: model.training_cutoff" in result.output, result.output
     assert "manifest.json" not in result.output
+
+
+def test_keys_status_has_json(inst) -> None:  # type: ignore[no-untyped-def]
+    result = run("keys", "status", "--json", "--root", inst.root)
+    assert result.exit_code == 0, result.output
+    data = orjson.loads(result.output)
+    assert data["in_force"]["version"] == 2 and data["in_force"]["maintainers"] == ["m1", "m2", "m3"]
+    assert data["in_force"]["labs"] == ["acme", "beta"] and data["in_force"]["threshold"] == 2
+    assert (data["pending"], data["expired"], data["error"]) == (None, False, None)
+    text = run("keys", "status", "--root", inst.root).output
+    assert f"in force: v0002, valid until {data['in_force']['expires']}" in text
