@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -46,10 +47,12 @@ pytestmark = pytest.mark.skipif(not (shutil.which("age") and shutil.which("ssh-k
 
 @contextlib.contextmanager
 def step(name: str):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
     try:
         yield
     except BaseException as exc:  # name the step, keep the cause
         raise AssertionError(f"lifecycle step '{name}' broke: {exc}") from exc
+    print(f"[lifecycle] {name}: {time.perf_counter() - start:.1f} s")  # shown with pytest -s
 
 
 class World:
