@@ -8,7 +8,10 @@ for everyone else. The maintainers' threshold grants access in the registry (a l
 
 sealed with age to the lab's registered ``ssh-ed25519`` keys only (age's ssh-ed25519
 recipient type; the lab opens it with ``age -d -i ~/.ssh/id_ed25519``). The copy holds the
-dataset's salted items, so the lab can check every item against the public commitments.
+dataset's items without their gold answers (and salts): the build grades every answer itself,
+so a lab needs the questions. Only a grant with ``answers: true``, signed by the threshold
+like any grant, gives it the salted items whole (checkable against the public commitments);
+the site says which grants do.
 
 Never the embargo key: a copy for a lab is not sealed to any X25519 recipient, so the
 embargo identity, published after release, opens exactly what it opened before.
@@ -113,6 +116,7 @@ class AccessEntry:
     benchmark: str
     granted: str
     copy: str | None  # path of the sealed copy for the current version, if written
+    answers: bool = False  # the threshold granted the gold answers too (else the copy has none)
 
 
 def _read(path: Path, where: str) -> bytes:
@@ -158,5 +162,5 @@ def review(root: Path, registry: Registry, versions: dict[str, str]) -> tuple[li
             version = versions.get(grant.benchmark)
             copy = access_path(grant.benchmark, version, lab.id) if version else None
             entries.append(AccessEntry(lab.id, lab.name, grant.benchmark, format_time(grant.granted),
-                                       copy if copy in present else None))
+                                       copy if copy in present else None, grant.answers))
     return entries, rejections

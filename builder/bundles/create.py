@@ -19,7 +19,7 @@ from builder.bundles.sealing import recipients_for
 from builder.bundles.transcripts import read_transcripts
 from builder.bundles.verify import VerifiedBundle, verify_bundle
 from builder.config import CONFIG_DIR, BenchmarkConfig, load_config
-from builder.errors import BundleError, ConfigError
+from builder.errors import BuilderError, BundleError, ConfigError
 from builder.strict import IDENTIFIER_RE, check_fields, loads_yaml
 from builder.trust.registry import Registry
 from builder.trust.seal import seal
@@ -196,3 +196,30 @@ def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime
     verified = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
     check_against_dataset(verified.manifest, root, config.scoring, registry, now, f"{rel.as_posix()}/{MANIFEST}")
     return verified
+
+
+def blame_description(exc: BuilderError, description: Path) -> BuilderError:
+    """A manifest check that failed on a field the lab wrote in its run description (run.yaml)
+    names run.yaml and the field's line, not the manifest.json the lab never wrote by hand."""
+    import yaml
+
+    try:
+        root = yaml.compose(description.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return exc
+    lines: dict[str, int] = {}
+
+    def walk(node: Any, prefix: str) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                path = f"{prefix}{key.value}"
+                lines[path] = key.start_mark.line + 1
+                walk(value, path + ".")
+
+    walk(root, "")
+    message = exc.message
+    found = [path for path in lines if path in message]
+    if not found:
+        return exc
+    field = max(found, key=len)  # the most specific field the message names
+    return type(exc)(message, where=str(description), line=lines[field], hint=exc.hint or f"fix {field} in {description.name}", reason=exc.reason)

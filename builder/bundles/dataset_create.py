@@ -109,6 +109,16 @@ def sign_dataset(directory: Path, private: PrivateKey, registry: Registry) -> tu
     return len(tally(None, registry, signers).old_signers), registry.threshold
 
 
+GOLD_FIELDS = ("answer", "salt")
+
+
+def without_gold(items: list[dict[str, Any]]) -> bytes:
+    """The items as a lab granted questions only receives them: no gold answer, and no salt
+    either (with the salt and every other field, a guessed answer could be confirmed against
+    the item's public commitment, e.g. a small integer)."""
+    return b"".join(orjson.dumps({k: v for k, v in item.items() if k not in GOLD_FIELDS}) + b"\n" for item in items)
+
+
 def share_items(root: Path, config: BenchmarkConfig, registry: Registry, lab_id: str,
                 identities: list[Identity], now: datetime) -> int:
     """Write the lab's copy of the dataset's committed items (see builder.bundles.access)."""
@@ -121,6 +131,9 @@ def share_items(root: Path, config: BenchmarkConfig, registry: Registry, lab_id:
     dataset = verify_dataset(read_bundle(directory, where, config.id, DATASET_DIR), registry, now=now)
     plain = unseal(dataset.sealed_items, identities, f"{where}/{ITEMS}")
     items = parse_items(plain, dataset.manifest, f"{where}/{ITEMS}")
+    grant = next((g for g in lab.item_access if g.benchmark == config.id), None)
+    if grant is not None and not grant.answers:
+        plain = without_gold(items)
     sealed = seal_for_lab(plain, lab, registry, config.id)
     target = Path(root) / access_path(config.id, config.version, lab_id)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -25,12 +25,13 @@ def _register() -> None:
     from builder.cli.dataset import dataset
     from builder.cli.demo import demo_command
     from builder.cli.importers import import_group
-    from builder.cli.init import init_command
+    from builder.cli.init import init_command, pin_wheel_command
     from builder.cli.keys import keys
     from builder.cli.release import release
+    from builder.cli.status import status_command
     from builder.cli.validate import validate_command
 
-    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, keys, release, validate_command):
+    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, pin_wheel_command, keys, release, status_command, validate_command):
         main.add_command(command)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from builder.cli.common import progress, root_option, translate_errors
+from builder.cli.common import TIME, progress, root_option, translate_errors
 
 
 @click.command("build")
@@ -23,12 +23,14 @@ from builder.cli.common import progress, root_option, translate_errors
 @click.option(
     "--as-of",
     "as_of",
+    type=TIME,
     help="Rehearse the site as it will be at this UTC time (e.g. 2027-01-15T09:00:00Z): authorised only; every page "
     "says so and carries noindex, and 'sealboard release verify --site' refuses to pass it for deployment. "
-    "[default --out: ROOT/rehearsal]",
+    "[default --out: a folder outside the repository, in the system's temporary directory, printed at the end: "
+    "a rehearsal holds embargoed item text and answers]",
 )
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: str | None) -> None:
+def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: datetime | None) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -39,14 +41,23 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
     """
     from builder.pipeline.build import build, load_identities
-    from builder.trust.registry_format import parse_time
-
-    rehearsal = parse_time(as_of, "--as-of", "--as-of") if as_of else None
+    rehearsal = as_of
     if rehearsal is not None and out is None:
-        out = root / "rehearsal"  # never the deployed site/ directory
+        out = rehearsal_dir(root)  # never site/, never inside the repository
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
     report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal)
     summarise(report)
+
+
+def rehearsal_dir(root: Path) -> Path:
+    """Where a rehearsal goes by default: outside the repository (it holds embargoed text
+    that a `git add -A` must never pick up), one folder per repository, reused by reruns."""
+    import hashlib
+    import tempfile
+
+    resolved = root.resolve()
+    tag = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"sealboard-rehearsal-{resolved.name}-{tag}"
 
 
 def summarise(report) -> None:  # type: ignore[no-untyped-def]

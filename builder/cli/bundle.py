@@ -37,15 +37,40 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
       sealboard bundle create --benchmark soohak --lab acme --submission run-1 \\
           --results out/results.jsonl --describe run.yaml
     """
-    from builder.bundles.create import benchmark_config, create_bundle, load_description
+    from builder.bundles.create import benchmark_config, blame_description, load_description
+    from builder.bundles.manifest import MANIFEST
     from builder.bundles.sealing import sealed_to
+    from builder.errors import BuilderError
     from builder.trust.registry import load_registry
 
     config = benchmark_config(root, benchmark)
     registry = load_registry(root, datetime.now(timezone.utc))
+    if registry.lab(lab) is None:
+        # The build would refuse it after merge (unknown lab); say so before anything is sealed.
+        known = ", ".join(sorted(x.id for x in registry.labs)) or "none yet"
+        raise BuilderError(
+            f"lab {lab!r} is not registered in the key registry v{registry.version:04d} (registered labs: {known})",
+            where=registry.path, reason="unknown-lab",
+            hint=f"check --lab, or ask the maintainers to register your key: sealboard keys add-lab {lab} --name NAME --key KEY.pub, signed by the threshold",
+        )
     described = load_description(description_path)
     progress(f"Checking {results_path} against {config.id} dataset {config.version}, then sealing…")
-    target = create_bundle(
+    try:
+        target = _create(root, config, lab, submission, results_path, described, transcripts_path, registry)
+    except BuilderError as exc:
+        if exc.where is not None and exc.where.endswith(MANIFEST):
+            raise blame_description(exc, description_path) from None
+        raise
+    click.echo(f"results: {sealed_to(config, described.publish_results)}")
+    if transcripts_path:
+        click.echo(f"transcripts: {sealed_to(config, described.publish_transcripts)}")
+    click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
+
+
+def _create(root, config, lab, submission, results_path, described, transcripts_path, registry):  # type: ignore[no-untyped-def]
+    from builder.bundles.create import create_bundle
+
+    return create_bundle(
         root=root,
         benchmark=config.id,
         config=config,
@@ -57,10 +82,6 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
         maintainer_recipients=tuple(registry.maintainer_recipients),
         results_where=str(results_path),
     )
-    click.echo(f"results: {sealed_to(config, described.publish_results)}")
-    if transcripts_path:
-        click.echo(f"transcripts: {sealed_to(config, described.publish_transcripts)}")
-    click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
 
 
 @bundle.command("sign")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,3 +40,23 @@ def root_option(func: F) -> F:
         show_default=True,
         help="The leaderboard repository.",
     )(func)
+
+
+class UtcTime(click.ParamType):
+    """Every command's time option: YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:MM:SSZ, the
+    same for keys, release and build --as-of. The files keep the full form."""
+
+    name = "TIME"
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        if isinstance(value, datetime):
+            return value
+        for fmt in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"):
+            try:
+                return datetime.strptime(value, fmt).replace(tzinfo=timezone.utc)
+            except ValueError:
+                pass
+        self.fail(f"{value!r} is not a UTC time like 2027-06-30 or 2027-06-30T00:00:00Z", param, ctx)
+
+
+TIME = UtcTime()

@@ -131,7 +131,7 @@ def sign_command(root: Path, benchmark: str, key_path: Path, version: str | None
     \b
     The same with stock ssh-keygen (one block per maintainer, concatenated):
       ssh-keygen -Y sign -n sealboard-dataset -f KEY - \\
-        < bundles/soohak/_dataset/v1/manifest.json >> bundles/soohak/_dataset/v1/manifest.json.sig
+        < bundles/soohak/_dataset/1.0/manifest.json >> bundles/soohak/_dataset/1.0/manifest.json.sig
     """
     from builder.bundles.dataset_create import dataset_dir
     from builder.errors import BundleError
@@ -159,7 +159,7 @@ def share_command(root: Path, benchmark: str, lab_id: str, identity: Path | None
     manifest. The lab opens its copy with its SSH key:
 
     \b
-      age -d -i ~/.ssh/id_ed25519 keys/access/soohak/v1/acme.jsonl.age > items.jsonl
+      age -d -i ~/.ssh/id_ed25519 keys/access/soohak/1.0/acme.jsonl.age > items.jsonl
     \b
     Example:
       sealboard dataset share soohak --lab acme --identity /secure/embargo-identity.txt

@@ -12,26 +12,7 @@ from pathlib import Path
 
 import click
 
-from builder.cli.common import root_option, translate_errors
-
-
-class UtcTime(click.ParamType):
-    """YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:MM:SSZ."""
-
-    name = "TIME"
-
-    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
-        if isinstance(value, datetime):
-            return value
-        for fmt in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"):
-            try:
-                return datetime.strptime(value, fmt).replace(tzinfo=timezone.utc)
-            except ValueError:
-                pass
-        self.fail(f"{value!r} is not a UTC time like 2027-06-30 or 2027-06-30T00:00:00Z", param, ctx)
-
-
-TIME = UtcTime()
+from builder.cli.common import TIME, root_option, translate_errors
 
 
 def _public_key(value: str) -> str:
@@ -219,9 +200,12 @@ def set_recipient_command(root: Path, maintainer_id: str, recipient: str) -> Non
 @click.argument("lab_id", metavar="LAB")
 @click.argument("benchmark")
 @click.option("--withdraw", is_flag=True, help="End the lab's access instead (delete its copy under keys/access/ too).")
+@click.option("--with-answers", "answers", is_flag=True,
+              help="Grant the gold answers too (and the salts). Without it the lab's copy holds the questions only; the site says which grants include answers.")
 @translate_errors
-def grant_items_command(root: Path, lab_id: str, benchmark: str, withdraw: bool) -> None:
-    """Propose giving LAB the embargoed items of BENCHMARK, so it can run its model on them.
+def grant_items_command(root: Path, lab_id: str, benchmark: str, withdraw: bool, answers: bool) -> None:
+    """Propose giving LAB the embargoed items of BENCHMARK, so it can run its model on them:
+    the questions, without the gold answers unless --with-answers (the build grades answers itself).
 
     Once the threshold has signed, a maintainer writes the lab's copy (sealed to the lab's
     registered ssh-ed25519 key only) with 'sealboard dataset share'. The site lists every
@@ -235,7 +219,10 @@ def grant_items_command(root: Path, lab_id: str, benchmark: str, withdraw: bool)
     """
     from builder.trust.registry_admin import grant_items, withdraw_items
 
-    _proposed((withdraw_items if withdraw else grant_items)(root, lab_id, benchmark), root)
+    if withdraw:
+        _proposed(withdraw_items(root, lab_id, benchmark), root)
+    else:
+        _proposed(grant_items(root, lab_id, benchmark, answers=answers), root)
 
 
 @keys.command("remove-maintainer", short_help="Propose removing a maintainer.")
@@ -301,8 +288,9 @@ def sign_command(root: Path, key_path: Path, version: int | None) -> None:
 
 @keys.command("status", short_help="Show trusted and pending versions.")
 @root_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @translate_errors
-def status_command(root: Path) -> None:
+def status_command(root: Path, as_json: bool) -> None:
     """Show the trusted version, its expiry, and signatures a pending version still needs.
 
     Exits 1 when the registry has an error or has expired.
@@ -314,8 +302,13 @@ def status_command(root: Path) -> None:
     from builder.trust.registry_admin import status
 
     report = status(root, datetime.now(timezone.utc))
-    for line in report.lines():
-        click.echo(line)
+    if as_json:
+        import orjson
+
+        click.echo(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        for line in report.lines():
+            click.echo(line)
     if report.error or report.expired or report.trusted is None:
         raise click.exceptions.Exit(1)
 

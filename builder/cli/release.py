@@ -9,16 +9,12 @@ from pathlib import Path
 import click
 import orjson
 
-from builder.cli.common import root_option, translate_errors
+from builder.cli.common import TIME, root_option, translate_errors
 from builder.errors import ReleaseError
 
 
-def _time(value: str | None) -> datetime:
-    if value is None:
-        return datetime.now(timezone.utc)
-    from builder.trust.registry_format import parse_time
-
-    return parse_time(value, "--not-before/--as-of", "time")
+def _time(value: datetime | None) -> datetime:
+    return value if value is not None else datetime.now(timezone.utc)
 
 
 @click.group("release")
@@ -44,13 +40,13 @@ def release() -> None:
 @release.command("flip")
 @root_option
 @click.argument("benchmark")
-@click.option("--not-before", "not_before", required=True, help="UTC time the release takes effect, e.g. 2027-01-15T09:00:00Z.")
+@click.option("--not-before", "not_before", type=TIME, required=True, help="UTC time the release takes effect, e.g. 2027-01-15T09:00:00Z.")
 @click.option("--scope", default="all", show_default=True, help="all | splits:NAME[,NAME…] | editions-through:YYYY-MM.")
 @click.option("--publish", "publish", default="items,results,transcripts", show_default=True,
               help="What becomes public: items (text, gold answers), results (per-item, opted-in submissions), transcripts (opted-in).")
 @click.option("--name", help="Statement file name (default: from the time and scope).")
 @translate_errors
-def flip_command(root: Path, benchmark: str, not_before: str, scope: str, publish: str, name: str | None) -> None:
+def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, publish: str, name: str | None) -> None:
     """Write a release statement for BENCHMARK's current version.
 
     It flips the switch at --not-before; it publishes nothing by itself and counts only
@@ -92,10 +88,10 @@ def sign_command(root: Path, benchmark: str, key: Path, name: str | None) -> Non
 @release.command("status")
 @root_option
 @click.argument("benchmark", required=False)
-@click.option("--as-of", "as_of", help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
+@click.option("--as-of", "as_of", type=TIME, help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @translate_errors
-def status_command(root: Path, benchmark: str | None, as_of: str | None, as_json: bool) -> None:
+def status_command(root: Path, benchmark: str | None, as_of: datetime | None, as_json: bool) -> None:
     """Every benchmark's release state: embargoed / scheduled / partly released / released,
     signatures against the threshold, and the time left.
 
@@ -178,9 +174,9 @@ def publish_identity_command(root: Path, benchmark: str, identity: Path | None) 
 
 @release.command("identity-due")
 @root_option
-@click.option("--as-of", "as_of", help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
+@click.option("--as-of", "as_of", type=TIME, help="Judge at this UTC time instead of now (e.g. 2027-01-15T09:00:00Z).")
 @translate_errors
-def identity_due_command(root: Path, as_of: str | None) -> None:
+def identity_due_command(root: Path, as_of: datetime | None) -> None:
     """Print (space-separated, on one line) the benchmarks whose release in force authorises
     everything the embargo identity opens (the whole version, with items, results and
     transcripts) but whose identity is not published in keys/released/ yet. Needs no secret:

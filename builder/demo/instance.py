@@ -18,18 +18,18 @@ from typing import Any
 import orjson
 
 from builder.bundles.create import Description, create_bundle, sign_bundle
-from builder.config import load_config
 from builder.bundles.dataset import new_salt
 from builder.bundles.dataset_create import sign_dataset, write_dataset
+from builder.config import load_config
 from builder.demo import optin
 from builder.demo.releases import write_releases
+from builder.demo.repository import commit_demo
 from builder.errors import BuilderError
-from builder.bundles.manifest import MANIFEST, SIGNATURE
+from builder.scaffold.ignore import gitignore_text
 from builder.trust.registry import load_registry
 from builder.trust.registry_admin import add_lab, init_registry, sign_registry
-from builder.trust.seal import generate_identity, identity_file_text, seal
+from builder.trust.seal import generate_identity, identity_file_text
 from builder.trust.sshkeys import generate_ed25519, load_private_key
-from builder.trust.sshsig import NS_DATASET, sign
 
 DEMO_MARKER = ".sealboard-demo"
 MAINTAINERS = (("ada", "Ada Maintainer (demo)"), ("emmy", "Emmy Maintainer (demo)"), ("sofia", "Sofia Maintainer (demo)"))
@@ -141,8 +141,10 @@ def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DE
     )
 
 
-def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Write the demo instance (not yet built). Returns what was made."""
+def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progress: Callable[[str], None] = lambda _: None,
+               git: bool = True) -> dict[str, Any]:
+    """Write the demo instance (not yet built) and, with git, commit it as a new repository's
+    first commit. Returns what was made."""
     from builder.demo import synth_kcsat, synth_lmb, synth_soohak
 
     now = now or datetime.now(timezone.utc)
@@ -189,7 +191,8 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
 
     _write(out / "mkdocs.yml", MKDOCS_YML)
     _write(out / "site_src" / "index.md", INDEX_MD)
-    _write(out / ".gitignore", "site/\n.sealboard/\n")
+    # The throwaway private keys stay out of git too: a demo should not teach committing keys.
+    _write(out / ".gitignore", gitignore_text(("keys/demo/*", "!keys/demo/*.pub", "!keys/demo/README.txt")))
 
     registry = load_registry(out, now)
     dataset_signers = [load_private_key(keys_dir / mid) for mid, _ in MAINTAINERS[:THRESHOLD]]
@@ -234,4 +237,7 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     # The three release states (builder.demo.releases): rolling, full, scheduled.
     progress("Writing release statements signed by the maintainers' threshold")
     made["releases"] = write_releases(out, now, {mid: keys_dir / mid for mid, _ in MAINTAINERS}, embargoes)
+    if git:
+        progress("Committing the demo as a git repository (branch main)")
+        commit_demo(out, now)
     return made

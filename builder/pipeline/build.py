@@ -180,6 +180,6 @@ def build(
     _check_strict(report, strict)
     with timer.stage("mkdocs", "Building the site with mkdocs-material"):
         built = staged.build()
-    with timer.stage("publish", "Scanning the output for embargoed text and publishing"):
+    with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
         publish(report, built, needles)
     return report

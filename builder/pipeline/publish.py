@@ -1,4 +1,4 @@
-"""Publish: scan every output byte for key material and embargoed text, then move the site into place.
+"""Publish: scan every output byte for key material and embargoed text, then the checkout (builder.pipeline.checkout), then move the site into place.
 
 The scan itself (normalisation, every 8-word window, Aho-Corasick) is
 :mod:`builder.pipeline.leakscan`; lab-supplied text was already scanned per bundle before
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from builder.errors import BuilderError, LeakError
+from builder.pipeline.checkout import guard_checkout
 from builder.pipeline.leakscan import SHINGLE, Needles, build_needles, normalise, scan_tree
 from builder.pipeline.records import STAGED, BuildReport
 
@@ -87,9 +88,10 @@ def _replace_dir(new: Path, out: Path) -> None:
 
 
 def publish(report: BuildReport, built: Path, needles: Needles | None = None) -> None:
+    needles = needles if needles is not None else needles_for(report)
     try:
         start, cpu = time.perf_counter(), time.process_time()
-        files, size = leak_scan(built, needles if needles is not None else needles_for(report))
+        files, size = leak_scan(built, needles)
         report.timings["leak_scan_s"] = time.perf_counter() - start
         report.timings["leak_scan_cpu_s"] = time.process_time() - cpu
         report.timings["leak_scan_files"] = files
@@ -98,6 +100,8 @@ def publish(report: BuildReport, built: Path, needles: Needles | None = None) ->
         shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(report.root / STAGED, ignore_errors=True)
         raise
+    # The output is clean; the repository it came from must be too (builder.pipeline.checkout).
+    guard_checkout(report, built, needles)
     try:
         _replace_dir(built, report.out)
     finally:

@@ -14,7 +14,14 @@ commit that brought the version into force, as for bundles (builder.pipeline.adm
                    a complete tally (the registry's own rule, builder.trust.registry.tally)
 
     in force at T = the newest trusted version admitted at or before T
-                    (the oldest version when T precedes them all).
+                    (when T precedes them all: the newest version the first admitting
+                    commit brought, the registry as the repository first held it).
+
+A repository whose first commit brings v0001 and v0002 together never held v0001 alone, so
+before that commit v0002 stands in, not v0001: otherwise a statement dated before the
+repository's first commit (the demo's releases of a day ago, committed now) would be
+counted against a version the repository never had in force, and named-version checks
+would refuse it.
 
 The oldest complete commit, not the newest change: a signature added to a version later
 must not move its date, or re-signing it after the fact would put an older version (and a
@@ -69,7 +76,10 @@ class RegistryHistory:
         if not self.dated:
             return self.latest
         due = [n for n in self.versions if self.admitted[n] <= when]  # type: ignore[operator]
-        return self.versions[max(due) if due else min(self.versions)]
+        if not due:
+            first = min(self.admitted[n] for n in self.versions)  # type: ignore[type-var]
+            due = [n for n in self.versions if self.admitted[n] == first]
+        return self.versions[max(due)]
 
     def removed_from(self, fingerprint: str, doc: RegistryVersion) -> int | None:
         """The first version after `doc`'s predecessors that dropped a maintainer key that an

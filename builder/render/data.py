@@ -19,6 +19,7 @@ from builder.bundles.manifest import MANIFEST, format_timestamp
 from builder.bundles.verify import VerifiedBundle
 from builder.pipeline.records import BenchmarkState, BuildReport
 from builder.scoring import gate
+from builder.scoring.ladder import min_items
 
 INDEX_FORMAT = "sealboard-index/1"
 SUBMISSIONS_FORMAT = "sealboard-submissions/1"
@@ -163,6 +164,9 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
                 "submissions_data": f"data/{bench}/submissions.json",
                 "commitments": f"data/{bench}/commitments.json",
                 "items": len(state.dataset_commitments),
+                # Under embargo a rate resting on fewer items is withheld (builder.scoring.ladder):
+                # the board page says so, with the number, instead of a column of "suppressed".
+                "min_cell_items": min_items(state.config.embargo_grid) if state.config.embargo_grid else None,
                 "release": state.release.to_dict() if state.release is not None else None,
                 "released_items": len(state.released_items),
                 "boards": [
@@ -193,7 +197,8 @@ def access_data(report: BuildReport) -> dict[str, Any]:
     return {
         "registry_version": report.registry.version if report.registry else None,
         "item_access": [
-            {"lab": a.lab, "lab_name": a.lab_name, "benchmark": a.benchmark, "granted": a.granted, "sealed_copy": a.copy}
+            {"lab": a.lab, "lab_name": a.lab_name, "benchmark": a.benchmark, "granted": a.granted, "sealed_copy": a.copy,
+             "gold_answers": a.answers}
             for a in report.item_access
         ],
     }

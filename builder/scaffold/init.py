@@ -8,7 +8,9 @@ What it writes (nothing secret inside the repository):
   recipient of a fresh embargo identity;
 - ``keys/registry/v0001.yaml``: the genesis registry (unsigned: maintainers sign it);
 - ``.github/workflows/`` (this project's, installing the pinned Sealboard), ``CODEOWNERS``,
-  ``requirements.txt``, ``README.md`` (the maintainers' checklist), ``.gitignore``.
+  ``requirements/build.txt`` (Sealboard's dependencies pinned by hash), ``vendor/`` (the
+  Sealboard wheel given with --wheel) and ``requirements/sealboard.txt`` (its sha256, which
+  the workflows' pip checks), ``README.md`` (the maintainers' checklist), ``.gitignore``.
 
 The embargo identity goes to a file the caller names, which must lie outside the new
 repository (so ``git add -A`` can never pick it up), written 0600.
@@ -24,8 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from builder import __version__
 from builder.errors import BuilderError, ConfigError
+from builder.scaffold.ignore import gitignore_text
 from builder.strict import check_identifier
 from builder.trust.registry_admin import init_registry
 from builder.trust.seal import generate_identity, identity_file_text
@@ -33,8 +35,9 @@ from builder.trust.seal import generate_identity, identity_file_text
 PRESETS = ("soohak", "livemathematicianbench", "kcsat-ml")
 VERSION = "v1"
 # The project's workflows install Sealboard from its own source tree, after its hash-locked
-# requirements/build.txt; a leaderboard repository installs the release pinned in its
-# requirements.txt instead. This is the only difference.
+# requirements/build.txt; a leaderboard repository installs the same lock, then the Sealboard
+# wheel it commits in vendor/, pinned by sha256 (no package index holds Sealboard). This is
+# the only difference.
 _SOURCE_INSTALL = re.compile(
     r"\|\n(?:          #.*\n)*"
     r"          python -m pip install --require-hashes --no-deps -r (trusted/)?requirements/build\.txt\n"
@@ -42,9 +45,56 @@ _SOURCE_INSTALL = re.compile(
 )
 
 
+WHEEL_DIR = "vendor"
+WHEEL_LOCK = "requirements/sealboard.txt"
+DEPENDENCY_LOCK = "requirements/build.txt"
+
+
+def _pinned_install(match: re.Match[str]) -> str:
+    # pip reads the wheel's path in the lock relative to the working directory, so the PR
+    # check (the base branch checked out in trusted/) installs from inside trusted/.
+    prefix = match.group(1) or ""
+    pinned = f"python -m pip install --require-hashes --no-deps --no-index -r {WHEEL_LOCK}"
+    return (
+        "|\n"
+        "          # Sealboard's dependencies pinned by hash (requirements/build.txt), then the Sealboard\n"
+        "          # wheel committed in vendor/, checked against the sha256 in requirements/sealboard.txt.\n"
+        f"          python -m pip install --require-hashes --no-deps -r {prefix}{DEPENDENCY_LOCK}\n"
+        f"          {f'(cd {prefix.rstrip(chr(47))} && {pinned})' if prefix else pinned}"
+    )
+
+
 def adapt_workflow(text: str) -> str:
-    """The project's workflow text as a leaderboard repository runs it."""
-    return _SOURCE_INSTALL.sub(lambda m: f"python -m pip install -r {m.group(1) or ''}requirements.txt", text)
+    """The project's workflow text as a leaderboard repository runs it: the same hash-locked
+    dependencies, and Sealboard from the wheel the repository pins by hash (no index holds it)."""
+    return _SOURCE_INSTALL.sub(_pinned_install, text)
+
+
+def lock_wheel(target: Path, wheel: Path) -> list[str]:
+    """Copy a Sealboard wheel into target/vendor/ and pin it by sha256 in requirements/sealboard.txt.
+    Returns the paths written. Used by init and, to upgrade, by `sealboard pin-wheel`."""
+    import hashlib
+    import shutil
+
+    wheel = Path(wheel)
+    if not (wheel.is_file() and wheel.name.startswith("sealboard-") and wheel.name.endswith(".whl")):
+        raise BuilderError("is not a Sealboard wheel (sealboard-<version>-py3-none-any.whl)", where=str(wheel), reason="bad-wheel",
+                           hint="build one from the Sealboard commit to pin: python -m pip wheel --no-deps <sealboard checkout> -w dist")
+    vendor = target / WHEEL_DIR
+    vendor.mkdir(parents=True, exist_ok=True)
+    for old in vendor.glob("sealboard-*.whl"):
+        old.unlink()  # one pinned Sealboard at a time
+    shutil.copyfile(wheel, vendor / wheel.name)
+    digest = hashlib.sha256((vendor / wheel.name).read_bytes()).hexdigest()
+    lock = target / WHEEL_LOCK
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(
+        "# The Sealboard this repository's workflows install: the wheel in vendor/, pinned by sha256.\n"
+        "# Upgrade: see README.md, 'Upgrading Sealboard'.\n"
+        f"./{WHEEL_DIR}/{wheel.name} --hash=sha256:{digest}\n",
+        encoding="utf-8",
+    )
+    return [f"{WHEEL_DIR}/{wheel.name}", WHEEL_LOCK]
 
 
 def _file(name: str) -> str:
@@ -95,6 +145,7 @@ def scaffold(
     threshold: int,
     identity_out: Path,
     now: datetime,
+    wheel: Path,
 ) -> Scaffolded:
     target = Path(target).resolve()
     identity_out = Path(identity_out).expanduser().resolve()
@@ -134,8 +185,9 @@ def scaffold(
     write("site_src/index.md", _file("index.md").format(**fields))
     write("README.md", _file("README.md").format(**fields))
     write(f"leaderboards/{benchmark}.yaml", _config_text(benchmark, preset, title, identity.recipient, private.recipient))
-    write("requirements.txt", f"sealboard=={__version__}\n")
-    write(".gitignore", "site/\n.sealboard/\n*identity*.txt\n")
+    write(DEPENDENCY_LOCK, _file("requirements-build.txt"))
+    written += lock_wheel(target, wheel)
+    write(".gitignore", gitignore_text())
     write(".github/CODEOWNERS", _file("CODEOWNERS"))
     for name, text in sorted(_workflows().items()):
         write(f".github/workflows/{name}", text)

@@ -249,9 +249,10 @@ def set_recipient(root: Path | str, maintainer_id: str, age_recipient: str | Non
     return propose_next(root, change)
 
 
-def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | None = None) -> Path:
+def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | None = None, *, answers: bool = False) -> Path:
     """Propose giving a lab the embargoed items of a benchmark (a copy sealed to its SSH
-    key, written by 'sealboard dataset share'). Threshold-signed like any change."""
+    key, written by 'sealboard dataset share'), without their gold answers unless `answers`.
+    Threshold-signed like any change."""
     moment = _utc(when or datetime.now(timezone.utc))
 
     def change(data: dict[str, Any]) -> None:
@@ -259,7 +260,7 @@ def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | 
         grants = lab.setdefault("item_access", [])
         if any(g["benchmark"] == benchmark for g in grants):
             raise TrustError(f"lab {lab_id!r} already has access to {benchmark!r}", reason="duplicate")
-        grants.append({"benchmark": benchmark, "granted": moment})
+        grants.append({"benchmark": benchmark, "granted": moment} | ({"answers": True} if answers else {}))
 
     return propose_next(root, change)
 
@@ -328,6 +329,21 @@ class RegistryStatus:
         if self.error:
             out.append(f"error: {self.error}")
         return out or ["no registry"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What `sealboard keys status --json` prints (the same facts as lines())."""
+        def version(doc: RegistryVersion) -> dict[str, Any]:
+            return {"version": doc.version, "expires": format_time(doc.expires), "threshold": doc.threshold,
+                    "maintainers": [m.id for m in doc.maintainers], "labs": [lab.id for lab in doc.labs]}
+
+        pending = None
+        if self.pending is not None:
+            t = self.pending
+            pending = {"version": t.doc.version, "signed_by": [m.id for m in t.old_signers], "needed": t.old_needed,
+                       "new_set_signed_by": [m.id for m in t.new_signers] if t.new_needed is not None else None,
+                       "new_set_needed": t.new_needed, "complete": t.complete}
+        return {"latest": self.latest, "in_force": version(self.trusted) if self.trusted else None,
+                "expired": self.expired, "pending": pending, "error": self.error}
 
 
 def status(root: Path | str, now: datetime) -> RegistryStatus:

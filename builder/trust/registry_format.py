@@ -83,6 +83,9 @@ class ItemAccess:
 
     benchmark: str
     granted: datetime
+    # Gold answers go with the items only when the threshold granted them too (design
+    # invariant 11): the build grades every answer type itself, so a lab needs the questions.
+    answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,9 +162,12 @@ def _item_access(value: Any, where: str, field: str) -> tuple[ItemAccess, ...]:
     grants = []
     for i, entry in enumerate(_list(value, where, field, allow_empty=True)):
         sub = f"{field}[{i}]"
-        check_fields(entry, {"benchmark", "granted"}, where=where, context=sub)
+        check_fields(entry, {"benchmark", "granted"}, {"answers"}, where=where, context=sub)
+        answers = entry.get("answers", False)
+        if not isinstance(answers, bool):
+            raise ParseError(f"{sub}.answers must be true or false", where=where, reason="wrong-type")
         grants.append(ItemAccess(check_identifier(entry["benchmark"], where=where, field=f"{sub}.benchmark"),
-                                 parse_time(entry["granted"], where, f"{sub}.granted")))
+                                 parse_time(entry["granted"], where, f"{sub}.granted"), answers))
     _unique([g.benchmark for g in grants], where, f"{field} benchmark")
     return tuple(grants)
 
@@ -262,7 +268,8 @@ def to_data(doc: RegistryVersion) -> dict[str, Any]:
     def lab_data(lab: Lab) -> dict[str, Any]:
         out: dict[str, Any] = {"id": lab.id, "name": lab.name, "keys": [lab_key(k) for k in lab.keys]}
         if lab.item_access:
-            out["item_access"] = [{"benchmark": g.benchmark, "granted": format_time(g.granted)} for g in lab.item_access]
+            out["item_access"] = [{"benchmark": g.benchmark, "granted": format_time(g.granted)} | ({"answers": True} if g.answers else {})
+                                  for g in lab.item_access]
         return out
 
     return {

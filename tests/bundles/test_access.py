@@ -54,7 +54,11 @@ def test_lab_opens_its_copy_with_age_and_its_ssh_key(inst, tmp_path: Path) -> No
     items = [orjson.loads(line) for line in opened.splitlines()]
     manifest = parse_dataset_manifest((inst.root / f"bundles/soohak/_dataset/{VERSION}/manifest.json").read_bytes(), "m")
     assert [it["id"] for it in items] == [it["id"] for it in inst.items]
-    assert all(commitment(it) == manifest.commitments[it["id"]] for it in items)  # the lab can check every item
+    # Questions only (issue 21, design invariant 11): no gold answer, and no salt with which a
+    # guessed answer could be confirmed against the public commitment.
+    assert [it["question"] for it in items] == [it["question"] for it in inst.items]
+    assert all("answer" not in it and "salt" not in it for it in items)
+    assert set(manifest.commitments) == {it["id"] for it in items}
 
     # The embargo identity (published after release) does not open it, in Python or with age.
     with pytest.raises(SealError) as info:
@@ -130,5 +134,23 @@ def test_access_page_lists_grants(inst) -> None:  # type: ignore[no-untyped-def]
     report = build(inst.root, identities=[inst.identity], now=NOW)
     page = (report.out / "access.html").read_text()
     assert "Acme Lab" in page and "2026-11-29T12:00:00Z" in page and COPY in page
+    assert "<th>Gold answers</th>" in page and "<td>withheld</td>" in page
     data = orjson.loads((report.out / "data" / "access.json").read_bytes())
     assert data["item_access"][0]["lab"] == "acme" and data["item_access"][0]["sealed_copy"] == COPY
+
+
+@pytest.mark.skipif(AGE is None, reason="the age CLI is the peer here")
+def test_answers_only_where_the_threshold_granted_them(tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    inst = make_instance(tmp_path / "inst")
+    result = CliRunner().invoke(main, ["keys", "grant-items", "acme", "soohak", "--with-answers", "--root", str(inst.root)])
+    assert result.exit_code == 0, result.output
+    for m in ("m1", "m2"):
+        sign_registry(inst.root, inst.maintainer_keys[m])
+    assert share(inst).exit_code == 0
+    opened = subprocess.run([AGE, "-d", "-i", str(inst.lab_key_paths["acme"]), str(inst.root / COPY)], capture_output=True, check=True).stdout
+    items = [orjson.loads(line) for line in opened.splitlines()]
+    manifest = parse_dataset_manifest((inst.root / f"bundles/soohak/_dataset/{VERSION}/manifest.json").read_bytes(), "m")
+    assert [it["answer"] for it in items] == [it["answer"] for it in inst.items]
+    assert all(commitment(it) == manifest.commitments[it["id"]] for it in items)  # the lab can check every item
+    access, rejected = outcome(inst)
+    assert [(a.lab, a.answers) for a in access] == [("acme", True)] and rejected == set()

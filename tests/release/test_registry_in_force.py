@@ -110,7 +110,9 @@ def test_history_dates_each_version_by_its_admitting_commit(inst):
     commit(inst.root, "registry v0003", T - timedelta(days=1))
     history = registry_history(inst.root, 3)
     assert history.admitted == {1: MERGED, 2: MERGED, 3: T - timedelta(days=1)}
-    assert history.at(MERGED - timedelta(seconds=1)).version == 1  # before them all: the oldest
+    # Before them all: the registry as the first admitting commit held it (v0001 and v0002
+    # landed together, so v0002; the repository never held v0001 alone).
+    assert history.at(MERGED - timedelta(seconds=1)).version == 2
     assert history.at(MERGED).version == 2
     assert history.at(T - timedelta(days=1, seconds=1)).version == 2
     assert history.at(T).version == 3

@@ -188,3 +188,18 @@ def test_sitemap_lists_every_page_when_site_url_is_set(built, tmp_path):
     assert "https://example.org/board/soohak/models/beta/run-1.html" in locs
     # With site_url the 404 page may use absolute links: they carry the sub-path.
     assert 'href="/assets' not in (out / "404.html").read_text() and 'href="/board/' in (out / "404.html").read_text()
+
+
+def test_a_small_embargoed_board_says_why_nothing_shows():
+    # issue 21: a 6-item board showed only "suppressed". The default grid 0.05 needs
+    # ceil(2 / 0.05) + 1 = 41 items per cell (builder.scoring.ladder.min_items).
+    from builder.scoring.ladder import min_items
+
+    assert min_items(0.05) == 41 and min_items(0.25) == 9
+    board = _board([])
+    small = pages.board_page({"id": "soohak", "title": "S", "status": "embargoed", "min_cell_items": 41, "items": 6}, board, {}, {})
+    assert "A rate is published once its cell rests on at least 41 items; this benchmark has 6 items in all" in small
+    large = pages.board_page({"id": "soohak", "title": "S", "status": "embargoed", "min_cell_items": 41, "items": 1141}, board, {}, {})
+    assert "at least 41 items." in large and "items in all" not in large
+    released = pages.board_page({"id": "soohak", "title": "S", "status": "released", "min_cell_items": 41, "items": 6}, board, {}, {})
+    assert "at least 41 items" not in released

@@ -79,11 +79,14 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
     opened = subprocess.run(["age", "-d", "-i", str(inst.lab_key_paths["acme"]), str(copy)], capture_output=True, check=True).stdout
     items = [orjson.loads(line) for line in opened.splitlines()]
     assert [it["id"] for it in items] == list(VERDICTS)
+    assert all("answer" not in it for it in items)  # questions only: the grant did not include answers
 
-    # The lab runs its model and submits as for any benchmark.
+    # The lab runs its model and submits as for any benchmark (the test plays the model: it
+    # answers from the maintainers' dataset, which the lab's copy does not hold).
+    gold_of = {it["id"]: it["answer"]["en"] for it in private}
     rows = []
     for it in items:
-        gold = it["answer"]["en"]
+        gold = gold_of[it["id"]]
         for sample, ok in enumerate(VERDICTS[it["id"]]):
             rows.append({"item": it["id"], "lang": "en", "sample": sample, "answer": gold if ok else str(int(gold) + 1),
                          "correct": bool(ok), "refused": False})

@@ -3,9 +3,11 @@ git repository with ssh-keygen keys; the scaffold's workflows are the project's.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from click.testing import CliRunner
 from builder.cli import main
 from builder.scaffold.init import adapt_workflow
 from builder.validate.pr import validate
+from tests.scaffold.wheel import make_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,7 +49,7 @@ def keys(tmp_path: Path) -> dict[str, Path]:
 def init(tmp_path: Path, keys: dict[str, Path], *extra: str):  # type: ignore[no-untyped-def]
     people = [a for name in ("ada", "emmy", "sofia") for a in ("--maintainer", name, name.title(), f"{keys[name]}.pub")]
     return run("init", tmp_path / "board", "--title", "Test Board", "--threshold", 2, *people,
-               "--identity-out", tmp_path / "secure" / "identity.txt", *extra)
+               "--identity-out", tmp_path / "secure" / "identity.txt", "--wheel", make_wheel(tmp_path / "dist"), *extra)
 
 
 def test_init_then_first_build_and_validation(tmp_path: Path, keys: dict[str, Path]) -> None:
@@ -55,7 +58,7 @@ def test_init_then_first_build_and_validation(tmp_path: Path, keys: dict[str, Pa
     board, identity = tmp_path / "board", tmp_path / "secure" / "identity.txt"
     assert stat.S_IMODE(identity.stat().st_mode) == 0o600
     secret = [line for line in identity.read_text().splitlines() if line.startswith("AGE-SECRET-KEY-1")][0]
-    assert not any(secret in p.read_text() for p in board.rglob("*") if p.is_file())
+    assert not any(secret.encode() in p.read_bytes() for p in board.rglob("*") if p.is_file())
     assert secret not in result.output
 
     # Not in force until the threshold signs; then the public build works.
@@ -100,12 +103,43 @@ def test_scaffold_workflows_are_the_projects(tmp_path: Path, keys: dict[str, Pat
     for path in project:
         ours = (tmp_path / "board" / ".github" / "workflows" / path.name).read_text()
         assert ours == adapt_workflow(path.read_text()), f"{path.name}: run the refresh in builder/scaffold/init.py's doc"
-        assert "pip install ." not in ours and "requirements.txt" in ours
-    assert (tmp_path / "board" / "requirements.txt").read_text().startswith("sealboard==")
+        assert "pip install ." not in ours and "-r requirements/sealboard.txt" in ours
+    board = tmp_path / "board"
+    assert (board / "requirements/build.txt").read_text() == (ROOT / "requirements/build.txt").read_text()
+    wheel = (board / "vendor/sealboard-0.1.0-py3-none-any.whl").read_bytes()
+    assert f"./vendor/sealboard-0.1.0-py3-none-any.whl --hash=sha256:{hashlib.sha256(wheel).hexdigest()}" in (board / "requirements/sealboard.txt").read_text()
+
+
+def _pip_pinned(board: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    # The exact command the scaffolded workflows run for Sealboard itself (dry run: nothing
+    # installed; --ignore-installed: CI's fresh Python has no Sealboard, this one has).
+    build = (board / ".github/workflows/build.yml").read_text()
+    assert "python -m pip install --require-hashes --no-deps --no-index -r requirements/sealboard.txt" in build
+    return subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--require-hashes", "--no-deps", "--no-index",
+                           "-r", "requirements/sealboard.txt"], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_ci_installs_the_pinned_wheel_and_refuses_another(tmp_path: Path, keys: dict[str, Path]) -> None:
+    assert init(tmp_path, keys).exit_code == 0
+    board = tmp_path / "board"
+    validate_yml = (board / ".github/workflows/validate.yml").read_text()
+    assert "(cd trusted && python -m pip install --require-hashes --no-deps --no-index -r requirements/sealboard.txt)" in validate_yml
+    ok = _pip_pinned(board, board)
+    assert ok.returncode == 0 and "Would install sealboard-0.1.0" in ok.stdout, ok.stderr
+    # A wheel swapped in vendor/ (same name, other bytes) is refused by the hash in the lock.
+    make_wheel(board / "vendor", marker="swapped")
+    bad = _pip_pinned(board, board)
+    assert bad.returncode != 0 and "THESE PACKAGES DO NOT MATCH THE HASHES" in bad.stderr
+    # Upgrading: pin-wheel replaces the wheel and its hash; the old one is gone.
+    result = run("pin-wheel", make_wheel(tmp_path / "dist2", version="0.2.0"), "--root", board)
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (board / "vendor").iterdir()] == ["sealboard-0.2.0-py3-none-any.whl"]
+    ok = _pip_pinned(board, board)
+    assert ok.returncode == 0 and "Would install sealboard-0.2.0" in ok.stdout, ok.stderr
 
 
 def test_init_refuses_what_it_must(tmp_path: Path, keys: dict[str, Path]) -> None:
-    people = ["--maintainer", "ada", "Ada", f"{keys['ada']}.pub"]
+    people = ["--maintainer", "ada", "Ada", f"{keys['ada']}.pub", "--wheel", make_wheel(tmp_path / "dist")]
     result = run("init", tmp_path / "b1", "--threshold", 1, *people, "--identity-out", tmp_path / "b1" / "id.txt")
     assert result.exit_code == 1 and "must not be written inside the repository" in result.output
     (tmp_path / "b2").mkdir()

@@ -1,0 +1,63 @@
+"""The demo is a git repository, and committing it changes no release state (issue 21).
+
+Registry versions are dated by the commit that admitted them; before this fix a demo
+committed now put its releases of a day ago before every registry version, so KCSAT-ML and
+LiveMathematicianBench fell back to embargoed and KCSAT-ML's published identity was reported
+as a broken embargo.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime, timezone
+
+import pytest
+
+from builder.config import load_configs
+from builder.demo.instance import write_demo
+from builder.demo.repository import commit_demo
+from builder.release.identity import published_identities
+from builder.release.status import release_states
+from builder.trust.registry import load_registry
+
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def states(root):
+    configs = load_configs(root)
+    found = release_states(root, configs, load_registry(root, NOW), NOW)
+    _, problems = published_identities(root, configs, found)
+    summary = {b: (s.state, tuple((v.state, v.reason) for v in s.verdicts)) for b, s in found.items()}
+    return summary, [str(p) for p in problems]
+
+
+@pytest.fixture(scope="module")
+def uncommitted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo-git") / "demo"
+    write_demo(root, seed=0, now=NOW, git=False)
+    return root
+
+
+def test_release_states_are_the_same_once_committed(uncommitted):
+    before, problems = states(uncommitted)
+    assert problems == []
+    assert {b: s for b, (s, _) in before.items()} == {"livemathematicianbench": "partly released", "kcsat-ml": "released", "soohak": "scheduled"}
+    # The user's own `git init && git add -A && git commit`, at a later time.
+    commit_demo(uncommitted, datetime.now(timezone.utc))
+    after, problems = states(uncommitted)
+    assert problems == []
+    assert after == before
+
+
+def test_sealboard_demo_writes_a_repository_without_its_private_keys(tmp_path):
+    root = tmp_path / "demo"
+    write_demo(root, seed=0, now=NOW)
+    log = subprocess.run(["git", "-C", str(root), "log", "--format=%H %ct"], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert len([line for line in log if line]) == 1  # one first commit
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+    assert "keys/registry/v0002.yaml.sig" in tracked and "keys/demo/ada.pub" in tracked
+    assert not [p for p in tracked if p.startswith("keys/demo/") and not p.endswith((".pub", "README.txt"))]
+    assert subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True, check=True).stdout == ""
+    summary, problems = states(root)
+    assert problems == []
+    assert summary["kcsat-ml"][0] == "released"
