@@ -393,6 +393,7 @@ def _recomputable(report: Any) -> tuple[str, str] | None:
     """(benchmark, board) the Data page's script recomputes: the first released benchmark's
     first board with an ``accuracy`` column over every item and result (no filter, no
     training-cutoff rule), or None while nothing is released."""
+    from builder.scoring.kinds.table import Params as TableParams
     from builder.scoring.spec import Filter
 
     for state in report.benchmarks:
@@ -402,6 +403,8 @@ def _recomputable(report: Any) -> tuple[str, str] | None:
         for b in spec.boards:
             if b.items != Filter() or b.results != Filter() or (spec.contamination is not None and b.contamination):
                 continue
-            if any(m.name == "accuracy" and m.items == Filter() and m.results == Filter() for m in b.metrics):
+            if not isinstance(b.params, TableParams):
+                continue
+            if any(m.name == "accuracy" and m.items == Filter() and m.results == Filter() for m in b.params.metrics):
                 return state.config.id, b.id
     return None
