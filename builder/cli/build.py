@@ -27,8 +27,16 @@ from builder.cli.common import progress, root_option, translate_errors
     "says so and carries noindex, and 'sealboard release verify --site' refuses to pass it for deployment. "
     "[default --out: ROOT/rehearsal]",
 )
+@click.option(
+    "--site-generator",
+    type=click.Choice(["mkdocs", "zensical"]),
+    default="mkdocs",
+    show_default=True,
+    help="Which generator builds the staged site: mkdocs-material, or Zensical (pip install 'sealboard[zensical]'; "
+    "see the maintainers' page for what differs).",
+)
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: str | None) -> None:
+def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: str | None, site_generator: str) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -37,6 +45,7 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       SEALBOARD_IDENTITY="$(cat identity.txt)" sealboard build
       sealboard build --out public-site      # no identity: the sealed public site
       sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
+      sealboard build --identity id.txt --site-generator zensical
     """
     from builder.pipeline.build import build, load_identities
     from builder.trust.registry_format import parse_time
@@ -45,7 +54,8 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
     if rehearsal is not None and out is None:
         out = root / "rehearsal"  # never the deployed site/ directory
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
-    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal)
+    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal,
+                   site_generator=site_generator)
     summarise(report)
 
 
