@@ -27,7 +27,7 @@ from pathlib import Path
 from builder.errors import BuilderError
 
 GENERATORS = ("mkdocs", "zensical")
-PROGRESS_SECONDS = 2.0
+PROGRESS_SECONDS = 4.0
 # What the child may inherit: enough to find Python and its packages and to format text.
 # Everything else (SEALBOARD_IDENTITY, GITHUB_TOKEN, ACTIONS_*, cloud credentials…) is dropped.
 ENV_ALLOWED = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SOURCE_DATE_EPOCH", "SYSTEMROOT"})
