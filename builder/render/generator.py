@@ -42,6 +42,7 @@ def scrubbed_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     source = os.environ if environ is None else environ
     env = {k: v for k, v in source.items() if k in ENV_ALLOWED or k.startswith(ENV_ALLOWED_PREFIXES)}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["NO_MKDOCS_2_WARNING"] = "1"  # Material's end-of-life banner; the maintainers' page covers it
     env["PYTHONHASHSEED"] = "0"
     return env
 

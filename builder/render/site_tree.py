@@ -121,6 +121,28 @@ def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
     return sum(1 for rel in tree if rel.endswith(".md"))
 
 
+def _uses_md_in_html(docs: Path) -> bool:
+    """Whether a page asks md_in_html for Markdown inside HTML (a ``markdown`` attribute)."""
+    for rel, path in _files(docs, skip=docs / "data"):
+        if rel.endswith(".md") and not _is_generated(rel) and b" markdown=" in path.read_bytes():
+            return True
+    return False
+
+
+def _is_generated(rel: str) -> bool:
+    # The generated pages' folders and names (render/site.py); they never use md_in_html.
+    return "/models/" in rel or "/items/" in rel or rel.startswith("labs/")
+
+
+def _markdown_extensions(value: Any, docs: Path) -> Any:
+    """The instance's extensions, without md_in_html when no page uses it: its HTML parser
+    reads every tag of every page's raw HTML blocks (half of Python-Markdown's time on an
+    item page), and without a ``markdown`` attribute it changes nothing."""
+    if not isinstance(value, list) or _uses_md_in_html(docs):
+        return value
+    return [x for x in value if x != "md_in_html" and not (isinstance(x, dict) and "md_in_html" in x)]
+
+
 def generated_config(root: Path, staged: Path, generator: str, site_dir: str) -> dict[str, Any]:
     """The config the generator runs with: the instance's settings plus what Sealboard fixes."""
     instance = instance_config(root)
@@ -133,7 +155,11 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
     extra = dict(instance.get("extra") or {})
     extra["sealboard_banner"] = meta.get("banner")
     extra["sealboard_noindex"] = bool(meta.get("noindex"))
-    plugins = [p for p in instance.get("plugins") or [] if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
+    plugins: Any = instance.get("plugins") or []
+    if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
+        plugins = {k: v for k, v in plugins.items() if k != "sealboard"}
+    else:
+        plugins = [p for p in plugins if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
     config.update(
         {
             "docs_dir": DOCS,
@@ -147,6 +173,8 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
             "not_in_nav": NOT_IN_NAV,
         }
     )
+    if "markdown_extensions" in instance:
+        config["markdown_extensions"] = _markdown_extensions(instance["markdown_extensions"], staged / DOCS)
     if not instance.get("nav") and meta.get("nav"):
         config["nav"] = meta["nav"]
     if generator == "mkdocs":
