@@ -10,7 +10,8 @@ output), and its theme templates render in Jinja's sandbox (``render/jinja_sandb
 
 While it runs, the parent reports pages done of total at least every ``PROGRESS_SECONDS``:
 from mkdocs' debug log (``Reading:`` then ``Building page`` per page), or for Zensical
-(which logs no per-page lines) from the HTML files written so far.
+(which logs no per-page lines) from the files it writes: one cache entry per page
+converted (``.cache/`` beside the config, emptied by ``--clean``), then the HTML pages.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def command(generator: str, config: Path, site_dir: Path) -> list[str]:
     if generator == "zensical":
         return [sys.executable, "-m", "zensical", "build", "--clean", "-f", str(config)]
     raise BuilderError(f"unknown site generator {generator!r}", where="--site-generator", hint=f"choose one of {', '.join(GENERATORS)}", reason="site-generator")
+
+
+def _count_files(folder: Path) -> int:
+    try:
+        with os.scandir(folder) as it:
+            return sum(1 for e in it if e.is_file(follow_symlinks=False) and not e.name.startswith("."))
+    except FileNotFoundError:
+        return 0
 
 
 def _count_html(site_dir: Path) -> int:
@@ -109,7 +118,12 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
             done = (counts["read"] + counts["built"]) // 2
             phase = "converting" if counts["built"] == 0 else "writing"
         else:
-            done, phase = _count_html(site_dir), "writing"
+            # Like mkdocs' count: each page is converted (a cache entry), then written (HTML).
+            written = _count_html(site_dir)
+            if written:
+                done, phase = (total + written) // 2, "writing"
+            else:
+                done, phase = _count_files(config.parent / ".cache") // 2, "converting"
         say(f"  site: {min(done, total)} of {total} pages done ({phase}, {time.monotonic() - started:.0f}s)")
     reader.join(timeout=10)
     if child.returncode != 0:
