@@ -71,7 +71,8 @@ def footer_partial(inst: Instance, payload: str) -> None:
 
 
 def robots_template(inst: Instance, payload: str) -> None:
-    (_custom_dir(inst) / "robots.txt").write_text(f"User-agent: *\n# {payload}\n")
+    # mkdocs renders extra_templates from the docs folder with the theme's Jinja environment.
+    (inst.root / "site_src" / "robots.txt").write_text(f"User-agent: *\n# {payload}\n")
     config = inst.root / "mkdocs.yml"
     config.write_text(config.read_text() + "extra_templates:\n  - robots.txt\n")
 
@@ -89,9 +90,10 @@ def test_reviewed_template_cannot_reach_the_identity(route, payload: str, inst: 
     envs: list[dict[str, str]] = []
     real_popen = subprocess.Popen
 
-    def recording_popen(*args, **kwargs):  # type: ignore[no-untyped-def]
-        envs.append(dict(kwargs["env"]))
-        return real_popen(*args, **kwargs)
+    def recording_popen(cmd, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if "mkdocs" in cmd:  # the build runs git too
+            envs.append(dict(kwargs["env"]))
+        return real_popen(cmd, *args, **kwargs)
 
     monkeypatch.setattr(generator.subprocess, "Popen", recording_popen)
     out = tmp_path / "site"
