@@ -49,12 +49,13 @@ GITATTRIBUTES = ".gitattributes"
 MAX_MKDOCS_BYTES = 256 << 10
 
 # Top-level mkdocs keys that configure presentation only. Not here on purpose: `hooks`
-# (imports Python), `INHERIT` (reads another file), `watch`/`dev_addr` (serve only).
+# (imports Python), `INHERIT` (reads another file), `watch`/`dev_addr` (serve only),
+# `extra_templates` (mkdocs renders them with a bare jinja2.Template: no sandbox).
 ALLOWED_KEYS = frozenset(
     {
         "site_name", "site_url", "site_description", "site_author", "repo_url", "repo_name", "edit_uri",
         "copyright", "docs_dir", "site_dir", "theme", "plugins", "markdown_extensions", "extra", "extra_css",
-        "extra_javascript", "extra_templates", "nav", "use_directory_urls", "strict", "validation",
+        "extra_javascript", "nav", "use_directory_urls", "strict", "validation",
         "exclude_docs", "not_in_nav", "draft_docs",
     }
 )
@@ -129,6 +130,10 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
     for key in sorted(set(config) - ALLOWED_KEYS, key=str):
         if key == "hooks":
             out.append(Finding(where, "mkdocs-hooks", "`hooks:` imports and runs Python files during the build", "remove hooks:"))
+        elif key == "extra_templates":
+            out.append(Finding(where, "mkdocs-extra-templates", "`extra_templates:` renders files with a plain (unsandboxed) jinja2.Template, "
+                               "outside the theme's sandboxed environment: `{{ lipsum.__globals__.os.environ }}` prints the environment",
+                               "commit robots.txt and the like as plain files in site_src/ (copied as they are)"))
         elif key == "INHERIT":
             out.append(Finding(where, "mkdocs-inherit", "`INHERIT:` reads another config file", "merge the settings into mkdocs.yml"))
         else:

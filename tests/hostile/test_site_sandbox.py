@@ -70,15 +70,26 @@ def footer_partial(inst: Instance, payload: str) -> None:
     (_custom_dir(inst) / "partials" / "footer.html").write_text(f"<footer>{payload}</footer>\n")
 
 
-def robots_template(inst: Instance, payload: str) -> None:
-    # mkdocs renders extra_templates from the docs folder with the theme's Jinja environment.
-    (inst.root / "site_src" / "robots.txt").write_text(f"User-agent: *\n# {payload}\n")
+def header_partial(inst: Instance, payload: str) -> None:
+    (_custom_dir(inst) / "partials" / "header.html").write_text(f"<header>{payload}</header>\n")
+
+
+def test_extra_templates_are_refused_they_bypass_the_sandbox(inst: Instance, tmp_path: Path) -> None:
+    """mkdocs renders extra_templates with a bare jinja2.Template (not the theme's sandboxed
+    environment), so the guard refuses the key; the refusal names it."""
+    from builder.pipeline.build import build
+    from builder.render.site_guard import UnsafeSiteError
+
+    (inst.root / "site_src" / "robots.txt").write_text(f"User-agent: *\n# {PAYLOADS['lipsum-environ']}\n")
     config = inst.root / "mkdocs.yml"
     config.write_text(config.read_text() + "extra_templates:\n  - robots.txt\n")
+    with pytest.raises(UnsafeSiteError) as caught:
+        build(inst.root, tmp_path / "site", identities=[inst.identity])
+    assert [(f.where, f.reason) for f in caught.value.findings] == [("mkdocs.yml", "mkdocs-extra-templates")]
 
 
-@pytest.mark.parametrize(("route", "payload"), [(footer_partial, PAYLOADS["config-globals"]), (robots_template, PAYLOADS["lipsum-environ"])],
-                         ids=["custom-dir-footer-partial", "extra-templates-robots-txt"])  # fmt: skip
+@pytest.mark.parametrize(("route", "payload"), [(footer_partial, PAYLOADS["config-globals"]), (header_partial, PAYLOADS["lipsum-environ"])],
+                         ids=["custom-dir-footer-partial", "custom-dir-header-partial"])  # fmt: skip
 def test_reviewed_template_cannot_reach_the_identity(route, payload: str, inst: Instance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from builder.pipeline.build import build
 
