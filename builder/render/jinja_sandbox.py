@@ -22,9 +22,30 @@ from jinja2 import Environment
 from jinja2.sandbox import SandboxedEnvironment
 
 
+class ThemeSandbox(SandboxedEnvironment):
+    """Jinja's sandbox, with its attribute verdict remembered per (type, name).
+
+    ``SandboxedEnvironment.is_safe_attribute`` depends on the attribute's name and the
+    object's type only (``is_internal_attribute`` is isinstance checks against function,
+    method, type, code, frame, traceback and generator types), so remembering it per
+    ``(type(obj), attr)`` decides exactly as Jinja does; Material's templates look up about
+    850 attributes a page, and the check was 7% of the generator's time (bench/bench_site.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._verdicts: dict[tuple[type, str], bool] = {}
+
+    def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+        key = (type(obj), attr)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = super().is_safe_attribute(obj, attr, value)
+        return verdict
+
+
 def sandboxed(env: Environment) -> SandboxedEnvironment:
     """A sandboxed copy of ``env``: same loader, filters, tests, globals and extensions."""
-    box = SandboxedEnvironment(
+    box = ThemeSandbox(
         loader=env.loader,
         extensions=list(env.extensions),
         autoescape=env.autoescape,

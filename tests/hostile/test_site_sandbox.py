@@ -42,6 +42,24 @@ def test_plain_jinja_leaks_and_the_sandbox_refuses(monkeypatch: pytest.MonkeyPat
             box.from_string(payload).render(config=object())
 
 
+def test_remembered_verdicts_are_jinjas() -> None:
+    """The per-type verdict cache decides as SandboxedEnvironment does, asked twice."""
+    import types
+
+    from jinja2.sandbox import SandboxedEnvironment
+
+    def gen():  # type: ignore[no-untyped-def]
+        yield 1
+
+    box, reference = sandboxed(Environment()), SandboxedEnvironment()
+    objects = [object(), "text", len, gen(), (lambda: 0).__code__, types.SimpleNamespace(a=1), type, test_remembered_verdicts_are_jinjas]
+    for _ in range(2):
+        for obj in objects:
+            for attr in ("a", "_x", "__class__", "gi_frame", "gi_code", "mro", "co_code", "upper", "__globals__", "f_globals", "format"):
+                assert box.is_safe_attribute(obj, attr, None) == reference.is_safe_attribute(obj, attr, None), (obj, attr)
+    assert box.is_safe_attribute(gen(), "gi_frame", None) is False and box.is_safe_attribute("s", "upper", None) is True
+
+
 def test_sandbox_keeps_the_theme_environment() -> None:
     env = Environment()
     env.filters["url"] = lambda value: f"./{value}"
