@@ -29,8 +29,16 @@ from builder.cli.common import TIME, progress, root_option, translate_errors
     "[default --out: a folder outside the repository, in the system's temporary directory, printed at the end: "
     "a rehearsal holds embargoed item text and answers]",
 )
+@click.option(
+    "--site-generator",
+    type=click.Choice(["mkdocs", "zensical"]),
+    default="mkdocs",
+    show_default=True,
+    help="Which generator builds the staged site: mkdocs-material, or Zensical (pip install 'sealboard[zensical]'; "
+    "see the maintainers' page for what differs).",
+)
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: datetime | None) -> None:
+def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: datetime | None, site_generator: str) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -39,13 +47,15 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       SEALBOARD_IDENTITY="$(cat identity.txt)" sealboard build
       sealboard build --out public-site      # no identity: the sealed public site
       sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
+      sealboard build --identity id.txt --site-generator zensical
     """
     from builder.pipeline.build import build, load_identities
     rehearsal = as_of
     if rehearsal is not None and out is None:
         out = rehearsal_dir(root)  # never site/, never inside the repository
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
-    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal)
+    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal,
+                   site_generator=site_generator)
     summarise(report)
 
 

@@ -41,8 +41,8 @@ BENCHMARK_META = {
 }
 
 MKDOCS_YML = """\
-# Sealboard demo instance (synthetic data). `sealboard build` stages generated pages that
-# the sealboard plugin adds to site_src/; `mkdocs serve` shows the last build.
+# Sealboard demo instance (synthetic data). `sealboard build` stages a docs tree (site_src/
+# plus generated pages) and builds it; the sealboard plugin lets `mkdocs serve` preview it.
 site_name: Sealboard demo
 site_description: Leaderboards for embargoed research-math benchmarks (synthetic demo)
 docs_dir: site_src

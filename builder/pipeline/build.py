@@ -88,6 +88,7 @@ def build(
     progress: Progress = _quiet,
     render: bool = True,
     as_of: datetime | None = None,
+    site_generator: str = "mkdocs",
 ) -> BuildReport:
     root = root.resolve()
     out = (out or root / "site").resolve()
@@ -178,8 +179,12 @@ def build(
     with timer.stage("render", "Rendering pages and data"):
         staged = isolate_render(report, render_site, lambda states: score_states(states, report.rejections))
     _check_strict(report, strict)
-    with timer.stage("mkdocs", "Building the site with mkdocs-material"):
-        built = staged.build()
+    # The generator runs theme templates a reviewed change may alter: it gets a fresh child
+    # process with an allow-listed environment (no identity, no token; render/generator.py).
+    # Nothing after this point needs a key, so the build's own references go first.
+    del identities, published
+    with timer.stage("mkdocs", f"Building the site with {site_generator} ({staged.pages} pages)"):
+        built = staged.build(site_generator, progress)
     with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
         publish(report, built, needles)
     return report

@@ -2,7 +2,10 @@
 
 - ``data``: board, index, submissions and rejections as JSON/CSV (the public data contract)
 - ``pages``: Markdown pages from those same dicts, through ``templates/`` (Jinja2)
-- ``site``: stages pages and data and runs the mkdocs-material build
-- ``mkdocs_plugin``: the ``sealboard`` mkdocs plugin: adds staged pages and Sealboard's
-  default pages, theme overrides and assets (``site_template/``) to a site
+- ``site``: stages pages and data and runs the site generator
+- ``site_tree``: the plain docs tree (with Sealboard's default pages, theme override and
+  assets from ``site_template/``) and the generated site config
+- ``generator``: mkdocs or Zensical in a child process holding nothing secret
+- ``jinja_sandbox``: the generated config's one hook: theme templates in Jinja's sandbox
+- ``mkdocs_plugin``: the ``sealboard`` plugin, a preview shim for ``mkdocs serve``
 """

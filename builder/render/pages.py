@@ -1,8 +1,9 @@
 """Markdown pages rendered from the board data dicts (never from frames directly).
 
-Tables that show lab-controlled text (model names, notes) are raw HTML with markdown off,
-every value escaped; their links are relative ``.html`` paths, which is why the plugin
-turns ``use_directory_urls`` off (see mkdocs_plugin.py). Paths of the generated pages:
+Generated content (tables, facts, lists of models) is raw HTML blocks that Python-Markdown
+passes through unparsed, every value escaped; their links are relative ``.html`` paths,
+which is why the generated site config turns ``use_directory_urls`` off (site_tree.py).
+Paths of the generated pages:
 
     <bench>/index.md, <bench>/<board>.md, <bench>/submissions.md
     <bench>/models/<lab>/<submission>.md     one per verified submission (not in the nav)

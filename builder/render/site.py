@@ -1,15 +1,19 @@
-"""Stage the generated pages and data, then run the mkdocs-material build.
+"""Stage the generated pages and data as a plain docs tree, then run the site generator.
 
-The staged tree (``<root>/.sealboard/staged/``) is what the ``sealboard`` mkdocs plugin
-adds to the hand-written pages of ``site_src/``; keeping it on disk is what lets
-``mkdocs serve`` show the last build. It holds only public output.
+``render_site`` writes every generated page and data file, then assembles the complete
+tree the generator reads (``render/site_tree.py``: hand-written ``site_src/`` pages, the
+generated pages, data, assets, Sealboard's theme override) under ``<root>/.sealboard/staged/``.
+``StagedSite.build`` writes the generated config from the instance's mkdocs.yml and runs
+mkdocs (or Zensical) on it in a child process that holds nothing secret
+(``render/generator.py``). The staged tree holds only public output; keeping it on disk is
+what lets ``mkdocs serve -f mkdocs.yml`` preview the last build (``mkdocs_plugin.py``).
 """
 
 from __future__ import annotations
 
-import logging
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,8 @@ from builder.pipeline.records import STAGED, BuildReport
 from builder.release.pages import benchmark_release, release_nav, site_release_pages
 from builder.render import pages
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
+from builder.render.generator import run_generator
+from builder.render.site_tree import assemble, write_config
 
 
 def banner_text(report: BuildReport) -> str | None:
@@ -35,27 +41,28 @@ class StagedSite:
     root: Path
     staged: Path
     out: Path
+    pages: int = 0  # Markdown pages in the staged tree: the total progress counts towards
 
-    def build(self) -> Path:
-        """Run mkdocs into a fresh directory beside ``out``; return it (publish moves it)."""
-        from mkdocs.commands.build import build as mkdocs_build
-        from mkdocs.config import load_config
-        from mkdocs.exceptions import MkDocsException
-
-        config_file = self.root / "mkdocs.yml"
-        if not config_file.is_file():
+    def build(self, generator: str = "mkdocs", progress: Callable[[str], None] | None = None) -> Path:
+        """Run the site generator into a fresh directory beside ``out``; return it (publish moves it)."""
+        if not (self.root / "mkdocs.yml").is_file():
             raise BuilderError("mkdocs.yml is missing", where=str(self.root), hint="run 'sealboard demo' to see a complete instance")
         self.out.parent.mkdir(parents=True, exist_ok=True)
         target = Path(tempfile.mkdtemp(prefix=".sealboard-site-", dir=self.out.parent))
-        logging.getLogger("mkdocs").setLevel(logging.WARNING)
+        # Zensical writes only inside the config's folder: build there, then move it out.
+        inner = self.staged / "site-build"
+        shutil.rmtree(inner, ignore_errors=True)
+        site_dir = target if generator == "mkdocs" else inner
         try:
-            config = load_config(config_file=str(config_file), site_dir=str(target))
-            mkdocs_build(config)
-        except (MkDocsException, OSError) as exc:
-            shutil.rmtree(target, ignore_errors=True)
-            raise BuilderError(f"mkdocs build failed: {exc}", where="mkdocs.yml", reason="mkdocs") from None
+            config = write_config(self.root, self.staged, generator, str(site_dir))
+            total = self.pages or sum(1 for _ in (self.staged / "docs").rglob("*.md"))
+            run_generator(generator, config, site_dir, total, progress)
+            if site_dir != target:
+                target.rmdir()
+                shutil.move(str(inner), str(target))
         except BaseException:
             shutil.rmtree(target, ignore_errors=True)
+            shutil.rmtree(inner, ignore_errors=True)
             raise
         return target
 
@@ -171,7 +178,8 @@ def render_site(report: BuildReport) -> StagedSite:
         "home_summary": pages.home_summary(index, boards, last_change),
     }
     write("meta.json", dumps(meta))
+    total = assemble(report.root, fresh, meta["home_summary"])
 
     shutil.rmtree(staged, ignore_errors=True)
     fresh.rename(staged)
-    return StagedSite(root=report.root, staged=staged, out=report.out)
+    return StagedSite(root=report.root, staged=staged, out=report.out, pages=total)

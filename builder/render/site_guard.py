@@ -10,10 +10,19 @@ strict loader (no tags at all) and every key, plugin and Markdown extension must
 allow-list; ``pymdownx.snippets`` is refused outright (no setting of it is safe enough to
 be worth checking: ``base_path`` defaults to the working directory, the instance root).
 
+The site generator itself runs in a child process holding nothing secret, with Jinja
+sandboxed (``render/generator.py``, ``render/jinja_sandbox.py``); the guard is the first
+wall, not the only one. ``theme.custom_dir`` must name a folder under ``site_src/`` (a
+template folder anywhere else could be ``.`` or ``keys/``, and mkdocs copies a theme
+folder's files into the site). Anything the site would load from another host is refused,
+naming the key: ``extra_javascript`` / ``extra_css`` URLs, ``extra.analytics``, web fonts
+(``theme.font``), a logo or favicon URL; the site is self-contained by contract.
+
 The site sources must be regular files under the instance (no links out of it), and must
-not shadow what the build generates (``data/``, each benchmark's pages): the plugin lets a
-hand-written page win over a default one, which would let a file in ``site_src/data/``
-silently replace a board. A ``.gitattributes`` that changes bundle bytes on checkout
+not shadow what the build generates (``data/``, each benchmark's pages, Sealboard's assets
+and its ``main.html`` override, which carries the rehearsal banner and ``noindex``): a
+hand-written page wins over a default one in the staged tree, which would let a file in
+``site_src/data/`` silently replace a board. A ``.gitattributes`` that changes bundle bytes on checkout
 (``eol=crlf``, filters, encodings) would break every signature, so only attributes that
 leave bytes alone are accepted, and only in the root ``.gitattributes``.
 
@@ -24,6 +33,7 @@ reports the same findings from git objects that the build refuses on disk.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,12 +49,13 @@ GITATTRIBUTES = ".gitattributes"
 MAX_MKDOCS_BYTES = 256 << 10
 
 # Top-level mkdocs keys that configure presentation only. Not here on purpose: `hooks`
-# (imports Python), `INHERIT` (reads another file), `watch`/`dev_addr` (serve only).
+# (imports Python), `INHERIT` (reads another file), `watch`/`dev_addr` (serve only),
+# `extra_templates` (mkdocs renders them with a bare jinja2.Template: no sandbox).
 ALLOWED_KEYS = frozenset(
     {
         "site_name", "site_url", "site_description", "site_author", "repo_url", "repo_name", "edit_uri",
         "copyright", "docs_dir", "site_dir", "theme", "plugins", "markdown_extensions", "extra", "extra_css",
-        "extra_javascript", "extra_templates", "nav", "use_directory_urls", "strict", "validation",
+        "extra_javascript", "nav", "use_directory_urls", "strict", "validation",
         "exclude_docs", "not_in_nav", "draft_docs",
     }
 )
@@ -68,8 +79,15 @@ ALLOWED_THEMES = frozenset({"material"})
 # Attributes that never change a file's bytes on checkout.
 SAFE_ATTRIBUTES = frozenset({"binary", "-text", "text", "eol=lf", "-diff", "diff", "export-ignore", "-export-ignore", "-merge", "merge=binary"})
 SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
-# Generated pages at the site root (render/site.py); data/ and each benchmark's folder are reserved whole.
-GENERATED_PAGES = frozenset({"rejected.md", "methodology.md", "data.md"})
+# Generated pages at the site root (render/site.py, release/pages.py); data/, labs/ and each
+# benchmark's folder are reserved whole.
+GENERATED_PAGES = frozenset({"rejected.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md"})
+# Files the staged tree always holds (render/site_tree.py): Sealboard's assets.
+GENERATED_FILES = frozenset({"assets/sealboard.css", "assets/sealboard.js", "assets/tablesort.min.js", "assets/plotly.min.js"})
+# Sealboard's theme override (site_template/overrides/): the banner and noindex live there.
+OVERRIDE_TEMPLATES = frozenset({"main.html"})
+# Keys whose value may name a file the browser fetches: a URL there loads it from another host.
+ASSET_KEYS = (("theme", "logo"), ("theme", "favicon"))
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,10 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
     for key in sorted(set(config) - ALLOWED_KEYS, key=str):
         if key == "hooks":
             out.append(Finding(where, "mkdocs-hooks", "`hooks:` imports and runs Python files during the build", "remove hooks:"))
+        elif key == "extra_templates":
+            out.append(Finding(where, "mkdocs-extra-templates", "`extra_templates:` renders files with a plain (unsandboxed) jinja2.Template, "
+                               "outside the theme's sandboxed environment: `{{ lipsum.__globals__.os.environ }}` prints the environment",
+                               "commit robots.txt and the like as plain files in site_src/ (copied as they are)"))
         elif key == "INHERIT":
             out.append(Finding(where, "mkdocs-inherit", "`INHERIT:` reads another config file", "merge the settings into mkdocs.yml"))
         else:
@@ -122,7 +144,8 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
     if theme_name not in ALLOWED_THEMES:
         out.append(Finding(where, "mkdocs-theme", f"theme {theme_name!r} is not on the allow-list", "use theme: {name: material}"))
     if isinstance(theme, dict) and theme.get("custom_dir") is not None:
-        out += _check_dir_setting(theme["custom_dir"], where, "theme.custom_dir")
+        out += _check_dir_setting(theme["custom_dir"], where, "theme.custom_dir", under=SITE_SRC)
+    out += _check_external(config, theme, where)
     for name, _ in _named_entries(config.get("plugins"), where, "plugins", out):
         if name not in ALLOWED_PLUGINS:
             out.append(Finding(where, "plugin-not-allowed", f"plugin {name!r} is not on the allow-list (plugins run code)", f"allowed: {', '.join(sorted(ALLOWED_PLUGINS))}"))
@@ -131,6 +154,36 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
             out.append(Finding(where, "mkdocs-snippets", "pymdownx.snippets pastes files (e.g. /proc/self/environ, keys/) into pages", "remove it; write the text into the page"))
         elif name not in ALLOWED_EXTENSIONS:
             out.append(Finding(where, "extension-not-allowed", f"Markdown extension {name!r} is not on the allow-list", "use one of the text-only extensions listed on the maintainers' page"))
+    return out
+
+
+def _is_external(value: Any) -> bool:
+    """A URL with a scheme or a protocol-relative one (``//host/x.js``): fetched from another host."""
+    if isinstance(value, dict):  # mkdocs' {path: ..., type: module, async: true} form
+        value = value.get("path")
+    if not isinstance(value, str):
+        return False
+    v = value.strip().lower()
+    return v.startswith("//") or v.startswith("\\\\") or bool(re.match(r"[a-z][a-z0-9+.-]*:", v))
+
+
+def _check_external(config: dict[str, Any], theme: Any, where: str) -> list[Finding]:
+    out = []
+    for key, reason in (("extra_javascript", "external-script"), ("extra_css", "external-style")):
+        entries = config.get(key) or []
+        for entry in entries if isinstance(entries, list) else [entries]:
+            if _is_external(entry):
+                shown = entry.get("path") if isinstance(entry, dict) else entry
+                out.append(Finding(where, reason, f"{key} loads {shown!r} from another host on every page", f"vendor the file into site_src/ and list its path under {key}"))
+    extra = config.get("extra")
+    if isinstance(extra, dict) and extra.get("analytics") is not None:
+        out.append(Finding(where, "analytics", "extra.analytics puts a third-party tracking script on every page", "remove extra.analytics: the site is self-contained"))
+    if isinstance(theme, dict):
+        if theme.get("font") not in (None, False):
+            out.append(Finding(where, "external-font", "theme.font loads web fonts from Google Fonts", "remove theme.font (the site uses system fonts)"))
+        for section, name in ASSET_KEYS:
+            if _is_external(theme.get(name)):
+                out.append(Finding(where, "external-asset", f"{section}.{name} {theme[name]!r} is on another host", f"vendor the file into site_src/ and set {section}.{name} to its path"))
     return out
 
 
@@ -158,21 +211,54 @@ def _named_entries(value: Any, where: str, key: str, out: list[Finding]) -> Iter
     return named
 
 
-def _check_dir_setting(value: Any, where: str, key: str, must_equal: str | None = None) -> list[Finding]:
+def _check_dir_setting(value: Any, where: str, key: str, must_equal: str | None = None, under: str | None = None) -> list[Finding]:
+    example = must_equal or f"{under or SITE_SRC}/overrides"
     if not isinstance(value, str):
-        return [Finding(where, "mkdocs-path", f"{key} must be a relative path", f"e.g. {key}: {must_equal or 'overrides'}")]
+        return [Finding(where, "mkdocs-path", f"{key} must be a relative path", f"e.g. {key}: {example}")]
     path = PurePosixPath(value)
     if path.is_absolute() or ".." in path.parts or "\\" in value or value.startswith("~"):
-        return [Finding(where, "mkdocs-path", f"{key} {value!r} points outside the instance", f"use a folder inside the repository, e.g. {must_equal or 'overrides'}")]
+        return [Finding(where, "mkdocs-path", f"{key} {value!r} points outside the instance", f"use a folder inside the repository, e.g. {example}")]
     if must_equal is not None and path != PurePosixPath(must_equal):
         return [Finding(where, "mkdocs-path", f"{key} is {value!r}; the layout fixes it to {must_equal}", f"set {key}: {must_equal}")]
+    if under is not None and (len(path.parts) < 2 or path.parts[0] != under):
+        return [Finding(where, "mkdocs-path", f"{key} is {value!r}; it may only name a folder under {under}/ (a theme folder's files are copied into the site)",
+                        f"move the templates to e.g. {example} and set {key}: {example}")]
     return []
 
 
-def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[str]) -> list[Finding]:
+def custom_dir_of(config: Any) -> str | None:
+    """The instance's theme.custom_dir (relative to the root), if it names one under site_src/."""
+    theme = config.get("theme") if isinstance(config, dict) else None
+    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+    if isinstance(custom, str) and not _check_dir_setting(custom, MKDOCS_CONFIG, "theme.custom_dir", under=SITE_SRC):
+        return PurePosixPath(custom).as_posix()
+    return None
+
+
+def _shadowed(rel: tuple[str, ...], reserved: set[str], theme: bool) -> str | None:
+    """The generated path a site file at ``rel`` would replace, if any. A theme folder's
+    files are copied into the site as they are (``x.html`` there is a template instead)."""
+    joined = "/".join(rel)
+    if len(rel) > 1 and rel[0] in reserved:
+        return f"{rel[0]}/"
+    if joined in GENERATED_FILES:
+        return joined
+    if theme:
+        if joined in OVERRIDE_TEMPLATES:
+            return f"{joined} (Sealboard's template: the banner and noindex)"
+        if joined.endswith(".html") and joined[:-5] + ".md" in GENERATED_PAGES:
+            return joined
+    elif len(rel) == 1 and rel[0] in GENERATED_PAGES:
+        return rel[0]
+    return None
+
+
+def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[str], custom_dir: str | None = None) -> list[Finding]:
     """Findings for the files of the site sources: ``(path relative to the root, kind)``
-    with kind ``file``, ``link`` or ``other`` (a submodule, a device…)."""
+    with kind ``file``, ``link`` or ``other`` (a submodule, a device…). Files under
+    ``custom_dir`` (a folder of site_src/) are judged as theme files, the rest as pages."""
     reserved = {"data", "labs", *benchmarks}  # labs/: the generated lab pages (render/site.py)
+    theme_parts = PurePosixPath(custom_dir).parts if custom_dir else None
     out = []
     for path, kind in entries:
         if kind == "link":
@@ -180,12 +266,14 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
         elif kind != "file":
             out.append(Finding(path, "site-not-a-file", "is not a regular file", "commit a regular file"))
         parts = PurePosixPath(path).parts
-        if parts[:1] == (SITE_SRC,) and len(parts) > 1:
-            rel = parts[1:]
-            if (len(rel) > 1 and rel[0] in reserved) or (len(rel) == 1 and rel[0] in GENERATED_PAGES):
-                out.append(
-                    Finding(path, "shadows-generated", f"would replace the generated {'/'.join(rel)}", f"site_src/{rel[0]}{'/' if len(rel) > 1 else ''} is written by the build; choose another name")
-                )
+        theme = theme_parts is not None and parts[: len(theme_parts)] == theme_parts
+        base = theme_parts if theme else (SITE_SRC,)
+        if parts[: len(base)] == base and len(parts) > len(base):
+            rel = parts[len(base) :]
+            shadow = _shadowed(rel, reserved, theme)
+            if shadow:
+                folder = "/".join(base)
+                out.append(Finding(path, "shadows-generated", f"would replace the generated {shadow}", f"{folder}/{'/'.join(rel)} names what the build writes; choose another name"))
     return out
 
 
@@ -239,6 +327,7 @@ def check_instance(root: Path, benchmarks: Iterable[str], out_dir: Path | None =
     """Every finding for the instance on disk (what the build is about to run)."""
     findings: list[Finding] = []
     config = root / MKDOCS_CONFIG
+    custom = None
     if config.is_symlink():
         findings.append(Finding(MKDOCS_CONFIG, "site-symlink", "is a symbolic link", "commit the file itself"))
     elif config.is_file():
@@ -247,11 +336,9 @@ def check_instance(root: Path, benchmarks: Iterable[str], out_dir: Path | None =
             parsed = loads_yaml(config.read_bytes(), MKDOCS_CONFIG)
         except BuilderError:
             parsed = None
-        theme = parsed.get("theme") if isinstance(parsed, dict) else None
-        custom = theme.get("custom_dir") if isinstance(theme, dict) else None
-        if isinstance(custom, str) and not _check_dir_setting(custom, MKDOCS_CONFIG, "theme.custom_dir"):
-            findings += [f for f in check_site_paths(_walk(root, custom), ()) if f.reason != "shadows-generated"]
-    findings += check_site_paths(_walk(root, SITE_SRC), benchmarks)
+        custom = custom_dir_of(parsed)
+    # custom_dir lies under site_src/, so this one walk covers it (judged as theme files).
+    findings += check_site_paths(_walk(root, SITE_SRC), benchmarks, custom)
     for path in _gitattributes_files(root):
         findings += check_gitattributes(path, (root / path).read_bytes())
     return findings

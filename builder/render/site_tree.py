@@ -1,0 +1,189 @@
+"""The plain docs tree the site generator builds, and its generated config.
+
+``render_site`` writes the generated pages and data under ``.sealboard/staged/pages`` and
+``data``; ``assemble`` then stages everything the generator reads, so that neither mkdocs
+nor Zensical needs a Sealboard plugin:
+
+    .sealboard/staged/docs/        Sealboard's default pages, then site_src/ (a hand-written
+                                   page wins over a default one), then every generated page,
+                                   data/ and assets/ (hard links where possible)
+    .sealboard/staged/overrides/   Sealboard's theme override, then the instance's
+                                   theme.custom_dir (a folder of site_src/; it may not
+                                   replace main.html: the site guard refuses that)
+    .sealboard/staged/mkdocs.yml   written by ``write_config`` from the instance's mkdocs.yml
+
+The generated config takes the instance's presentation settings (the site guard has
+checked them against its allow-list before the build read any bundle) and fixes what the
+site's contract needs: pages are ``x.html`` files (it opens from disk and under any
+sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``noindex``,
+and ``not_in_nav`` for the generated pages kept out of the nav (model, lab and item pages),
+so a preview prints no per-page lines. For mkdocs it adds one hook, which only sandboxes
+Jinja (``jinja_sandbox.py``); Zensical renders templates with minijinja, which has no
+access to Python objects at all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from builder.render.site_guard import MKDOCS_CONFIG, SITE_SRC, custom_dir_of
+from builder.strict import loads_yaml
+
+TEMPLATE = Path(__file__).parent / "site_template"
+SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
+SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
+NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
+DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
+# Generated pages that stay out of the nav (render/site.py, release/pages.py): gitignore-style.
+NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n"
+# Instance keys the generated config sets itself (the site guard allows them in mkdocs.yml).
+FIXED_KEYS = frozenset({"docs_dir", "site_dir", "use_directory_urls", "not_in_nav"})
+OWN_CSS = ["assets/sealboard.css"]
+OWN_JS = ["assets/tablesort.min.js", "assets/sealboard.js"]
+
+
+def plotly_js() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def instance_config(root: Path) -> dict[str, Any]:
+    """The instance's mkdocs.yml, parsed strictly (the site guard has already vetted it)."""
+    parsed = loads_yaml((root / MKDOCS_CONFIG).read_bytes(), MKDOCS_CONFIG)
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _place(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        dst.unlink()
+    try:
+        os.link(src, dst)  # the staged tree is rebuilt whole each time: a link is never edited
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def _files(base: Path, skip: Path | None = None) -> list[tuple[str, Path]]:
+    if not base.is_dir():
+        return []
+    out = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        if skip is not None:
+            dirnames[:] = [d for d in dirnames if Path(dirpath, d) != skip]
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = Path(dirpath, name)
+            out.append((path.relative_to(base).as_posix(), path))
+    return out
+
+
+def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
+    """Stage docs/ and overrides/ under ``staged`` (beside pages/ and data/); return the
+    number of Markdown pages (the generator's page total)."""
+    docs, overrides = staged / DOCS, staged / OVERRIDES
+    config = instance_config(root) if (root / MKDOCS_CONFIG).is_file() else {}
+    custom = custom_dir_of(config)
+    custom_path = root / custom if custom else None
+    tree: dict[str, Path] = {}
+    for rel, path in _files(TEMPLATE / "docs"):
+        tree[rel] = path
+    for rel, path in _files(root / SITE_SRC, skip=custom_path):
+        tree[rel] = path  # a hand-written page wins over a default one
+    for rel, path in _files(TEMPLATE / "assets"):
+        tree[f"assets/{rel}"] = path
+    tree["assets/plotly.min.js"] = plotly_js()
+    for rel, path in _files(staged / "pages"):
+        tree[rel] = path
+    for rel, path in _files(staged / "data"):
+        tree[f"data/{rel}"] = path
+    index = tree.get("index.md")
+    for rel, path in tree.items():
+        if rel == "index.md" and index is not None:
+            text = index.read_text(encoding="utf-8")
+            if SUMMARY_MARKER in text:
+                text = text.replace(SUMMARY_MARKER, home_summary or NO_BUILD_SUMMARY)
+            (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+            (docs / rel).write_text(text, encoding="utf-8")
+        else:
+            _place(path, docs / rel)
+    for rel, path in _files(TEMPLATE / "overrides"):
+        _place(path, overrides / rel)
+    if custom_path is not None:
+        for rel, path in _files(custom_path):
+            _place(path, overrides / rel)
+    overrides.mkdir(exist_ok=True)
+    return sum(1 for rel in tree if rel.endswith(".md"))
+
+
+def _uses_md_in_html(docs: Path) -> bool:
+    """Whether a page asks md_in_html for Markdown inside HTML (a ``markdown`` attribute)."""
+    for rel, path in _files(docs, skip=docs / "data"):
+        if rel.endswith(".md") and not _is_generated(rel) and b" markdown=" in path.read_bytes():
+            return True
+    return False
+
+
+def _is_generated(rel: str) -> bool:
+    # The generated pages' folders and names (render/site.py); they never use md_in_html.
+    return "/models/" in rel or "/items/" in rel or rel.startswith("labs/")
+
+
+def _markdown_extensions(value: Any, docs: Path) -> Any:
+    """The instance's extensions, without md_in_html when no page uses it: its HTML parser
+    reads every tag of every page's raw HTML blocks (half of Python-Markdown's time on an
+    item page), and without a ``markdown`` attribute it changes nothing."""
+    if not isinstance(value, list) or _uses_md_in_html(docs):
+        return value
+    return [x for x in value if x != "md_in_html" and not (isinstance(x, dict) and "md_in_html" in x)]
+
+
+def generated_config(root: Path, staged: Path, generator: str, site_dir: str) -> dict[str, Any]:
+    """The config the generator runs with: the instance's settings plus what Sealboard fixes."""
+    instance = instance_config(root)
+    meta_path = staged / "meta.json"
+    meta: dict[str, Any] = orjson.loads(meta_path.read_bytes()) if meta_path.is_file() else {}
+    config = {k: v for k, v in instance.items() if k not in FIXED_KEYS}
+    theme = dict(instance.get("theme") or {}) if isinstance(instance.get("theme"), dict) else {"name": instance.get("theme", "material")}
+    theme["custom_dir"] = OVERRIDES
+    theme["font"] = False  # system fonts: no request to Google Fonts
+    extra = dict(instance.get("extra") or {})
+    extra["sealboard_banner"] = meta.get("banner")
+    extra["sealboard_noindex"] = bool(meta.get("noindex"))
+    plugins: Any = instance.get("plugins") or []
+    if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
+        plugins = {k: v for k, v in plugins.items() if k != "sealboard"}
+    else:
+        plugins = [p for p in plugins if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
+    config.update(
+        {
+            "docs_dir": DOCS,
+            "site_dir": site_dir,
+            "use_directory_urls": False,
+            "theme": theme,
+            "extra": extra,
+            "plugins": plugins,
+            "extra_css": list(instance.get("extra_css") or []) + OWN_CSS,
+            "extra_javascript": list(instance.get("extra_javascript") or []) + OWN_JS,
+            "not_in_nav": NOT_IN_NAV,
+        }
+    )
+    if "markdown_extensions" in instance:
+        config["markdown_extensions"] = _markdown_extensions(instance["markdown_extensions"], staged / DOCS)
+    if not instance.get("nav") and meta.get("nav"):
+        config["nav"] = meta["nav"]
+    if generator == "mkdocs":
+        config["hooks"] = [str(SANDBOX_HOOK)]
+    return config
+
+
+def write_config(root: Path, staged: Path, generator: str, site_dir: str) -> Path:
+    """Write the generated config (JSON, which both generators' YAML readers accept)."""
+    path = staged / CONFIG
+    path.write_bytes(orjson.dumps(generated_config(root, staged, generator, site_dir), option=orjson.OPT_INDENT_2))
+    return path
