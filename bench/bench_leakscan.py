@@ -5,7 +5,7 @@
 Uses (or writes, with ``sealboard demo --out DIR``) the demo instance in DIR, builds it
 authorised once without rendering to learn the embargoed items (the needles: every 8-word
 window of every question and every canary), then times
-builder.pipeline.leakscan.scan_tree, the publish step's scan, on:
+builder.leakscan.scan.scan_tree, the publish step's scan, on:
 
 - the demo site (DIR/site: mkdocs-material pages, data JSON/CSV, scripts, plotly);
 - a non-ASCII-heavy site written next to it: Korean question text (the released KCSAT-ML
@@ -40,7 +40,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from builder.pipeline.build import build, load_identities  # noqa: E402
-from builder.pipeline.leakscan import Needles, scan_tree  # noqa: E402
+from builder.leakscan.scan import Needles, scan_tree  # noqa: E402
 from builder.pipeline.publish import needles_for  # noqa: E402
 
 GOAL = 100.0  # MB/s per CPU, on the demo site and on Korean-heavy output (issue 12)
@@ -106,7 +106,7 @@ _IMPORT_COST = """
 import time
 import ahocorasick_rs, daachorse, numpy, builder.bundles.ingest, builder.bundles.manifest, builder.pipeline.isolation
 start = time.process_time()
-import builder.pipeline.leakscan as leakscan
+import builder.leakscan.scan as leakscan
 imported = time.process_time()
 leakscan.normalise("\ud55c\uad6d\uc5b4 \u00e9")
 print(f"{imported - start:.3f} {time.process_time() - imported:.3f}")
@@ -118,7 +118,7 @@ def import_cost() -> str:
     first fold of non-ASCII text, in a fresh interpreter."""
     out = subprocess.run([sys.executable, "-c", _IMPORT_COST], check=True, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
     own, tables = out.stdout.split()
-    return f"import builder.pipeline.leakscan: {own} s CPU (its own code); its Unicode tables, on the first fold: {tables} s CPU"
+    return f"import builder.leakscan.scan: {own} s CPU (its own code); its Unicode tables, on the first fold: {tables} s CPU"
 
 
 def main() -> None:

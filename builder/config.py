@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.bundles.budget import Budget, parse_budget
 from builder.errors import BuilderError, ConfigError
 from builder.strict import IDENTIFIER_RE, loads_yaml
 
@@ -20,6 +19,35 @@ MAX_CONFIG_BYTES = 1 << 20
 # Under embargo an aggregate is published rounded to this grid (a fraction: 0.05 = 5 points),
 # so one changed answer moves no published number (see builder.scoring.engine).
 DEFAULT_GRID = 0.05
+
+# The submission budget (embargo.budget): how many bundles a lab may submit per window,
+# enforced by the admission policy (builder.bundles.admission_policy) for build and validate.
+DEFAULT_BUNDLES = 3
+DEFAULT_WINDOW_DAYS = 30
+
+@dataclass(frozen=True)
+class Budget:
+    bundles: int = DEFAULT_BUNDLES
+    window_days: int = DEFAULT_WINDOW_DAYS
+
+    def describe(self) -> str:
+        return f"{self.bundles} submission(s) per lab per {self.window_days} days"
+
+
+def parse_budget(value: object, where: str) -> Budget:
+    """``embargo.budget`` of a leaderboard config: ``{bundles: int >= 1, window_days: int >= 1}``."""
+    if value is None:
+        return Budget()
+    if not isinstance(value, dict) or set(value) - {"bundles", "window_days"}:
+        raise ConfigError("embargo.budget must be a mapping with bundles and window_days", where=where, hint="e.g. budget: {bundles: 3, window_days: 30}")
+    out = {}
+    for key, default in (("bundles", DEFAULT_BUNDLES), ("window_days", DEFAULT_WINDOW_DAYS)):
+        v = value.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 10_000:
+            raise ConfigError(f"embargo.budget.{key} must be an integer from 1 to 10000", where=where)
+        out[key] = v
+    return Budget(**out)
+
 
 _FIELDS = {
     "benchmark": "the benchmark id, equal to the file name (e.g. soohak)",

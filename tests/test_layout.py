@@ -116,3 +116,57 @@ def test_no_module_left_in_the_flat_hall():
     malloc policy, is gone: issue 19)."""
     top = sorted(p.stem for p in BUILDER.glob("*.py"))
     assert top == ["__init__", "config", "errors", "strict"]
+
+
+# The packages from the top down (ARCHITECTURE.md, "Map of builder/"). A module may import
+# only from its own package or from packages further down this list: the records and git
+# plumbing sit below every stage, the leak scan in its own package, and the renderer gets
+# the release pages from the build instead of reaching into release/. ``builder`` itself
+# (its __init__: the version) is the floor.
+LAYERS = [
+    "cli", "demo", "scaffold", "pipeline", "validate", "release", "render", "leakscan", "report",
+    "importers", "bundles", "config", "scoring", "gitrepo", "trust", "strict", "errors", "builder",
+]  # fmt: skip
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    found = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            here, there = _package(module), _package(target)
+            if here != there and rank[here] >= rank[there]:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_every_package_has_a_layer():
+    assert sorted({_package(m) for m in import_graph()}) == sorted(LAYERS)
+
+
+def test_layer_check_finds_a_planted_upward_import():
+    assert upward_imports({"builder.scoring.engine": {"builder.render.data"}, "builder.render.data": set()}) == [
+        "builder.scoring.engine -> builder.render.data"
+    ]
+    assert upward_imports({"builder.render.data": {"builder.scoring.engine"}, "builder.scoring.engine": set()}) == []
+
+
+def test_packages_import_only_downwards():
+    """Package-level layering, lazy imports included (a lazy import up is still an arrow up)."""
+    assert upward_imports(import_graph()) == []
+
+
+def test_each_package_docstring_lists_its_modules():
+    """A newcomer finds "where is X?" from the package docstrings: each names every module."""
+    for init in sorted(BUILDER.rglob("__init__.py")):
+        package = init.parent
+        modules = [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
+        modules += [d.name for d in package.iterdir() if (d / "__init__.py").is_file()]
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        missing = [m for m in modules if f"``{m}``" not in doc]
+        assert not missing, f"{init.relative_to(BUILDER.parent)}: its docstring does not list {missing}"

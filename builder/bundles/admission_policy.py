@@ -4,7 +4,7 @@ One module decides it for both callers, so a pull request is refused by exactly 
 the build would refuse it by after merge (issue 19, item 2; issue 21):
 
 - the build (``builder.pipeline.build``) over every bundle on disk, with the git facts it
-  reads from the branch's history (``builder.pipeline.admission.Admissions``);
+  reads from the branch's history (``builder.bundles.admissions.Admissions``);
 - ``sealboard validate`` (``builder.validate.pr``) over the pull request's new bundles, with
   the target branch's bundles as context (already admitted: they come first, they count
   toward the budget, but their own verdicts are the build's business).
@@ -39,11 +39,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from builder.bundles.budget import Budget, over_budget
 from builder.bundles.budget import Entry as BudgetEntry
+from builder.bundles.budget import over_budget
 from builder.bundles.duplicates import Candidate, admission_order, find_duplicates
 from builder.bundles.manifest import Manifest
 from builder.bundles.withdrawn import Tombstone, withdrawn_error
+from builder.config import Budget
 from builder.errors import BuilderError
 
 IMMUTABLE = "bundle-immutable"

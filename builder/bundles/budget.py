@@ -25,21 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from builder.errors import BuilderError, ConfigError
+from builder.config import Budget
+from builder.errors import BuilderError
 
-DEFAULT_BUNDLES = 3
-DEFAULT_WINDOW_DAYS = 30
 MAX_AGE = timedelta(days=7)
 MAX_SKEW = timedelta(hours=1)
-
-
-@dataclass(frozen=True)
-class Budget:
-    bundles: int = DEFAULT_BUNDLES
-    window_days: int = DEFAULT_WINDOW_DAYS
-
-    def describe(self) -> str:
-        return f"{self.bundles} submission(s) per lab per {self.window_days} days"
 
 
 @dataclass(frozen=True)
@@ -51,21 +41,6 @@ class Entry:
     lab: str
     created: datetime
     spent: bool = False
-
-
-def parse_budget(value: object, where: str) -> Budget:
-    """``embargo.budget`` of a leaderboard config: ``{bundles: int >= 1, window_days: int >= 1}``."""
-    if value is None:
-        return Budget()
-    if not isinstance(value, dict) or set(value) - {"bundles", "window_days"}:
-        raise ConfigError("embargo.budget must be a mapping with bundles and window_days", where=where, hint="e.g. budget: {bundles: 3, window_days: 30}")
-    out = {}
-    for key, default in (("bundles", DEFAULT_BUNDLES), ("window_days", DEFAULT_WINDOW_DAYS)):
-        v = value.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 10_000:
-            raise ConfigError(f"embargo.budget.{key} must be an integer from 1 to 10000", where=where)
-        out[key] = v
-    return Budget(**out)
 
 
 def over_budget(entries: Iterable[Entry], budget: Budget) -> dict[str, BuilderError]:

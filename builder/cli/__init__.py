@@ -1,4 +1,18 @@
-"""The ``sealboard`` command: one short click command per verb, a client of the library."""
+"""The ``sealboard`` command: one short click command per verb, a client of the library.
+
+- ``build``: `sealboard build`
+- ``bundle``: `sealboard bundle create | sign | verify` — the lab's side
+- ``common``: Shared CLI plumbing: error translation and progress output
+- ``dataset``: `sealboard dataset …`: the maintainers' sealed, committed dataset bundles
+- ``demo``: `sealboard demo`
+- ``importers``: `sealboard import inspect-ai | lm-eval` — results.jsonl and a run.yaml from
+  harness logs
+- ``init``: `sealboard init`: scaffold a new leaderboard repository
+- ``keys``: `sealboard keys …`: maintain the threshold-signed trust registry in keys/registry
+- ``release``: `sealboard release flip|sign|status|verify|publish-identity|identity-due`
+- ``status``: `sealboard status`: what happened to each of a lab's bundles
+- ``validate``: `sealboard validate` — the pull-request check
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,14 @@
 """Importers: turn evaluation logs of common harnesses into ``results.jsonl`` and a
 ``run.yaml`` skeleton (``sealboard import inspect-ai | lm-eval``).
 
+- ``common``: What every importer shares: item-id mapping, the import report, writing the
+  outputs
+- ``inspect_log``: Import inspect_ai evaluation logs (`.eval` archives or `.json`)
+- ``limits``: Limits on harness logs: the importers read files a lab did not write by hand and
+  may not trust (issue 22, "Hostile logs and answers")
+- ``lm_eval_samples``: Import lm-evaluation-harness per-sample logs
+  (`samples_<task>_<date>.jsonl`)
+
 Each reader parses the harness's log format itself (no harness needs to be installed to
 import its logs) and reports every field it did not carry over instead of dropping it.
 """

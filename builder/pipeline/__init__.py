@@ -1,7 +1,16 @@
 """The pipeline: the build script and the stages it runs.
 
-- ``build``: the authorised (or public) build, as one script, stage by stage
-- ``records``: BuildReport and BenchmarkState, the records every stage reads and fills
-- ``stages``: per-benchmark verify/unseal/score steps the script calls
-- ``publish``: the leak scan of every output byte, then the move into place
+- ``admission``: The ingest and verify stages' bundle work: read every bundle (`ingest`), verify
+  it, and apply the admission policy (`admit`, …
+- ``build``: The build, as one script: ingest → verify → unseal → score → render → publish
+- ``checkout``: The checkout scan: no embargoed text or canary anywhere a push could carry it
+- ``isolation``: One isolation boundary per submission at every stage (unseal, score, render)
+- ``lab_status``: `sealboard status`: a lab's view of its bundles (design: "a lab's view of its
+  bundles")
+- ``labels``: Board labels: two submissions of one benchmark never show the same model name
+- ``publish``: Publish: scan every output byte for key material and embargoed text, then the
+  checkout (builder.pipeline.checkout), then move the site into place
+- ``regrade_budget``: A per-bundle time budget on regrading (issue 22, "Hostile logs and
+  answers")
+- ``stages``: Per-benchmark steps of the build that sit between verification and rendering
 """

@@ -7,27 +7,29 @@ still build; ``strict=True`` makes any rejection fatal instead (PR validation).
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.bundles.access import review as review_access
+from builder.bundles.admissions import Admissions
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import RESULTS
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
-from builder.pipeline.admission import Admissions, admit, ingest, reject
+from builder.leakscan.scan import screen_lab_text
+from builder.pipeline.admission import admit, ingest, reject
 from builder.pipeline.isolation import isolate_render
-from builder.pipeline.leakscan import screen_lab_text
 from builder.pipeline.publish import needles_for, publish
-from builder.pipeline.records import BenchmarkState, BuildReport, Progress
+from builder.pipeline.regrade_budget import pregrade
 from builder.pipeline.stages import reject_clones, score_states, unseal_state, verify_datasets
 from builder.release.identity import published_identities
 from builder.release.status import release_states
 from builder.release.transcripts import screen_transcripts
 from builder.render.site_guard import refuse_unsafe_site
-from builder.scoring.regrade_budget import pregrade
+from builder.report.records import BenchmarkState, BuildReport, Progress
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
 
@@ -174,10 +176,11 @@ def build(
         return report
 
     # 5–6. Render pages and data, build with mkdocs, leak-scan, then move into place.
+    from builder.release.pages import release_output
     from builder.render.site import render_site
 
     with timer.stage("render", "Rendering pages and data"):
-        staged = isolate_render(report, render_site, lambda states: score_states(states, report.rejections))
+        staged = isolate_render(report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections))
     _check_strict(report, strict)
     # The generator runs theme templates a reviewed change may alter: it gets a fresh child
     # process with an allow-listed environment (no identity, no token; render/generator.py).

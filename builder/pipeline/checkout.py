@@ -8,7 +8,7 @@ is present, naming its path (reason ``plaintext-in-checkout``).
 
 What is scanned: every file git would carry, i.e. ``git ls-files --cached --others
 --exclude-standard`` (tracked, and untracked but not ignored), with the same normalisation
-and needles as the output scan (builder.pipeline.leakscan). Ignored files are not scanned:
+and needles as the output scan (builder.leakscan.scan). Ignored files are not scanned:
 the .gitignore Sealboard writes (builder.scaffold.ignore) names the places plaintext may sit
 on a maintainer's laptop, and a fresh CI checkout holds none of them; a ``git add -f`` puts a
 file back in the tracked set, and so in the scan. Outside git (no repository, or git
@@ -25,12 +25,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from builder.errors import LeakError
-from builder.pipeline.admission import git_output
-from builder.pipeline.leakscan import Needles
-from builder.pipeline.records import STAGED, BuildReport
+from builder.gitrepo.gitread import git_output
+from builder.leakscan.scan import Needles
+from builder.report.records import STAGED, BuildReport
 
 _SKIPPED_DIRS = (".git", ".sealboard")
-SCREENED_REASON = "embargoed-text"  # builder.pipeline.leakscan.screen_lab_text's rejection
+SCREENED_REASON = "embargoed-text"  # builder.leakscan.scan.screen_lab_text's rejection
 
 
 def checkout_files(root: Path, exclude: Iterable[Path] = ()) -> Iterator[Path]:

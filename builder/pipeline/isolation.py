@@ -25,7 +25,7 @@ from typing import TypeVar
 
 from builder.bundles.ingest import Rejection
 from builder.errors import BuilderError
-from builder.pipeline.records import BenchmarkState, BuildReport
+from builder.report.records import BenchmarkState, BuildReport, restrict
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -65,20 +65,6 @@ def culprits(keys: Sequence[K], fails: Callable[[list[K]], bool]) -> list[K]:
 
     group = list(keys)
     return search(group) if group else []
-
-
-def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:
-    """The state with only the submissions in `keep` (bundles, frames, transcripts and board rows)."""
-    bundles = tuple(b for b in state.bundles if b.manifest.key in keep)
-    subs = state.submissions
-    if subs is not None and len(subs):
-        subs = subs[subs["submission"].isin(keep)].reset_index(drop=True)
-    results = state.results
-    if results is not None:
-        results = results[results["submission"].isin(keep)].reset_index(drop=True)
-    boards = tuple(replace(b, rows=tuple(r for r in b.rows if r.submission in keep)) for b in state.boards)
-    transcripts = {key: rows for key, rows in state.transcripts.items() if key in keep}
-    return replace(state, bundles=bundles, submissions=subs, results=results, boards=boards, transcripts=transcripts)
 
 
 def error_of(attempt: Callable[[], object]) -> Exception | None:

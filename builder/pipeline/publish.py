@@ -1,7 +1,7 @@
 """Publish: scan every output byte for key material and embargoed text, then the checkout (builder.pipeline.checkout), then move the site into place.
 
 The scan itself (normalisation, every 8-word window, Aho-Corasick) is
-:mod:`builder.pipeline.leakscan`; lab-supplied text was already scanned per bundle before
+:mod:`builder.leakscan.scan`; lab-supplied text was already scanned per bundle before
 render, so a hit here is in the site's own output: it removes the output and fails the
 build (LeakError), naming the file and the item, never the text.
 """
@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from builder.errors import BuilderError, LeakError
+from builder.leakscan.scan import SHINGLE, Needles, build_needles, normalise, scan_tree
 from builder.pipeline.checkout import guard_checkout
-from builder.pipeline.leakscan import SHINGLE, Needles, build_needles, normalise, scan_tree
-from builder.pipeline.records import STAGED, BuildReport
+from builder.report.records import STAGED, BuildReport
 
 SITE_MARKER = Path("data") / "index.json"
 

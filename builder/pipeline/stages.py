@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from builder.bundles.admissions import Admissions
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset
 from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
@@ -20,13 +21,12 @@ from builder.bundles.unseal import Columns, Expected, concat_results, unseal_ite
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError
-from builder.pipeline.admission import Admissions
-from builder.pipeline.isolation import isolate, rejection, restrict
+from builder.pipeline.isolation import isolate, rejection
 from builder.pipeline.labels import distinct_models
-from builder.pipeline.records import BenchmarkState
 from builder.release.apply import apply_release
 from builder.release.dataset_admission import verify_dataset_admitted
 from builder.release.transcripts import read_released
+from builder.report.records import BenchmarkState, restrict
 from builder.trust.registry import Registry
 from builder.trust.seal import Identity
 

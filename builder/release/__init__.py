@@ -1,13 +1,22 @@
 """The release switch: threshold-signed, time-locked release statements and what they publish.
 
-- ``statement``: the file format ``sealboard-release/1`` (parse strictly, write);
-- ``scope``: which items a statement's scope covers;
-- ``verify``: signatures against the registry's maintainer threshold (the version in force
-  when git admitted the statement: ``registry_history``), digest, clock;
-- ``status``: every benchmark's release state with its reasons (embargoed / scheduled /
-  partly released / released), and the one statement governing each item;
-- ``apply``: what the build does with that state (released items, needles, commitments);
-- ``identity``: publishing the embargo identity when the release authorises all it opens;
-- ``dataset_admission`` and ``commitment_history``: a dataset judged as it was merged;
-- ``outputs`` and ``pages``: the released data files and pages.
+- ``admin``: Maintainers' write operations on release statements: flip (write) and sign
+- ``apply``: What the build does with a benchmark's release state, after unsealing its items
+- ``check``: `sealboard release verify`: re-check a release with no secret
+- ``commitment_history``: The commitments a dataset version published first, read from git: a
+  changed item is refused
+- ``dataset_admission``: A dataset bundle is judged against the registry in force when git
+  admitted it
+- ``identity``: Publishing the embargo identity after a full release, and reading it back
+- ``outputs``: The data a release in force publishes, under `data/<benchmark>/`
+- ``pages``: Pages a release adds: the item browser, one page per item, the changelog and the
+  "Verify this release" page
+- ``registry_history``: Which registry version was in force at a given time: the maintainers a
+  release counts
+- ``scope``: Which items a release scope covers
+- ``statement``: Release statements, format `sealboard-release/1`: parse one strictly, write one
+- ``status``: Every benchmark's release state, with the reasons a maintainer needs to act on
+- ``transcripts``: Opted-in transcripts of released items: read in the build, published as data
+  and on item pages
+- ``verify``: Does a release statement take effect? Signatures, digest, registry version, clock
 """

@@ -18,11 +18,11 @@ from dataclasses import replace
 from typing import Any
 
 from builder.errors import ReleaseError
-from builder.pipeline.records import BenchmarkState
 from builder.release.check import check_commitments
 from builder.release.scope import covers
 from builder.release.status import EMBARGOED, PARTLY, RELEASED, ReleaseState, state_of
 from builder.release.verify import EFFECTIVE, INVALID
+from builder.report.records import BenchmarkState
 
 STATUS = {RELEASED: "released", PARTLY: "partly released"}
 

@@ -20,7 +20,7 @@ from builder.bundles.dataset import parse_dataset_manifest
 from builder.bundles.ingest import DATASET_DIR
 from builder.bundles.manifest import MANIFEST
 from builder.errors import BuilderError, ReleaseError
-from builder.pipeline.admission import git_output
+from builder.gitrepo.gitread import git_output
 
 
 def manifest_path(benchmark: str, version: str) -> str:

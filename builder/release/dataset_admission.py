@@ -6,7 +6,7 @@ invalidate it: its benchmark would turn ``sealed`` (no items, no boards) and a r
 force would publish nothing. A dataset that was valid when admitted stays valid: when
 today's registry refuses its signatures (a signer no longer a maintainer, or too few
 left), they are counted again against the registry version in force at the dataset's
-git admission (builder.pipeline.admission.Admissions: when its manifest and signature got
+git admission (builder.bundles.admissions.Admissions: when its manifest and signature got
 their current bytes; builder.release.registry_history: which version was in force then),
 with every revocation up to today's (a revoked key is compromised, so its signatures never
 count). Without git history, or with registry dates refused (not committed, dated ahead of
@@ -18,10 +18,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from builder.bundles.admissions import Admissions
 from builder.bundles.dataset import VerifiedDataset, verify_dataset
 from builder.bundles.ingest import RawBundle
 from builder.errors import TrustError
-from builder.pipeline.admission import Admissions
 from builder.release.registry_history import registry_history
 from builder.trust.registry import Registry
 

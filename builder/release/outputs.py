@@ -27,9 +27,9 @@ import orjson
 import pandas as pd
 
 from builder.bundles.dataset import ITEM_METADATA
-from builder.pipeline.records import BenchmarkState
 from builder.release.transcripts import transcript_files
 from builder.render.data import to_csv
+from builder.report.records import BenchmarkState
 from builder.scoring.row_verdicts import row_verdicts
 
 MATRIX_FIRST = ["submission", "item", "lang", "sample", "answer", "correct", "graded_by", "lab_correct", "regrade_correct", "refused"]

@@ -17,11 +17,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
-from builder.pipeline.records import BenchmarkState, BuildReport
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
 from builder.release.registry_history import registry_history
 from builder.release.transcripts import by_item, publishes_transcripts
 from builder.render.labels import option_order
+from builder.report.records import BenchmarkState, BuildReport, ReleaseOutput
 
 _ENV = Environment(
     loader=PackageLoader("builder.release", "templates"),
@@ -170,4 +170,19 @@ def site_release_pages(report: BuildReport) -> dict[str, str]:
     }
 
 
-__all__ = ["benchmark_release", "page_name", "release_nav", "site_release_pages"]
+def release_output(report: BuildReport) -> ReleaseOutput:
+    """Everything the releases in force add to the site: the build hands it to the renderer."""
+    nav: dict[str, list[Any]] = {}
+    data: dict[str, bytes] = {}
+    pages: dict[str, str] = {}
+    for state in report.benchmarks:
+        nav[state.config.id] = release_nav(state)
+        # A release in force adds the dataset, the results matrix and the item pages.
+        bench_data, bench_pages = benchmark_release(state)
+        data.update(bench_data)
+        pages.update(bench_pages)
+    pages.update(site_release_pages(report))
+    return ReleaseOutput(nav, data, pages)
+
+
+__all__ = ["benchmark_release", "page_name", "release_nav", "release_output", "site_release_pages"]

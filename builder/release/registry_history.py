@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.errors import BuilderError
-from builder.pipeline.admission import git_output
+from builder.gitrepo.gitread import git_output
 from builder.trust.registry import read_chain, tally, verify_signatures
 from builder.trust.registry_format import REGISTRY_DIR, SIG_SUFFIX, RegistryVersion, version_filename
 

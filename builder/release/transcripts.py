@@ -24,8 +24,8 @@ from builder.bundles.manifest import TRANSCRIPTS
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.transcripts import read_transcripts
 from builder.errors import BuilderError
-from builder.pipeline.leaklab import lab_needles, scan_alone
-from builder.pipeline.records import BenchmarkState, BuildReport
+from builder.leakscan.labtext import lab_needles, scan_alone
+from builder.report.records import BenchmarkState, BuildReport
 
 PAGE_CHARS = 4000  # of one transcript on an item page; the data file holds it whole
 
@@ -58,7 +58,7 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
 
 def screen_transcripts(report: BuildReport, needles: Any) -> None:
     """Drop a submission's transcripts if any of them quotes an embargoed item (its canary
-    or question text), as written or disguised (:func:`builder.pipeline.leaklab.scan_alone`):
+    or question text), as written or disguised (:func:`builder.leakscan.labtext.scan_alone`):
     released items' transcripts may quote other, still embargoed items."""
     if needles.empty:
         return
@@ -82,7 +82,7 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
 
 def published(state: BenchmarkState) -> dict[str, tuple[dict[str, Any], ...]]:
     """Transcripts to publish: opted in (read_released reads no other) and of submissions
-    still on the site (builder.pipeline.isolation.restrict drops a rejected one's)."""
+    still on the site (builder.report.records.restrict drops a rejected one's)."""
     return state.transcripts if publishes_transcripts(state) else {}
 
 

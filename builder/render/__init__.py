@@ -1,11 +1,18 @@
 """Render: board data (JSON/CSV), the Markdown pages made from that same data, the site.
 
-- ``data``: board, index, submissions and rejections as JSON/CSV (the public data contract)
-- ``pages``: Markdown pages from those same dicts, through ``templates/`` (Jinja2)
-- ``site``: stages pages and data and runs the site generator
-- ``site_tree``: the plain docs tree (with Sealboard's default pages, theme override and
-  assets from ``site_template/``) and the generated site config
-- ``generator``: mkdocs or Zensical in a child process holding nothing secret
-- ``jinja_sandbox``: the generated config's one hook: theme templates in Jinja's sandbox
-- ``mkdocs_plugin``: the ``sealboard`` plugin, a preview shim for ``mkdocs serve``
+- ``charts``: Chart specs for sealboard.js: each board charts its own dimension
+- ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
+- ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
+  process that holds nothing secret
+- ``jinja_sandbox``: mkdocs hook of the generated site config: theme templates render in Jinja's
+  sandbox
+- ``labels``: Human-readable column titles and number formats for the pages (the data files keep
+  ids)
+- ``mkdocs_plugin``: The `sealboard` mkdocs plugin: a thin preview shim for `mkdocs serve -f
+  mkdocs.yml`
+- ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)
+- ``site``: Stage the generated pages and data as a plain docs tree, then run the site generator
+- ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that
+  could read files outside the site (design, security invariant 6), …
+- ``site_tree``: The plain docs tree the site generator builds, and its generated config
 """

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import BuilderError
-from builder.pipeline.records import STAGED, BuildReport
-from builder.release.pages import benchmark_release, release_nav, site_release_pages
 from builder.render import pages
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 from builder.render.generator import run_generator
 from builder.render.site_tree import assemble, write_config
+from builder.report.records import STAGED, BuildReport, ReleaseOutput
 
 
 def banner_text(report: BuildReport) -> str | None:
@@ -67,13 +66,13 @@ class StagedSite:
         return target
 
 
-def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> list[Any]:
+def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]], release: ReleaseOutput) -> list[Any]:
     nav: list[Any] = [{"Home": "index.md"}]
     for state in report.benchmarks:
         bench = state.config.id
         section: list[Any] = [{"Overview": f"{bench}/index.md"}]
         section += [{b["title"]: f"{bench}/{b['board']}.md"} for b in boards.get(bench, [])]
-        section += release_nav(state)
+        section += release.nav.get(bench, [])
         section.append({"Submissions": f"{bench}/submissions.md"})
         nav.append({state.config.title: section})
     nav.append(
@@ -117,7 +116,11 @@ def _model_and_lab_pages(write: Any, by_id: dict[str, Any], subs_of: dict[str, d
     write("pages/labs/index.md", pages.labs_index(index))
 
 
-def render_site(report: BuildReport) -> StagedSite:
+def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOutput]) -> StagedSite:
+    """Write every generated page and data file, then assemble the staged tree. ``release``
+    makes what the releases in force add (builder.release.pages.release_output, handed in
+    by the build, so the renderer never imports release/)."""
+    released = release(report)
     staged = report.root / STAGED
     fresh = staged.with_name("staged.tmp")
     shutil.rmtree(fresh, ignore_errors=True)
@@ -156,13 +159,9 @@ def render_site(report: BuildReport) -> StagedSite:
         for board in boards[bench["id"]]:
             page = pages.board_page(bench, board, by_sub, labs, specs.get(board["board"]), board_dicts)
             write(f"pages/{bench['id']}/{board['board']}.md", page)
-        # A release in force adds the dataset, the results matrix and the item pages.
-        release_data, release_pages = benchmark_release(state)
-        for rel, data in release_data.items():
-            write(f"data/{rel}", data)
-        for rel, text in release_pages.items():
-            write(f"pages/{rel}", text)
-    for rel, text in site_release_pages(report).items():
+    for rel, data in released.data.items():
+        write(f"data/{rel}", data)
+    for rel, text in released.pages.items():
         write(f"pages/{rel}", text)
     _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version)
     write("pages/rejected.md", pages.rejected_page(rejected))
@@ -172,7 +171,7 @@ def render_site(report: BuildReport) -> StagedSite:
     write("pages/methodology.md", pages.methodology_page(report, boards))
     write("pages/data.md", pages.data_page(report, boards))
     meta = {
-        "nav": _nav(report, boards),
+        "nav": _nav(report, boards, released),
         "banner": banner_text(report),
         "noindex": report.as_of is not None,  # a rehearsal must never be indexed
         "home_summary": pages.home_summary(index, boards, last_change),

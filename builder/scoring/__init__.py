@@ -1,24 +1,41 @@
 """Scoring: pure functions from frames to boards, driven by a declarative spec.
 
+- ``answer_claims``: What an answer *says* about its value, apart from how the value is spelled
+- ``boards``: What every board kind shares (builder.scoring.kinds): the scoring Context, the
+  RawBoard each kind returns (estimates for every row; the engine …
+- ``config``: Parse a benchmark's scoring declaration (`sealboard-scoring/1`), in one place
+- ``config_base``: Shared machinery of the scoring-declaration parser: error collection, scalar
+  and filter checks, measures
+- ``config_boards``: Board declarations: the `boards:` list of a scoring declaration (schema in
+  builder.scoring.config)
+- ``definitions``: Metric definitions as the papers state them; the board JSON carries these
+  texts
+- ``disclosure``: The embargo's disclosure audit: one computation over every figure a build
+  publishes
+- ``engine``: score_benchmark: frames in, BoardTables out
+- ``exact``: Exact values of scoring figures: each row's rational, so that ties are decided
+  exactly
+- ``frames``: Check the frames handed to scoring and reduce them to per-(condition, submission,
+  item) sums
+- ``frames_reference``: Plain reference implementations of builder.scoring.frames' fast paths
+- ``gate``: The publication gate under embargo: one place that decides what a build publishes
+- ``kinds``: Board kinds: one module per kind, found here and registered in :data:`REGISTRY`
+- ``ladder``: What an embargoed board may show: the Ladder (Blum & Hardt, 2015) on a grid
+- ``measures``: Item-level scores: what each (submission, item) contributes to a cell
+- ``pairs``: TTS pairing for the KCSAT-ML kinds pairs and drg (builder.scoring.kinds)
+- ``regrade``: Regrading: recompute correctness from the extracted answer, as the papers' judges
+  would
+- ``row_verdicts``: Each result row's verdicts as the boards count them: the lab's, the
+  regrade's, and which counted
+- ``spec``: ScoringSpec: a benchmark's scoring declaration, parsed and validated (frozen)
+- ``tables``: The records scoring hands to rendering: BoardTable, BoardRow, Cell, MetricDef
+- ``uncertainty``: How sure each number is: item-clustered score intervals and rank ranges
+
     spec = parse_scoring_config(raw_yaml_mapping, "leaderboards/soohak.yaml")
     tables = score_benchmark(spec, items, results, submissions, embargoed=True)
     tables[0].to_dict()      # the board JSON; .to_csv_rows() for the CSV
 
 Modules, by responsibility:
-
-- ``config``: the YAML schema and its validation (``parse_scoring_config``, ``default_spec``)
-- ``spec``: the frozen ScoringSpec it produces
-- ``frames``: checks of the input frames, reduction to per-(condition, submission, item) sums;
-  ``frames_reference``: plain versions of its fast paths, which property tests pin it to
-- ``regrade``: regrading of integer/choice/fraction/decimal/expression answers (exact, else math-verify equivalence)
-- ``measures``: item-level scores (avg@k, unbiased pass@k, refusal rate, tokens, cost)
-- ``uncertainty``: item-clustered Wilson/MOVER intervals, rank ranges (the methodology text)
-- ``kinds``: the board-kind registry, one module per kind (table, breakdown, contrast,
-  composite, grading, pairs, drg, calibration); ``boards``: what the kinds share;
-  ``pairs``: TTS pairing; ``engine``: assembly, embargo suppression, ranks
-- ``exact``: each figure's exact rational, which ranks and combined figures are decided on
-- ``tables``: BoardTable, BoardRow, Cell, MetricDef and their JSON/CSV forms
-- ``definitions``: the papers' metric definitions, quoted
 """
 
 from builder.scoring.config import default_spec, load_preset, parse_scoring_config

@@ -13,7 +13,7 @@ The gate does not compute withholding itself; it applies verdicts made upstream:
   (:mod:`builder.scoring.disclosure`, :func:`builder.scoring.uncertainty.cells`), then the
   Ladder's (:mod:`builder.scoring.ladder`): a withheld cell arrives ``suppressed``;
 - lab-supplied free text is admitted only by a build that screened it against the sealed
-  items (the authorised build's ``screen_lab_text``, builder.pipeline.leakscan); a build
+  items (the authorised build's ``screen_lab_text``, builder.leakscan.scan); a build
   that could not screen (the public build: it holds salted commitments, not the items)
   publishes the structured fields and says that the rest is withheld until screened.
 """

@@ -309,7 +309,7 @@ def _decimal_against_constant(gold: str, answer: str, g: Sequence[object], a: Se
     return None
 
 
-# Verdicts graded before scoring under a time budget (builder.scoring.regrade_budget),
+# Verdicts graded before scoring under a time budget (builder.pipeline.regrade_budget),
 # in a child process where math-verify's alarm holds: scoring looks them up by
 # (answer type, gold, answer, the item's tolerance).
 _SEEDED: dict[tuple[str, str, str, Fraction], Verdict] = {}

@@ -1,7 +1,7 @@
 """Pull-request validation: what CI runs on a PR, offline and without any secret.
 
 It judges the PR's *own* change: the diff from the merge base of the target branch and the
-PR head to the head (git objects only, :mod:`builder.validate.gitread`), so what has landed
+PR head to the head (git objects only, :mod:`builder.gitrepo.gitread`), so what has landed
 on the target since the PR was opened is not held against it. Trust, tombstones and the
 submission budget come from the target branch's tip (the newest state maintainers signed
 off), never from the PR.
@@ -43,11 +43,11 @@ from builder.bundles.verify import verify_bundle
 from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unreadable
 from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
+from builder.gitrepo.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
 from builder.render.site_guard import GITATTRIBUTES, MKDOCS_CONFIG, SITE_SRC, check_gitattributes, check_mkdocs_config, check_site_paths
 from builder.trust.registry import Registry, describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
 from builder.trust.sshsig import NS_BUNDLE, verify
-from builder.validate.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
 
 PASSED, REVIEW, FAILED = "passed", "maintainer review required", "failed"
 READ_CHUNK = 64 << 20

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from builder.bundles.admission_policy import Facts, Submission, decide, screen
-from builder.bundles.budget import Budget
 from builder.bundles.manifest import RESULTS, FileEntry, Manifest, Model, RunConfig
 from builder.bundles.withdrawn import Tombstone
+from builder.config import Budget
 
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
 B = "bundles/soohak"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from builder.errors import LeakError
-from builder.pipeline.keyscan import key_material
-from builder.pipeline.leakscan import Needles, scan_tree
+from builder.leakscan.keyscan import key_material
+from builder.leakscan.scan import Needles, scan_tree
 from builder.trust.agekeys import generate_identity
 from hostile.support import Instance
 

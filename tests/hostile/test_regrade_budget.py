@@ -15,8 +15,8 @@ import time
 
 import pytest
 
+from builder.pipeline.regrade_budget import grade_within
 from builder.scoring import regrade
-from builder.scoring.regrade_budget import grade_within
 from hostile.support import ACME, BETA, BETA_ROWS, assert_rejected, reseal, rows_bytes, run, where_of
 
 SLOW = "(x+{k})^{{999}}"
@@ -69,7 +69,7 @@ def test_verdicts_from_the_child_equal_the_equivalence_path() -> None:
 
 
 def test_a_bundle_after_one_over_the_budget_is_still_graded_in_a_new_child() -> None:
-    from builder.scoring.regrade_budget import grade_bundles
+    from builder.pipeline.regrade_budget import grade_bundles
 
     slow = [("integer", "10", SLOW.format(k=k)) for k in range(5, 8)]
     fast = [("integer", "100", "10^2")]

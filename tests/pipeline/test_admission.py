@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.pipeline.admission import Admissions, blob_id
+from builder.bundles.admissions import Admissions, blob_id
 from builder.pipeline.build import build
 from builder.trust.registry_admin import add_lab_key, retire, revoke, sign_registry
 from builder.trust.sshkeys import generate_ed25519, load_private_key

@@ -10,7 +10,7 @@ import unicodedata
 import orjson
 import pytest
 
-from builder.pipeline.leakscan import build_needles, normalise
+from builder.leakscan.scan import build_needles, normalise
 
 LONG = (
     "Let n be the smallest positive integer such that every coloring of the edges of the complete graph "

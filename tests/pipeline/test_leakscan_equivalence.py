@@ -28,8 +28,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.pipeline import leaknorm, leakscan
-from builder.pipeline.leakscan import build_needles, normalise, output_forms
+from builder.leakscan import normalise as leaknorm
+from builder.leakscan import scan as leakscan
+from builder.leakscan.scan import build_needles, normalise, output_forms
 
 # The definition of what is deleted, written out (the module derives it once, on first use).
 INVISIBLE = (
@@ -294,10 +295,10 @@ def test_deleted_characters_are_the_definition_over_all_of_unicode() -> None:
 def test_import_derives_no_table() -> None:
     # The tables cost 0.1 s of CPU: paid on the first fold of non-ASCII text, not by every
     # command that imports the build (bench/bench_leakscan.py prints the figures).
-    code = "import builder.pipeline.leakscan, builder.pipeline.leaknorm as m; print(m._plain.cache_info().currsize, m._folds.cache_info().currsize)"
+    code = "import builder.leakscan.scan, builder.leakscan.normalise as m; print(m._plain.cache_info().currsize, m._folds.cache_info().currsize)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.split() == ["0", "0"]
-    code = "import builder.pipeline.leakscan, builder.pipeline.leaknorm as m; m.normalise(b'x'); print(m._plain.cache_info().currsize); m.normalise('가 é'); print(m._plain.cache_info().currsize)"
+    code = "import builder.leakscan.scan, builder.leakscan.normalise as m; m.normalise(b'x'); print(m._plain.cache_info().currsize); m.normalise('가 é'); print(m._plain.cache_info().currsize)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.split() == ["0", "1"]
 

@@ -3,7 +3,7 @@ everything else about an embargoed item keeps guarding it."""
 
 from __future__ import annotations
 
-from builder.pipeline.leakscan import build_needles, normalise
+from builder.leakscan.scan import build_needles, normalise
 from builder.pipeline.publish import without_public
 
 TEMPLATE = "Which of the following statements about the main theorem is correct under hypothesis"

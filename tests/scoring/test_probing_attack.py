@@ -29,7 +29,8 @@ from datetime import datetime, timedelta, timezone
 import orjson
 import pytest
 
-from builder.bundles.budget import Budget, Entry, over_budget
+from builder.bundles.budget import Entry, over_budget
+from builder.config import Budget
 
 from .frames import Instance
 

@@ -1,5 +1,21 @@
 """Board kinds: one module per kind, found here and registered in :data:`REGISTRY`.
 
+- ``_base``: What a board-kind module declares (builder.scoring.kinds): its :class:`Kind`
+- ``breakdown``: kind: breakdown — one measure, overall and per group of an item field or item
+  bin
+- ``calibration``: kind: calibration — per-item model error regressed on the human cohort's
+  error (KCSAT-ML §4.6): slope and intercept, with delta-method intervals …
+- ``composite``: kind: composite — each column the mean of metrics of earlier table boards
+- ``contrast``: kind: contrast — one measure under two values of a result field (or language),
+  and their paired difference
+- ``drg``: kind: drg — sub-cohort fractions on the Easy and Hard bins without and with TTS, and
+  the Difficulty-Reversal Gap at the first TTS turn-on …
+- ``grading``: kind: grading — how each submission's samples were graded: regraded by Sealboard,
+  kept as the lab's judge verdict, disagreements, unparsed answers
+- ``pairs``: kind: pairs — TTS off/on pairs within a lab's model family (KCSAT-ML §3.2): the
+  measure without and with TTS, and the paired gain
+- ``table``: kind: table — one column per metric (a measure over an item and result selection)
+
 A kind module (``table``, ``breakdown``, ``contrast``, ``composite``, ``grading``, ``pairs``,
 ``drg``, ``calibration``) holds everything about its kind: its typed parameters (a frozen
 dataclass), the YAML keys it reads and how they are checked (``parse``), and the board it

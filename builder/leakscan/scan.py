@@ -16,7 +16,7 @@ Normalisation, the same on both sides (needles and haystack):
    ``\\f`` would hide every window holding it) and also decoded where JSON can be in it
    (inline scripts; the whole file if it has a ``\\uXXXX``). A file that is not UTF-8 (an
    image, a font) is scanned for its ASCII, every other byte a separator;
-2.–5. :mod:`builder.pipeline.leaknorm`: Unicode NFKD and case folding, invisible
+2.–5. :mod:`builder.leakscan.normalise`: Unicode NFKD and case folding, invisible
    characters and combining marks deleted, every run of non-word characters one space,
    Hangul jamo composed (Korean compared as syllables, however written).
 
@@ -24,8 +24,8 @@ Out of scope for the output scan: percent-escapes (``%20`` in a URL is not displ
 text), text in UTF-16 or inside compressed binary formats other than gzip, and double
 escaping (``&amp;shy;`` shows as "&shy;", visibly). Lab text, which is small, is also read
 decoded and in disguise (look-alike letters, spacing, reversal, base64, percent-escapes)
-and across fields and bundles: :mod:`builder.pipeline.leaklab`. Key material is looked for
-in every output file whatever the needles: :mod:`builder.pipeline.keyscan`.
+and across fields and bundles: :mod:`builder.leakscan.labtext`. Key material is looked for
+in every output file whatever the needles: :mod:`builder.leakscan.keyscan`.
 
 Question text is matched on **every** window of 8 consecutive words (a shorter question
 whole, from 4 words); windows made mostly of numbers and symbols are skipped, as they would
@@ -35,7 +35,7 @@ Speed (``bench/bench_leakscan.py`` prints MB/s per CPU): one pass of daachorse's
 double-array Aho-Corasick over each file's normalised bytes (:meth:`Needles.of`); escapes
 decoded by one constant-replacement regular expression for JSON's short escapes, or
 Python's ``unicode_escape`` codec where it reads every escape as JSON does; normalisation
-as :mod:`builder.pipeline.leaknorm` says. The routes are pinned to the plain definition by
+as :mod:`builder.leakscan.normalise` says. The routes are pinned to the plain definition by
 tests/pipeline/test_leakscan_equivalence.py.
 """
 
@@ -53,14 +53,14 @@ from typing import Any
 import daachorse
 import numpy as np
 
+from builder.bundles.facts import submission_facts
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
-from builder.pipeline.isolation import restrict
-from builder.pipeline.keyscan import REASON as KEY_REASON
-from builder.pipeline.keyscan import key_material
-from builder.pipeline.leaklab import Piece, lab_needles, scan_alone, scan_together, texts_of
-from builder.pipeline.leaknorm import normalise, normalise_utf8
-from builder.pipeline.records import BuildReport
+from builder.leakscan.keyscan import REASON as KEY_REASON
+from builder.leakscan.keyscan import key_material
+from builder.leakscan.labtext import Piece, lab_needles, scan_alone, scan_together, texts_of
+from builder.leakscan.normalise import normalise, normalise_utf8
+from builder.report.records import BuildReport, restrict
 
 SHINGLE = 8
 MIN_SHORT_TOKENS = 4
@@ -325,7 +325,7 @@ class Hit:
 
 def scan_tree(site: Path, needles: Needles) -> tuple[Hit | None, int, int]:
     """(first hit or None, files scanned, bytes scanned) over every file under site: key
-    material (:mod:`builder.pipeline.keyscan`) always, embargoed text when there are needles."""
+    material (:mod:`builder.leakscan.keyscan`) always, embargoed text when there are needles."""
     files = scanned = 0
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         data = path.read_bytes()
@@ -375,13 +375,12 @@ def screen_lab_text(report: BuildReport, needles: Needles) -> None:
     submissions data before the publication gate, from which every page and board row
     takes its lab text) plus its path, so a field added to the output later is scanned
     without a change here. Each field is scanned as written (:meth:`Needles.scan_text`) and
-    in every disguise (:func:`builder.pipeline.leaklab.scan_alone`); then each lab's fields
+    in every disguise (:func:`builder.leakscan.labtext.scan_alone`); then each lab's fields
     over all its bundles of the benchmark are read together
-    (:func:`builder.pipeline.leaklab.scan_together`). A benchmark whose sealed items are
+    (:func:`builder.leakscan.labtext.scan_together`). A benchmark whose sealed items are
     among the needles is marked ``lab_text_screened``: only then does the gate publish its
     lab free text under embargo.
     """
-    from builder.render.data import submission_facts  # render sits above this stage's records
 
     if needles.empty:
         return

@@ -1,9 +1,9 @@
 """The lab-text leak scan: disguised and scattered question text (issue 22).
 
-The plain scan (:meth:`builder.pipeline.leakscan.Needles.scan_text`) finds a window of an
+The plain scan (:meth:`builder.leakscan.scan.Needles.scan_text`) finds a window of an
 embargoed question in one field as written. A lab holding a valid key can disguise it
 (look-alike letters, spaced letters, reversed order, base64, percent-escapes: folded by
-:mod:`builder.pipeline.leakfold`) or scatter it: an excerpt split across ``notes`` and
+:mod:`builder.leakscan.fold`) or scatter it: an excerpt split across ``notes`` and
 ``judge``, alternate words interleaved across two of its bundles. So each lab's texts, over
 all its bundles of a benchmark, are also read together:
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import daachorse
 
-from builder.pipeline.leakfold import decoded, fold_pattern, forms, words
+from builder.leakscan.fold import decoded, fold_pattern, forms, words
 
 MAX_PAIRED = 120
 _TAG = re.compile(r"<[^<>]{0,200}>")

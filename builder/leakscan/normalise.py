@@ -1,4 +1,4 @@
-"""The leak scan's normalisation (steps 2–5 of :mod:`builder.pipeline.leakscan`), the same
+"""The leak scan's normalisation (steps 2–5 of :mod:`builder.leakscan.scan`), the same
 for needles and output: words separated by single spaces, padded.
 
 2. Unicode NFKD, then case folding (not ``lower()``: "ΣΟΣ" and "STRASSE" match);

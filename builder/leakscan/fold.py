@@ -1,7 +1,7 @@
 """Disguises folded out of lab-supplied text before the leak scan reads it (issue 22).
 
 Lab text is small (a manifest's fields, opted-in transcripts), so it can afford what the
-output scan (every byte of the site, :mod:`builder.pipeline.leakscan`) cannot. A lab that
+output scan (every byte of the site, :mod:`builder.leakscan.scan`) cannot. A lab that
 holds a valid key writes an embargoed question so that a reader still recovers it:
 
 - **look-alike letters** (Cyrillic "а", "е", "о" for Latin): every character is replaced
@@ -17,7 +17,7 @@ holds a valid key writes an embargoed question so that a reader still recovers i
 
 Needles go through the same fold (:func:`fold_pattern`), so what matched before still
 matches: the fold only merges. Windows over several fields and bundles are
-:func:`builder.pipeline.leaklab.lab_texts`' job.
+:func:`builder.leakscan.labtext.lab_texts`' job.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import unicodedata
 import urllib.parse
 from importlib import resources
 
-from builder.pipeline.leaknorm import normalise
+from builder.leakscan.normalise import normalise
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")

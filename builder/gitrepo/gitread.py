@@ -20,7 +20,7 @@ MODE_SUBMODULE = "160000"
 
 
 class GitError(BuilderError):
-    """A git command failed (bad revision, not a repository). Raised by builder.validate.gitread."""
+    """A git command failed (bad revision, not a repository). Raised by builder.gitrepo.gitread."""
 
     reason = "git"
 
@@ -171,3 +171,12 @@ class Repo:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(blobs[entry.oid])
         return len(entries)
+
+
+def git_output(root: Path, *args: str) -> bytes | None:
+    """stdout of a git command in root, or None when git is missing or fails."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None

@@ -8,7 +8,7 @@ points down the pipeline and none points back at the script that runs it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ class BenchmarkState:
     released_items: tuple[dict[str, Any], ...] = ()
     # submission -> opted-in transcript lines of released items (builder.release.transcripts).
     transcripts: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
-    # Set by builder.pipeline.leakscan.screen_lab_text once every bundle's lab text was
+    # Set by builder.leakscan.scan.screen_lab_text once every bundle's lab text was
     # scanned for this benchmark's embargoed items; the publication gate
     # (builder.scoring.gate) publishes lab free text under embargo only when it is.
     lab_text_screened: bool = False
@@ -73,3 +73,27 @@ class BuildReport:
     # benchmark id -> builder.release.status.ReleaseState, judged at as_of or now.
     releases: dict[str, Any] = field(default_factory=dict)
     item_access: list[Any] = field(default_factory=list)  # builder.bundles.access.AccessEntry: who may read the items
+
+
+def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:
+    """The state with only the submissions in `keep` (bundles, frames, transcripts and board rows)."""
+    bundles = tuple(b for b in state.bundles if b.manifest.key in keep)
+    subs = state.submissions
+    if subs is not None and len(subs):
+        subs = subs[subs["submission"].isin(keep)].reset_index(drop=True)
+    results = state.results
+    if results is not None:
+        results = results[results["submission"].isin(keep)].reset_index(drop=True)
+    boards = tuple(replace(b, rows=tuple(r for r in b.rows if r.submission in keep)) for b in state.boards)
+    transcripts = {key: rows for key, rows in state.transcripts.items() if key in keep}
+    return replace(state, bundles=bundles, submissions=subs, results=results, boards=boards, transcripts=transcripts)
+
+
+@dataclass(frozen=True)
+class ReleaseOutput:
+    """What the releases in force add to the site, made by builder.release.pages and handed
+    by the build to the renderer (which never reaches into release/ itself)."""
+
+    nav: dict[str, list[Any]]  # benchmark -> its release pages' nav entries
+    data: dict[str, bytes]  # path under data/ -> bytes (dataset, results matrix, transcripts)
+    pages: dict[str, str]  # path under the pages -> text (item pages, changelog, verify page)

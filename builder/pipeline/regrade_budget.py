@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from builder.bundles.ingest import Rejection
-from builder.pipeline.isolation import restrict
+from builder.report.records import restrict
 from builder.scoring import regrade
 
 BUDGET_S = 120.0  # wall seconds of equivalence grading per bundle
