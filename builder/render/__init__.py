@@ -11,6 +11,7 @@
 - ``mkdocs_plugin``: The `sealboard` mkdocs plugin: a thin preview shim for `mkdocs serve -f
   mkdocs.yml`
 - ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)
+- ``reasons``: the reason codes page: every code Sealboard reports, who raises it, what to do
 - ``site``: Stage the generated pages and data as a plain docs tree, then run the site generator
 - ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that
   could read files outside the site (design, security invariant 6), …

@@ -22,6 +22,7 @@ from builder.errors import BuilderError
 from builder.render import pages
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 from builder.render.generator import run_generator
+from builder.render.reasons import reasons_page
 from builder.render.site_tree import assemble, write_config
 from builder.report.records import STAGED, BuildReport, ReleaseOutput
 
@@ -87,6 +88,7 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]], release: 
                 {"Adding a benchmark": "adding-a-benchmark.md"},
                 {"Bundle format": "bundle-format.md"},
                 {"Rejected submissions": "rejected.md"},
+                {"Reason codes": "reasons.md"},
                 {"Changelog": "changelog.md"},
                 {"Verify this release": "verify-release.md"},
             ]
@@ -165,6 +167,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
         write(f"pages/{rel}", text)
     _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version)
     write("pages/rejected.md", pages.rejected_page(rejected))
+    write("pages/reasons.md", reasons_page())
     access = access_data(report)
     write("data/access.json", dumps(access))
     write("pages/access.md", pages.access_page(access))

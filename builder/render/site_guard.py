@@ -81,7 +81,7 @@ SAFE_ATTRIBUTES = frozenset({"binary", "-text", "text", "eol=lf", "-diff", "diff
 SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
 # Generated pages at the site root (render/site.py, release/pages.py); data/, labs/ and each
 # benchmark's folder are reserved whole.
-GENERATED_PAGES = frozenset({"rejected.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md"})
+GENERATED_PAGES = frozenset({"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md"})
 # Files the staged tree always holds (render/site_tree.py): Sealboard's assets.
 GENERATED_FILES = frozenset({"assets/sealboard.css", "assets/sealboard.js", "assets/tablesort.min.js", "assets/plotly.min.js"})
 # Sealboard's theme override (site_template/overrides/): the banner and noindex live there.
