@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.render.mkdocs_plugin import _plotly_js
+from builder.render.site_tree import plotly_js
 
 ASSET = Path(__file__).resolve().parents[2] / "builder" / "render" / "site_template" / "assets" / "sealboard.js"
 HOSTILE = "M %{x} <b>b</b> %{y:.1f} %{customdata}"
@@ -59,7 +59,7 @@ def hovers(tmp_path: Path, label: str) -> list[tuple[int, int, str]]:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if chromium is None:
         pytest.skip("headless Chromium is not installed")
-    shutil.copy(_plotly_js(), tmp_path / "plotly.min.js")
+    shutil.copy(plotly_js(), tmp_path / "plotly.min.js")
     shutil.copy(ASSET, tmp_path / "sealboard.js")
     embedded = [json.dumps(s).replace("</", "<\\/") for s in specs(label)]  # as a page embeds JSON in a script
     charts = "".join(f'<div class="sb-chart" style="width:800px"><script type="application/json">{e}</script></div>\n' for e in embedded)
