@@ -21,6 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import orjson
 import yaml
 
 EEE_SCHEMA_VERSION = "0.3.0"
@@ -215,8 +216,6 @@ def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submis
     ``benchmark``: id, title, version, status. ``retrieved_timestamp`` is the newest
     submission's creation time: the records are a function of the signed inputs alone, so
     two builds of the same inputs write the same bytes."""
-    from builder.render.data import dumps
-
     by_sub = {s["submission"]: s for s in submissions}
     retrieved = max((s["created"] for s in submissions), default=None)
     files: dict[str, bytes] = {}
@@ -228,7 +227,7 @@ def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submis
                 continue
             record = eee_record(board, row, sub, benchmark, retrieved)
             if record is not None:
-                files[f"{benchmark['id']}/eee/{board['board']}/{row['submission']}.json"] = dumps(record)
+                files[f"{benchmark['id']}/eee/{board['board']}/{row['submission']}.json"] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
             entry = hf_entry(board, row, sub, benchmark)
             if entry is not None:
                 hf.setdefault(row["submission"], []).append(entry)
