@@ -10,6 +10,7 @@ One results row per line: ``item`` = ``sample_id`` (or ``metadata[--id-field]``,
 ``--map``), ``lang`` = ``metadata[--lang-field]`` or ``--lang``, ``sample`` numbered from 0
 per item and language in the order the lines come, ``answer`` = the final extracted value,
 ``correct`` = ``evaluation.is_correct``, ``output_tokens`` and ``latency_s`` when given.
+``refused`` is false: EEE records no refusal apart from ``error``, which is not a verdict.
 
 A line whose ``error`` is set did not produce a graded answer: it is never turned into a
 wrong answer. By default such lines stop the import (listed by line); ``--errored skip``

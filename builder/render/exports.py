@@ -128,7 +128,7 @@ def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any],
         "evaluation_result_id": f"{board['board']}/{metric['name']}",
         "evaluation_name": f"{board['benchmark']}/{board['board']}/{metric['name']}",
         "source_data": _source_data(benchmark, cell.get("n")),
-        "evaluation_timestamp": sub["created"],
+        **({"evaluation_timestamp": sub["created"]} if sub.get("created") else {}),
         "metric_config": _metric_config(board, metric),
         "score_details": score,
     }
@@ -150,11 +150,13 @@ def eee_record(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], 
     ]
     if not results:
         return None
-    harness_name, _, harness_version = sub["harness"].rpartition(" ")
+    # a field the submissions data withholds (or a lab left empty) falls back, never breaks the record
+    harness = sub.get("harness") or "unknown"
+    harness_name, _, harness_version = harness.rpartition(" ")
     return {
         "schema_version": EEE_SCHEMA_VERSION,
         "evaluation_id": f"sealboard/{board['benchmark']}/{board['board']}/{sub['submission']}",
-        "evaluation_timestamp": sub["created"],
+        **({"evaluation_timestamp": sub["created"]} if sub.get("created") else {}),
         "retrieved_timestamp": _epoch(retrieved),
         "source_metadata": {
             "source_name": f"{benchmark['title']}: {board['title']}",
@@ -177,15 +179,15 @@ def eee_record(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], 
             ),
         },
         "model_info": {
-            "name": sub["model"],
-            "id": sub["model_id"],
+            "name": sub.get("model") or sub["submission"],
+            "id": sub.get("model_id") or sub["submission"],
             "additional_details": {
                 "deployment_type": "unknown",
-                "model_availability": "open_weights" if sub["open_weights"] else "closed_weights",
+                "model_availability": {True: "open_weights", False: "closed_weights"}.get(sub.get("open_weights"), "unknown"),
                 **_strings({"family": sub.get("family"), "params_b": sub.get("params_b"), "reasoning_effort": sub.get("reasoning_effort")}),
             },
         },
-        "eval_library": {"name": harness_name or sub["harness"], "version": harness_version if harness_name else "unknown"},
+        "eval_library": {"name": harness_name or harness, "version": harness_version if harness_name else "unknown"},
         "evaluation_results": results,
     }
 
@@ -204,7 +206,7 @@ def hf_entry(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], be
     return {
         "dataset": {"id": benchmark["id"], "task_id": board["board"]},
         "value": cell["value"],
-        "date": sub["created"],
+        **({"date": sub["created"]} if sub.get("created") else {}),
         "source": {"url": f"data/{board['benchmark']}/eee/{board['board']}/{sub['submission']}.json", "name": f"{benchmark['title']} leaderboard (Sealboard)"},
         "notes": f"{metric} ({unit}) on board {board['board']}; manifest sha256 {sub['manifest_sha256']}; attestation {ATTESTATION}",
     }
@@ -217,7 +219,7 @@ def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submis
     submission's creation time: the records are a function of the signed inputs alone, so
     two builds of the same inputs write the same bytes."""
     by_sub = {s["submission"]: s for s in submissions}
-    retrieved = max((s["created"] for s in submissions), default=None)
+    retrieved = max((s["created"] for s in submissions if s.get("created")), default=None)
     files: dict[str, bytes] = {}
     hf: dict[str, list[dict[str, Any]]] = {}
     for board in boards:

@@ -108,6 +108,18 @@ def test_record_carries_the_cell_its_interval_method_and_provenance() -> None:
     assert tokens["metric_config"]["additional_details"] == {"direction": "descriptive: neither direction is better"}
 
 
+def test_withheld_or_empty_submission_fields_still_make_a_valid_record() -> None:
+    """A build that withholds a lab's free text (or a lab that left it empty) still exports valid records."""
+    board = _board("table", [("accuracy", "fraction", True)], {"accuracy": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7, "n": 12}}, rank_by="accuracy")
+    sparse = {k: v for k, v in SUB.items() if k not in ("model", "model_id", "harness", "created", "open_weights")}
+    record = eee_record(board, board["rows"][0], sparse, BENCH, None)
+    _valid(record)
+    assert record["model_info"]["name"] == record["model_info"]["id"] == "acme/run-1"
+    assert record["model_info"]["additional_details"]["model_availability"] == "unknown"
+    assert record["eval_library"] == {"name": "unknown", "version": "unknown"} and record["retrieved_timestamp"] == "0"
+    assert "date" not in hf_entry(board, board["rows"][0], sparse, BENCH)
+
+
 def test_interval_method_follows_uncertainty_py() -> None:
     assert interval_method("table", "fraction") == WILSON
     assert interval_method("contrast", "difference") == MOVER
