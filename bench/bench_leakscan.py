@@ -39,8 +39,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builder.pipeline.build import build, load_identities  # noqa: E402
 from builder.leakscan.scan import Needles, scan_tree  # noqa: E402
+from builder.pipeline.build import build, load_identities  # noqa: E402
 from builder.pipeline.publish import needles_for  # noqa: E402
 
 GOAL = 100.0  # MB/s per CPU, on the demo site and on Korean-heavy output (issue 12)

@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builder.report.records import STAGED  # noqa: E402
 from builder.render.generator import scrubbed_env  # noqa: E402
 from builder.render.site import StagedSite  # noqa: E402
 from builder.render.site_tree import CONFIG, assemble, generated_config  # noqa: E402
+from builder.report.records import STAGED  # noqa: E402
 
 
 def cpu() -> float:

@@ -19,6 +19,7 @@ below it; tests/test_layout.py checks it):
 - ``gitrepo``: git plumbing over an instance repository
 - ``trust``: SSH signatures, the key registry, age keys
 - ``strict``: strict parsing of every untrusted file
+- ``formats``: vendored published schemas (Every Eval Ever 0.3)
 - ``errors``: the error tree and its reason codes (listed in ``reasons.yaml``)
 """
 

@@ -1,4 +1,4 @@
-"""``sealboard import inspect-ai | lm-eval`` — results.jsonl and a run.yaml from harness logs."""
+"""``sealboard import inspect-ai | lm-eval | eee`` — results.jsonl and a run.yaml from harness logs."""
 
 from __future__ import annotations
 
@@ -157,5 +157,31 @@ def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None
     report = _guard(
         str(samples[0]),
         lambda: import_samples(list(samples), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, metric=metric, filter_name=filter_name, grade_by_target=grade_by_target, fields=_fields(fields)),
+    )
+    _finish(report, out, describe_out, force, benchmark, root)
+
+
+@import_group.command("eee")
+@click.argument("files", nargs=-1, required=True, type=_FILE)
+@click.option("--id-field", help="Sample metadata field holding the item id (default: sample_id).")
+@click.option("--evaluation", help="The evaluation_result_id (or evaluation_name) imported (default: the only one).")
+@click.option("--errored", type=click.Choice(["refuse", "skip"]), default="refuse", show_default=True, help="Samples that ended in an error: stop, or leave them out (never scored as wrong).")
+@_common
+@translate_errors
+def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str | None, errored: str, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
+    """Import Every Eval Ever instance-level JSONL (schema 0.3): one row per line.
+
+    \b
+    Example:
+      sealboard import eee data/soohak/acme/model-x/*_samples.jsonl --lang en --benchmark soohak
+    """
+    from builder.importers.common import IdMap
+    from builder.importers.eee_instances import import_instances
+
+    id_map = IdMap.load(map_path)
+    progress(f"Reading {len(files)} Every Eval Ever instance file(s)…")
+    report = _guard(
+        str(files[0]),
+        lambda: import_instances(list(files), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, evaluation=evaluation, errored=errored, fields=_fields(fields)),
     )
     _finish(report, out, describe_out, force, benchmark, root)

@@ -1,8 +1,9 @@
 """Importers: turn evaluation logs of common harnesses into ``results.jsonl`` and a
-``run.yaml`` skeleton (``sealboard import inspect-ai | lm-eval``).
+``run.yaml`` skeleton (``sealboard import inspect-ai | lm-eval | eee``).
 
 - ``common``: What every importer shares: item-id mapping, the import report, writing the
   outputs
+- ``eee_instances``: Every Eval Ever 0.3 instance-level JSONL (one sample a line)
 - ``inspect_log``: Import inspect_ai evaluation logs (`.eval` archives or `.json`)
 - ``limits``: Limits on harness logs: the importers read files a lab did not write by hand and
   may not trust (issue 22, "Hostile logs and answers")

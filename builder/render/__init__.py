@@ -2,6 +2,8 @@
 
 - ``charts``: Chart specs for sealboard.js: each board charts its own dimension
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
+- ``exports``: board rows as Every Eval Ever 0.3 aggregate records and Hugging Face
+  `.eval_results` entries, each pointing back to its bundle's manifest digest
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
 - ``jinja_sandbox``: mkdocs hook of the generated site config: theme templates render in Jinja's

@@ -16,6 +16,7 @@ import orjson
 
 from builder.bundles.facts import submission_facts
 from builder.bundles.manifest import format_timestamp
+from builder.render.exports import export_files
 from builder.report.records import BenchmarkState, BuildReport
 from builder.scoring import gate
 from builder.scoring.ladder import min_items
@@ -106,6 +107,9 @@ def board_files(state: BenchmarkState, synthetic: bool = False, registry_version
     files[f"{bench}/submissions.csv"] = to_csv(
         SUBMISSION_CSV_COLUMNS, [dict(r, signature_key=r["signature"]["key"]) for r in subs["rows"]]
     )
+    # Every Eval Ever records and Hugging Face .eval_results entries of the same rows
+    about = {"id": bench, "title": state.config.title, "version": state.config.version, "status": state.status}
+    files.update(export_files(about, boards, subs["rows"]))
     files[f"{bench}/commitments.json"] = dumps(
         {
             "benchmark": bench,

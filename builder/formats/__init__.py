@@ -1,0 +1,4 @@
+"""Published formats Sealboard writes or reads, vendored with their licences.
+
+- ``eee``: Every Eval Ever 0.3.0 JSON schemas (aggregate and instance-level records; see its README)
+"""

@@ -1,0 +1,258 @@
+"""Import Every Eval Ever instance-level JSONL (schema 0.3, ``instance_level_eval.schema.json``).
+
+Each line is one sample of one evaluation: ``sample_id``, ``model_id``, ``evaluation_name``
+(and ``evaluation_result_id``), ``interaction_type``, ``input``, ``output`` or
+``messages``, ``answer_attribution`` (the answers extracted, ``is_terminal`` marks the
+final one), ``evaluation`` (``score``, ``is_correct``), optional ``token_usage``,
+``performance``, ``error`` and string-valued ``metadata``.
+
+One results row per line: ``item`` = ``sample_id`` (or ``metadata[--id-field]``, then
+``--map``), ``lang`` = ``metadata[--lang-field]`` or ``--lang``, ``sample`` numbered from 0
+per item and language in the order the lines come, ``answer`` = the final extracted value,
+``correct`` = ``evaluation.is_correct``, ``output_tokens`` and ``latency_s`` when given.
+``refused`` is false: EEE records no refusal apart from ``error``, which is not a verdict.
+
+A line whose ``error`` is set did not produce a graded answer: it is never turned into a
+wrong answer. By default such lines stop the import (listed by line); ``--errored skip``
+leaves them out, and the coverage check then names the samples still to run.
+
+The file is lab-supplied: sizes are bounded, every field this importer reads is checked
+for its type, duplicate JSON keys and NaN are refused, and every refusal names the file,
+the line and a reason code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from builder.errors import ParseError
+from builder.importers.common import IdMap, ImportReport, read_capped, skeleton
+
+HARNESS = "every-eval-ever"
+SCHEMA_MAJOR_MINOR = "0.3"
+MAX_LINE_BYTES = 16 << 20  # one sample with its transcript; a longer line is not parsed
+MAX_LINES = 5_000_000
+MAX_ID_CHARS = 512
+USED = {"schema_version", "evaluation_id", "model_id", "evaluation_name", "evaluation_result_id", "sample_id", "interaction_type", "answer_attribution", "evaluation", "token_usage", "performance", "error", "metadata"}
+# The item's own content and the transcript: not results fields, and never copied.
+CONTENT = {"input", "output", "messages", "sample_hash"}
+INTERACTIONS = ("single_turn", "multi_turn", "agentic")
+ERRORED = ("refuse", "skip")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class _Line:
+    """Typed access to one parsed line: every failure names the file, line and field."""
+
+    def __init__(self, obj: dict[str, Any], where: str, line: int) -> None:
+        self.obj, self.where, self.line = obj, where, line
+
+    def fail(self, message: str, reason: str = "bad-log", hint: str | None = None) -> ParseError:
+        return ParseError(message, where=self.where, line=self.line, reason=reason, hint=hint)
+
+    def text(self, container: dict[str, Any], key: str, label: str, *, required: bool = True, limit: int | None = None) -> str | None:
+        value = container.get(key)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(f"{label} is {'missing' if value is None else type(value).__name__ + ' ' + repr(value)[:40]}, not a non-empty string")
+        if limit is not None and len(value) > limit:
+            raise self.fail(f"{label} is {len(value)} characters; at most {limit}", reason="oversize")
+        return value
+
+    def mapping(self, key: str, *, required: bool) -> dict[str, Any]:
+        value = self.obj.get(key)
+        if value is None and not required:
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(f"{key} is {'missing' if value is None else type(value).__name__}, not an object")
+        return value
+
+    def count(self, container: dict[str, Any], key: str, label: str) -> int | None:
+        value = container.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.fail(f"{label} is {value!r}, not a count (an integer ≥ 0)")
+        return value
+
+
+def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    where = str(path)
+    data = read_capped(path)
+    out = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        if number > MAX_LINES:
+            raise ParseError(f"has more than {MAX_LINES} lines", where=where, line=number, reason="oversize", hint="split the file")
+        if len(raw) > MAX_LINE_BYTES:
+            raise ParseError(f"line is {len(raw)} bytes; at most {MAX_LINE_BYTES}", where=where, line=number, reason="oversize", hint="a line is one sample; leave long transcripts out of the instance file")
+        try:
+            obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        except UnicodeDecodeError:
+            raise ParseError("is not UTF-8 text", where=where, line=number, reason="bad-encoding") from None
+        except (ValueError, RecursionError) as exc:
+            detail = str(exc) if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError) else "not one JSON object"
+            raise ParseError(f"is not valid JSON here ({detail})", where=where, line=number, reason="bad-log", hint="an EEE instance file holds one JSON object per line") from None
+        if not isinstance(obj, dict) or "sample_id" not in obj or "evaluation" not in obj:
+            raise ParseError(
+                "is not an Every Eval Ever instance record (needs sample_id and evaluation)",
+                where=where,
+                line=number,
+                reason="bad-log",
+                hint="pass the instance-level *_samples.jsonl file, not the aggregate JSON",
+            )
+        out.append((number, obj))
+    if not out:
+        raise ParseError("holds no samples", where=where, reason="bad-log")
+    return out
+
+
+def _answer(rec: _Line) -> str | None:
+    """The final extracted answer: the last terminal attribution, else the last one."""
+    attributions = rec.obj.get("answer_attribution")
+    if not isinstance(attributions, list):
+        raise rec.fail("answer_attribution is not a list")
+    chosen = None
+    for index, att in enumerate(attributions):
+        if not isinstance(att, dict):
+            raise rec.fail(f"answer_attribution[{index}] is not an object")
+        if not isinstance(att.get("is_terminal"), bool):
+            raise rec.fail(f"answer_attribution[{index}].is_terminal is not true or false")
+        if not isinstance(att.get("extracted_value"), str):
+            raise rec.fail(f"answer_attribution[{index}].extracted_value is not a string")
+        if att["is_terminal"] or chosen is None or not chosen["is_terminal"]:
+            chosen = att
+    if chosen is None:
+        return None
+    return chosen["extracted_value"].strip() or None
+
+
+def import_instances(
+    paths: list[Path],
+    *,
+    lang: str | None = None,
+    lang_field: str = "lang",
+    id_field: str | None = None,
+    id_map: IdMap | None = None,
+    evaluation: str | None = None,
+    errored: str = "refuse",
+    fields: dict[str, str] | None = None,
+) -> ImportReport:
+    """Rows and a run description from EEE instance-level files of one model and one evaluation."""
+    if errored not in ERRORED:
+        raise ValueError(f"errored must be one of {ERRORED}")
+    id_map = id_map or IdMap()
+    fields = fields or {}
+    report = ImportReport()
+    counters: dict[tuple[Any, ...], int] = {}
+    models: dict[str, str] = {}
+    evaluations: dict[str, str] = {}
+    failed: list[str] = []
+    parsed = [(path, _lines(path)) for path in paths]
+    for path, lines in parsed:
+        for number, obj in lines:
+            rec = _Line(obj, str(path), number)
+            name = rec.text(obj, "evaluation_result_id", "evaluation_result_id", required=False) or rec.text(obj, "evaluation_name", "evaluation_name")
+            evaluations.setdefault(name, f"{path}:{number}")
+    if evaluation is None and len(evaluations) > 1:
+        raise ParseError(
+            f"holds {len(evaluations)} evaluations ({', '.join(sorted(evaluations)[:5])})",
+            where=str(paths[0]),
+            reason="ambiguous-evaluation",
+            hint="pass --evaluation NAME (an evaluation_result_id or evaluation_name)",
+        )
+    chosen = evaluation or next(iter(evaluations))
+    matched = 0
+    for path, lines in parsed:
+        where = str(path)
+        for number, obj in lines:
+            rec = _Line(obj, where, number)
+            if chosen not in (obj.get("evaluation_result_id"), obj.get("evaluation_name")):
+                continue
+            matched += 1
+            version = rec.text(obj, "schema_version", "schema_version")
+            if version.split(".")[:2] != SCHEMA_MAJOR_MINOR.split("."):
+                raise rec.fail(f"schema_version is {version!r}; this importer reads {SCHEMA_MAJOR_MINOR}.x", reason="unsupported-version")
+            if obj.get("interaction_type") not in INTERACTIONS:
+                raise rec.fail(f"interaction_type is {obj.get('interaction_type')!r}, not one of {', '.join(INTERACTIONS)}")
+            model = rec.text(obj, "model_id", "model_id", limit=MAX_ID_CHARS)
+            models.setdefault(model, f"{where}:{number}")
+            report.skipped("sample keys (unknown to this importer)", [k for k in obj if k not in USED and k not in CONTENT])
+            metadata = rec.mapping("metadata", required=False)
+            for key, value in metadata.items():
+                if not isinstance(value, str):
+                    raise rec.fail(f"metadata.{key} is {type(value).__name__}; EEE metadata values are strings")
+            source = rec.text(metadata, id_field, f"metadata.{id_field}", limit=MAX_ID_CHARS) if id_field else rec.text(obj, "sample_id", "sample_id", limit=MAX_ID_CHARS)
+            row_lang = metadata.get(lang_field, lang)
+            if row_lang is None:
+                raise rec.fail(f"metadata has no field {lang_field!r} and no --lang was given", reason="missing-language", hint="pass --lang en (or the benchmark's language)")
+            error = obj.get("error")
+            if error is not None:
+                if not isinstance(error, str):
+                    raise rec.fail(f"error is {type(error).__name__}, not a string or null")
+                failed.append(f"line {number} ({source}: {error.strip()[:60]})")
+                continue
+            result = rec.mapping("evaluation", required=True)
+            correct = result.get("is_correct")
+            if not isinstance(correct, bool):
+                raise rec.fail(f"evaluation.is_correct is {correct!r}, not true or false", reason="bad-score")
+            row: dict[str, Any] = {"item": id_map(source), "lang": row_lang, "answer": _answer(rec), "correct": correct, "refused": False}
+            tokens = rec.count(rec.mapping("token_usage", required=False), "output_tokens", "token_usage.output_tokens")
+            if tokens is not None:
+                row["output_tokens"] = tokens
+            latency = rec.mapping("performance", required=False).get("latency_ms")
+            if latency is not None:
+                if isinstance(latency, bool) or not isinstance(latency, (int, float)) or latency < 0:
+                    raise rec.fail(f"performance.latency_ms is {latency!r}, not a duration ≥ 0")
+                row["latency_s"] = latency / 1000
+            for target, key in fields.items():
+                if key in metadata:
+                    row[target] = metadata[key]
+            report.skipped("sample metadata fields", [k for k in metadata if k not in {lang_field, id_field, *fields.values()}])
+            key = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
+            row["sample"] = counters.get(key, 0)
+            counters[key] = row["sample"] + 1
+            report.rows.append(row)
+    if not matched:
+        raise ParseError(f"has no samples of evaluation {chosen!r} (evaluations: {', '.join(sorted(evaluations)[:5])})", where=str(paths[0]), reason="ambiguous-evaluation")
+    if len(models) > 1:
+        raise ParseError(f"the files hold samples of {len(models)} models ({', '.join(sorted(models)[:5])})", where=str(paths[0]), reason="mixed-models", hint="import one model's samples at a time")
+    if failed:
+        listed = "; ".join(failed[:5]) + (" …" if len(failed) > 5 else "")
+        if errored == "refuse":
+            raise ParseError(
+                f"{len(failed)} sample(s) ended in an error and have no graded answer: {listed}",
+                where=str(paths[0]),
+                reason="errored-samples",
+                hint="re-run those samples, or pass --errored skip to leave them out (they are then missing, never counted as wrong)",
+            )
+        report.notes.append(f"left out {len(failed)} errored sample(s), not scored: {listed}")
+    id_map.check()
+    model = next(iter(models))
+    report.description = skeleton(
+        model_id=model,
+        temperature=None,
+        max_tokens=None,
+        reasoning_effort=None,
+        harness=HARNESS,
+        version=SCHEMA_MAJOR_MINOR,
+        notes=f"imported from Every Eval Ever instance file(s) {', '.join(p.name for p in paths)}, evaluation {chosen}; "
+        "the harness and generation settings are in the matching aggregate record",
+    )
+    return report
