@@ -177,7 +177,10 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
         )
     return {
         "format": INDEX_FORMAT,
-        "built": format_timestamp(report.now),
+        # The source time (builder.pipeline.source_time), not the clock the build judged at:
+        # two builds of one commit publish the same bytes.
+        "built": format_timestamp(report.stamped or report.now),
+        "time_source": report.time_source or "clock",
         "commit": git_commit(report.root),
         "authorised": report.authorised,
         "as_of": format_timestamp(report.as_of) if report.as_of else None,
