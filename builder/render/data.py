@@ -167,7 +167,7 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
                 # Under embargo a rate resting on fewer items is withheld (builder.scoring.ladder):
                 # the board page says so, with the number, instead of a column of "suppressed".
                 "min_cell_items": min_items(state.config.embargo_grid) if state.config.embargo_grid else None,
-                "release": state.release.to_dict() if state.release is not None else None,
+                "release": state.release.to_dict(published=True) if state.release is not None else None,
                 "released_items": len(state.released_items),
                 "boards": [
                     {"board": b["board"], "title": b["title"], "json": f"data/{bench}/{b['board']}.json", "csv": f"data/{bench}/{b['board']}.csv"}

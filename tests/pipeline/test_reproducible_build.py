@@ -26,6 +26,7 @@ from builder.demo.instance import write_demo
 
 # Far from the real clock, so a date the generator took from its own clock would differ.
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+COMMITTED = NOW + timedelta(days=1, minutes=30)  # the commit every build here is of
 
 _CHILD = """
 import sys
@@ -42,6 +43,13 @@ build(Path(root), Path(out), identities=load_identities(Path(identity), None) if
 def demo(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("repro") / "demo"
     write_demo(root, seed=0, now=NOW)  # a git repository, committed at NOW
+    # A site_url makes mkdocs list every page in the sitemap, each with a <lastmod> date.
+    with (root / "mkdocs.yml").open("a") as fh:
+        fh.write("site_url: https://board.example.org/\n")
+    stamp = f"{int(COMMITTED.timestamp())} +0000"
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-qam", "site_url"], check=True, env=env)
     return root
 
 
@@ -69,25 +77,26 @@ def assert_identical(a: Path, b: Path) -> dict[str, bytes]:
 
 
 def build_pair(demo: Path, tmp_path: Path, *, identity: bool, generator: str) -> dict[str, bytes]:
-    a = build_in_child(demo, tmp_path / "a", identity=identity, generator=generator, clock=NOW + timedelta(minutes=5), hash_seed=1)
-    b = build_in_child(demo, tmp_path / "b", identity=identity, generator=generator, clock=NOW + timedelta(hours=1, minutes=5), hash_seed=2)
+    a = build_in_child(demo, tmp_path / "a", identity=identity, generator=generator, clock=COMMITTED + timedelta(minutes=5), hash_seed=1)
+    b = build_in_child(demo, tmp_path / "b", identity=identity, generator=generator, clock=COMMITTED + timedelta(hours=1, minutes=5), hash_seed=2)
     return assert_identical(a, b)
 
 
 def assert_stamped_with_the_commit_time(files: dict[str, bytes], *, authorised: bool) -> None:
     index = orjson.loads(files["data/index.json"])
     assert index["authorised"] is authorised
-    assert (index["built"], index["time_source"]) == ("2026-03-01T12:00:00Z", "commit")
-    assert "dated 2026-03-01T12:00:00Z (the commit&rsquo;s time)" in files["index.html"].decode() or \
-        "dated 2026-03-01T12:00:00Z (the commit's time)" in files["index.html"].decode()
+    assert (index["built"], index["time_source"]) == ("2026-03-02T12:30:00Z", "commit")
+    assert "dated 2026-03-02T12:30:00Z (the commit's time)" in files["index.html"].decode()
 
 
 def test_two_authorised_mkdocs_builds_are_byte_identical(demo, tmp_path):
     files = build_pair(demo, tmp_path, identity=True, generator="mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=True)
     # mkdocs dates the sitemap and the gzip header by SOURCE_DATE_EPOCH, which the build sets.
-    assert b"<lastmod>2026-03-01</lastmod>" in files["sitemap.xml"]
-    assert int.from_bytes(files["sitemap.xml.gz"][4:8], "little") == int(NOW.timestamp())  # RFC 1952 MTIME
+    sitemap = files["sitemap.xml"].decode()
+    assert sitemap.count("<lastmod>") > 100 and sitemap.count("<lastmod>") == sitemap.count("<lastmod>2026-03-02</lastmod>")
+    # RFC 1952 MTIME: mkdocs takes the newest page date, midnight of the stamped day.
+    assert int.from_bytes(files["sitemap.xml.gz"][4:8], "little") == int(datetime(2026, 3, 2, tzinfo=timezone.utc).timestamp())
     assert gzip.decompress(files["sitemap.xml.gz"]) == files["sitemap.xml"]
 
 
