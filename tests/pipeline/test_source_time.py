@@ -81,3 +81,13 @@ def test_a_malformed_source_date_epoch_is_refused(repo, value):
         source_time(repo, clock=CLOCK_NOW, environ={"SOURCE_DATE_EPOCH": value})
     assert err.value.reason == "bad-source-date-epoch"
     assert err.value.where == "SOURCE_DATE_EPOCH" and "integer" in (err.value.hint or "")
+
+
+def test_the_generator_child_is_given_the_stamped_time():
+    # mkdocs dates the sitemap and sitemap.xml.gz's header by it; the build's own value wins
+    # over one inherited from the caller's environment.
+    from builder.render.generator import scrubbed_env
+
+    env = scrubbed_env({"PATH": "/usr/bin", "SOURCE_DATE_EPOCH": "1"}, source_date_epoch=COMMITTED)
+    assert env["SOURCE_DATE_EPOCH"] == str(COMMITTED)
+    assert scrubbed_env({"PATH": "/usr/bin"}).get("SOURCE_DATE_EPOCH") is None
