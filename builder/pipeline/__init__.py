@@ -12,5 +12,7 @@
   checkout (builder.pipeline.checkout), then move the site into place
 - ``regrade_budget``: A per-bundle time budget on regrading (issue 22, "Hostile logs and
   answers")
+- ``source_time``: the one time a build stamps into its output (--as-of, SOURCE_DATE_EPOCH, the
+  commit's time, else the clock), apart from the clock it judges at
 - ``stages``: Per-benchmark steps of the build that sit between verification and rendering
 """

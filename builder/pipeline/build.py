@@ -24,6 +24,7 @@ from builder.pipeline.admission import admit, ingest, reject
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.regrade_budget import pregrade
+from builder.pipeline.source_time import source_time
 from builder.pipeline.stages import reject_clones, score_states, unseal_state, verify_datasets
 from builder.release.identity import published_identities
 from builder.release.status import release_states
@@ -97,6 +98,10 @@ def build(
     now = now or datetime.now(timezone.utc)
     identities = identities or []
     report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=as_of, registry=None)
+    # Judged at `now` (or as_of); stamped with the commit's time (or SOURCE_DATE_EPOCH), so
+    # two builds of one commit are byte-identical (builder.pipeline.source_time says why two).
+    stamp = source_time(root, clock=now, as_of=as_of)
+    report.stamped, report.time_source = stamp.at, stamp.source
     timer = _Timer(report, progress)
     if as_of is not None and not identities:
         raise ConfigError("a rehearsal (--as-of) is an authorised build only", where="--as-of", reason="rehearsal-unauthorised",

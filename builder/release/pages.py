@@ -70,7 +70,7 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
         f"{bench}/items.md": _render(
             "items.md.j2", bench=bench, bench_title=title, rows=rows, filters=filters, columns=columns,
             has_cohort=any(r["cohort_solve_rate"] is not None for r in rows),
-            release_summary=state.release.summary().capitalize(), has_matrix=f"{bench}/matrix.csv" in files,
+            release_summary=state.release.summary(published=True).capitalize(), has_matrix=f"{bench}/matrix.csv" in files,
         )
     }
     transcripts = by_item(state)
@@ -160,7 +160,7 @@ def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
 
 def site_release_pages(report: BuildReport) -> dict[str, str]:
     releases = [
-        {"id": s.config.id, "title": s.config.title, "version": s.config.version, **s.release.to_dict()}
+        {"id": s.config.id, "title": s.config.title, "version": s.config.version, **s.release.to_dict(published=True)}
         for s in report.benchmarks if s.release is not None
     ]
     return {

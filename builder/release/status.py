@@ -123,7 +123,9 @@ class ReleaseState:
     def reasons(self) -> tuple[str, ...]:
         return tuple(v.message for v in self.verdicts)
 
-    def summary(self) -> str:
+    def summary(self, *, published: bool = False) -> str:
+        """One line; ``published``: as the site shows it, without countdowns (they depend on
+        the build's clock, and the site's bytes on the commit only)."""
         if self.blocked:
             return f"embargoed: release blocked: {self.blocked}"
         if self.state == RELEASED:
@@ -133,22 +135,23 @@ class ReleaseState:
         pending = [v for v in self.verdicts if v.state == SCHEDULED]
         if pending:
             soonest = min(pending, key=lambda v: v.statement.not_before if v.statement else self.clock)
-            return f"scheduled: {soonest.message.split(': ', 1)[-1]}"
+            return f"scheduled: {(soonest.published_message if published else soonest.message).split(': ', 1)[-1]}"
         if not self.verdicts:
             return "embargoed: no release statement"
-        return "embargoed: " + "; ".join(v.message.split(": ", 1)[-1] for v in self.verdicts)
+        return "embargoed: " + "; ".join((v.published_message if published else v.message).split(": ", 1)[-1] for v in self.verdicts)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self, *, published: bool = False) -> dict[str, object]:
+        """``published``: for the site's data and pages (no countdowns, as in summary)."""
         return {
             "state": self.state,
-            "summary": self.summary(),
+            "summary": self.summary(published=published),
             "blocked": self.blocked,
             "statements": [
                 {
                     "path": v.path,
                     "state": v.state,
                     "reason": v.reason,
-                    "message": v.message,
+                    "message": v.published_message if published else v.message,
                     "signers": list(v.signers),
                     "needed": v.needed,
                     "not_before": v.statement.not_before.strftime("%Y-%m-%dT%H:%M:%SZ") if v.statement else None,

@@ -70,10 +70,19 @@ class Verdict:
     statement: Statement | None = None
     signers: tuple[str, ...] = ()  # maintainer ids counted
     needed: int = 0
+    # ", in 3 d 4 h": the end of a scheduled statement's message, measured from the build's
+    # clock. `release status` shows it; the site does not (published_message), or two builds
+    # of one commit an hour apart would differ (builder.pipeline.source_time).
+    countdown: str = ""
 
     @property
     def signed(self) -> bool:
         return self.state in (SCHEDULED, EFFECTIVE)
+
+    @property
+    def published_message(self) -> str:
+        """The message without the countdown: what the site and its data show."""
+        return self.message.removesuffix(self.countdown)
 
 
 def dataset_digest(manifest_bytes: bytes) -> str:
@@ -213,12 +222,18 @@ def judge(
         extra = f"; {'; '.join(details)}" if details else ""
         return Verdict(where, UNSIGNED, reason, f"{where}: {len(count.counted)} of {count.needed} signatures{by}{extra}", st, count.counted, count.needed)
     if clock < st.not_before:
-        return Verdict(where, SCHEDULED, "not-yet", f"{where}: not before {when(st.not_before, clock)}", st, count.counted, count.needed)
+        return Verdict(where, SCHEDULED, "not-yet", f"{where}: not before {when(st.not_before, clock)}", st, count.counted, count.needed,
+                       countdown=f", in {countdown(st.not_before, clock)}")
     return Verdict(where, EFFECTIVE, None, f"{where}: in force since {st.not_before:%Y-%m-%d %H:%M} UTC ({st.scope.describe()})", st, count.counted, count.needed)
 
 
 def when(at: datetime, clock: datetime) -> str:
     """'2027-01-15 09:00 UTC, in 3 d 4 h' (the countdown `release status` shows)."""
+    return f"{at:%Y-%m-%d %H:%M} UTC, in {countdown(at, clock)}"
+
+
+def countdown(at: datetime, clock: datetime) -> str:
+    """'3 d 4 h', '2 h 5 min' or '1 min': the time from ``clock`` to ``at``, rounded down."""
     left = int((at - clock).total_seconds())
     days, rest = divmod(max(left, 0), 86400)
     hours, rest = divmod(rest, 3600)
@@ -229,4 +244,4 @@ def when(at: datetime, clock: datetime) -> str:
         span = f"{hours} h {minutes} min"
     else:
         span = f"{max(minutes, 1)} min"
-    return f"{at:%Y-%m-%d %H:%M} UTC, in {span}"
+    return span

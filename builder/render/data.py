@@ -139,7 +139,7 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
                 # Under embargo a rate resting on fewer items is withheld (builder.scoring.ladder):
                 # the board page says so, with the number, instead of a column of "suppressed".
                 "min_cell_items": min_items(state.config.embargo_grid) if state.config.embargo_grid else None,
-                "release": state.release.to_dict() if state.release is not None else None,
+                "release": state.release.to_dict(published=True) if state.release is not None else None,
                 "released_items": len(state.released_items),
                 "boards": [
                     {"board": b["board"], "title": b["title"], "json": f"data/{bench}/{b['board']}.json", "csv": f"data/{bench}/{b['board']}.csv"}
@@ -149,7 +149,10 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
         )
     return {
         "format": INDEX_FORMAT,
-        "built": format_timestamp(report.now),
+        # The source time (builder.pipeline.source_time), not the clock the build judged at:
+        # two builds of one commit publish the same bytes.
+        "built": format_timestamp(report.stamped or report.now),
+        "time_source": report.time_source or "clock",
         "commit": git_commit(report.root),
         "authorised": report.authorised,
         "as_of": format_timestamp(report.as_of) if report.as_of else None,

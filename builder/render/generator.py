@@ -38,10 +38,13 @@ _BUILDING = re.compile(r"DEBUG\s+-\s+Building page ")
 _LOG_TAIL = 40
 
 
-def scrubbed_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The child's environment: allow-listed names only (never a secret by construction)."""
+def scrubbed_env(environ: dict[str, str] | None = None, *, source_date_epoch: int | None = None) -> dict[str, str]:
+    """The child's environment: allow-listed names only (never a secret by construction);
+    ``source_date_epoch``, the build's stamped time, dates what the generator dates."""
     source = os.environ if environ is None else environ
     env = {k: v for k, v in source.items() if k in ENV_ALLOWED or k.startswith(ENV_ALLOWED_PREFIXES)}
+    if source_date_epoch is not None:
+        env["SOURCE_DATE_EPOCH"] = str(source_date_epoch)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["NO_MKDOCS_2_WARNING"] = "1"  # Material's end-of-life banner; the maintainers' page covers it
     env["PYTHONHASHSEED"] = "0"
@@ -80,7 +83,8 @@ def _count_html(site_dir: Path) -> int:
     return n
 
 
-def run_generator(generator: str, config: Path, site_dir: Path, total: int, progress: Callable[[str], None] | None = None) -> None:
+def run_generator(generator: str, config: Path, site_dir: Path, total: int, progress: Callable[[str], None] | None = None,
+                  *, source_date_epoch: int | None = None) -> None:
     """Build ``config`` into ``site_dir`` in a child process; raise BuilderError (reason
     ``site-generator``) with the end of its log if it fails."""
     cmd = command(generator, config, site_dir)
@@ -100,7 +104,7 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
                 del log[:-_LOG_TAIL]
 
     try:
-        child = subprocess.Popen(cmd, cwd=config.parent, env=scrubbed_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        child = subprocess.Popen(cmd, cwd=config.parent, env=scrubbed_env(source_date_epoch=source_date_epoch), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, close_fds=True)  # fmt: skip
     except OSError as exc:
         raise BuilderError(f"could not start {generator}: {exc}", where="--site-generator", reason="site-generator") from None

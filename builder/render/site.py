@@ -42,6 +42,9 @@ class StagedSite:
     staged: Path
     out: Path
     pages: int = 0  # Markdown pages in the staged tree: the total progress counts towards
+    # The build's stamped time, passed to the generator as SOURCE_DATE_EPOCH (mkdocs dates
+    # the sitemap and its gzip header with it); None: the generator's own clock.
+    source_date_epoch: int | None = None
 
     def build(self, generator: str = "mkdocs", progress: Callable[[str], None] | None = None) -> Path:
         """Run the site generator into a fresh directory beside ``out``; return it (publish moves it)."""
@@ -56,7 +59,7 @@ class StagedSite:
         try:
             config = write_config(self.root, self.staged, generator, str(site_dir))
             total = self.pages or sum(1 for _ in (self.staged / "docs").rglob("*.md"))
-            run_generator(generator, config, site_dir, total, progress)
+            run_generator(generator, config, site_dir, total, progress, source_date_epoch=self.source_date_epoch)
             if site_dir != target:
                 target.rmdir()
                 shutil.move(str(inner), str(target))
@@ -184,4 +187,5 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
 
     shutil.rmtree(staged, ignore_errors=True)
     fresh.rename(staged)
-    return StagedSite(root=report.root, staged=staged, out=report.out, pages=total)
+    stamped = report.stamped or report.now
+    return StagedSite(root=report.root, staged=staged, out=report.out, pages=total, source_date_epoch=int(stamped.timestamp()))

@@ -73,6 +73,10 @@ class BuildReport:
     # benchmark id -> builder.release.status.ReleaseState, judged at as_of or now.
     releases: dict[str, Any] = field(default_factory=dict)
     item_access: list[Any] = field(default_factory=list)  # builder.bundles.access.AccessEntry: who may read the items
+    # The time stamped into the output (never judged at: that is `now` or `as_of`) and its
+    # source: as-of, source-date-epoch, commit or clock (builder.pipeline.source_time).
+    stamped: datetime | None = None
+    time_source: str | None = None
 
 
 def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:

@@ -119,6 +119,13 @@ def test_clock_before_not_before_is_scheduled_with_countdown(inst):
     v = only_verdict(state)
     assert state.state == SCHEDULED_STATE and v.reason == "not-yet"
     assert "not before 2027-01-15 09:00 UTC, in 3 d 4 h" in v.message
+    # What the site shows has no countdown: it would differ between two builds of one commit.
+    assert v.published_message.endswith("not before 2027-01-15 09:00 UTC")
+    assert state.summary(published=True) == "scheduled: not before 2027-01-15 09:00 UTC"
+    published = state.to_dict(published=True)
+    assert published["summary"] == "scheduled: not before 2027-01-15 09:00 UTC"
+    assert published["statements"][0]["message"] == v.published_message
+    assert state.summary().endswith(", in 3 d 4 h")  # `release status` keeps it
     assert state_of(inst, T).state == RELEASED  # at not_before exactly: in force
 
 
