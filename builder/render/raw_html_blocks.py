@@ -51,9 +51,10 @@ _TAG = re.compile(
 _TOKEN = re.compile(_TAG.pattern + "|<")
 # One attribute of a start tag's attributes as _TAG matched them (consecutive, so never a match inside a value).
 _ATTR = re.compile(r"""\s+(?P<name>[a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'=<>`]+)))?""")
-# html.parser reads everything after <plaintext> as text. (The content of script, style,
-# textarea and the like is read differently from other elements, by Python version, but
-# only where it holds a "<": every "<" here must start a plain tag.)
+# Elements whose content html.parser reads as text, not tags (which ones depends on the
+# Python version): their content must hold no "<" at all, so every reading agrees. And
+# html.parser may read everything after <plaintext> as text.
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript"})
 _OPAQUE = frozenset({"plaintext"})
 _EMPTY = frozenset({"hr"})  # HTMLExtractor's one block tag that never has content
 # A line Markdown could start a raw block on: up to three spaces, then "<".
@@ -80,10 +81,15 @@ def raw_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
     stack: list[str] = []
     found: list[str] = []
     next_block = pos  # where the next block must start, when the stack is empty
+    raw_text = None  # the element whose end tag must be the next "<"
     for m in _TOKEN.finditer(text, pos):
         start, attrs, close, end = m.groups()
         if start is None and end is None:
             return -1  # a comment, a "<" in text or an attribute: leave it to html.parser
+        if raw_text is not None:
+            if end is None or end.lower() != raw_text:
+                return -1
+            raw_text = None
         if not stack and (m.start() != next_block or not _opens_block(m, md)):
             return -1  # a new block must start the next line with a block-level start tag
         if start is not None:
@@ -93,6 +99,8 @@ def raw_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
             if not close and tag not in _EMPTY:
                 if tag in _OPAQUE:
                     return -1
+                if tag in _RAW_TEXT:
+                    raw_text = tag
                 stack.append(tag)
             continue
         tag = end.lower()
