@@ -17,8 +17,9 @@ checked them against its allow-list before the build read any bundle) and fixes 
 site's contract needs: pages are ``x.html`` files (it opens from disk and under any
 sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``noindex``,
 and ``not_in_nav`` for the generated pages kept out of the nav (model, lab and item pages),
-so a preview prints no per-page lines. For mkdocs it adds one hook, which only sandboxes
-Jinja (``jinja_sandbox.py``); Zensical renders templates with minijinja, which has no
+so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandboxes Jinja
+(``jinja_sandbox.py``), the others only save time with the output unchanged
+(``nav_cache.py``, ``raw_html_blocks.py``); Zensical renders templates with minijinja, which has no
 access to Python objects at all.
 """
 
