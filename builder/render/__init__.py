@@ -6,13 +6,16 @@
   `.eval_results` entries, each pointing back to its bundle's manifest digest
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
-- ``jinja_sandbox``: mkdocs hook of the generated site config: theme templates render in Jinja's
-  sandbox
+- ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox
 - ``labels``: Human-readable column titles and number formats for the pages (the data files keep
   ids)
 - ``mkdocs_plugin``: The `sealboard` mkdocs plugin: a thin preview shim for `mkdocs serve -f
   mkdocs.yml`
+- ``nav_cache``: hook that only saves time: Material's nav and tabs rendered once per folder
+  for pages out of the nav
 - ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)
+- ``raw_html_blocks``: hook that only saves time: raw HTML blocks whose end is certain go to
+  Markdown's stash without html.parser
 - ``reasons``: the reason codes page: every code Sealboard reports, who raises it, what to do
 - ``site``: Stage the generated pages and data as a plain docs tree, then run the site generator
 - ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that

@@ -17,8 +17,9 @@ checked them against its allow-list before the build read any bundle) and fixes 
 site's contract needs: pages are ``x.html`` files (it opens from disk and under any
 sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``noindex``,
 and ``not_in_nav`` for the generated pages kept out of the nav (model, lab and item pages),
-so a preview prints no per-page lines. For mkdocs it adds one hook, which only sandboxes
-Jinja (``jinja_sandbox.py``); Zensical renders templates with minijinja, which has no
+so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandboxes Jinja
+(``jinja_sandbox.py``), the others only save time with the output unchanged
+(``nav_cache.py``, ``raw_html_blocks.py``); Zensical renders templates with minijinja, which has no
 access to Python objects at all.
 """
 
@@ -36,6 +37,10 @@ from builder.strict import loads_yaml
 
 TEMPLATE = Path(__file__).parent / "site_template"
 SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
+# The generated config's mkdocs hooks, in order: the sandbox first (the others work in its
+# environment), then two that only save time: the nav rendered once per folder for pages
+# out of the nav, and raw HTML blocks passed to Markdown's stash without html.parser.
+MKDOCS_HOOKS = (SANDBOX_HOOK, Path(__file__).parent / "nav_cache.py", Path(__file__).parent / "raw_html_blocks.py")
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
 DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
@@ -178,7 +183,7 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
     if not instance.get("nav") and meta.get("nav"):
         config["nav"] = meta["nav"]
     if generator == "mkdocs":
-        config["hooks"] = [str(SANDBOX_HOOK)]
+        config["hooks"] = [str(h) for h in MKDOCS_HOOKS]
     return config
 
 

@@ -1,0 +1,200 @@
+"""mkdocs hook of the generated site config: raw HTML blocks reach the page without being
+parsed tag by tag.
+
+Generated pages are Markdown prose around large raw HTML blocks (tables, facts, item text;
+``render/templates/``). Python-Markdown hands such a block to the page verbatim, but first
+its ``HtmlBlockPreprocessor`` runs ``html.parser`` over every tag to find where the block
+ends, and mkdocs runs a second ``html.parser`` pass over the same text to collect anchor ids:
+together two thirds of the generator's time on the demo (bench/bench_site.py --profile).
+
+This hook adds a Markdown preprocessor that runs just before those two. It stores a block in
+Markdown's own ``htmlStash`` (the very call ``HtmlBlockPreprocessor`` makes, so Markdown's
+postprocessor restores it byte for byte) only where it can tell cheaply and exactly where
+the block ends, and leaves everything else to Markdown:
+
+- the blocks fill a blank-line-separated chunk: its first line starts in column 0 with a
+  block-level start tag, each block ends with the end tag that closes it at the end of a
+  line, the next starts the following line with a block-level start tag, and the last ends
+  the chunk;
+- every ``<`` in it starts a plain start or end tag (no comment, no ``<`` inside an
+  attribute value, no ``script``/``style``/``textarea``/``title`` whose content the
+  parser reads differently), so a regular expression finds the same tags ``html.parser``
+  would, and a replay of ``HTMLExtractor``'s tag stack ends exactly at the chunk's end;
+- no chunk before it could have left Markdown inside a raw block (once one might have,
+  the rest of the page is left to Markdown);
+- Markdown's own ``HtmlBlockPreprocessor`` is in use (``md_in_html`` replaces it, and
+  reads ``markdown`` attributes inside blocks: with it, nothing is stashed here).
+
+The ids of stashed blocks are added to the page's anchors (``on_page_content``), so mkdocs'
+anchor validation sees what its own scan would have seen. Templates still render in Jinja's
+sandbox (``jinja_sandbox.py``); this hook only changes which code finds a block's end.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.preprocessors import HtmlBlockPreprocessor, Preprocessor
+
+# One plain tag: a start tag with well-formed attributes (quoted values may hold anything
+# but "<"), or an end tag. Stricter than html.parser: what it accepts, html.parser reads
+# as the same tag; anything else makes the chunk fall back to Markdown.
+_TAG = re.compile(
+    r"""<(?:(?P<start>[a-zA-Z][a-zA-Z0-9]*)(?P<attrs>(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+))?)*)\s*(?P<close>/?)"""
+    r"""|/(?P<end>[a-zA-Z][a-zA-Z0-9]*)\s*)>"""
+)
+# A tag as above, or any other "<" (which makes a region uncertain).
+_TOKEN = re.compile(_TAG.pattern + "|<")
+# One attribute of a start tag's attributes as _TAG matched them (consecutive, so never a match inside a value).
+_ATTR = re.compile(r"""\s+(?P<name>[a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'=<>`]+)))?""")
+# Elements whose content html.parser reads as text, not tags (which ones depends on the
+# Python version): their content must hold no "<" at all, so every reading agrees. And
+# html.parser may read everything after <plaintext> as text.
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript"})
+_OPAQUE = frozenset({"plaintext"})
+_EMPTY = frozenset({"hr"})  # HTMLExtractor's one block tag that never has content
+# A line Markdown could start a raw block on: up to three spaces, then "<".
+_MAY_START_RAW = re.compile(r"^ {0,3}<", re.MULTILINE)
+_BLANK_LINE = re.compile(r"\n[ ]*\n")  # the end of a paragraph
+_BLANK_LINES = re.compile(r"\n(?:[ ]*\n)+")  # from a paragraph's end to the next one's start
+
+
+def _opens_block(m: re.Match[str], md: Markdown) -> bool:
+    """Whether tag ``m`` starts a raw block HTMLExtractor keeps on a stack (not ``hr``, not ``<x/>``)."""
+    tag = m["start"]
+    return tag is not None and not m["close"] and tag.lower() not in _EMPTY and md.is_block_level(tag.lower())
+
+
+def _blank(text: str, start: int, end: int) -> bool:
+    return not text[start:end].strip(" ")
+
+
+def raw_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
+    """Where the raw HTML blocks starting at line start ``pos`` of ``text`` end, if Markdown
+    would stash them whole: the end of the line that closes the last block, followed by a
+    blank line or the end of the text; each block after the first starts the line after
+    the previous one ends. -1 if anything is less certain. Collects the anchor ids."""
+    stack: list[str] = []
+    found: list[str] = []
+    next_block = pos  # where the next block must start, when the stack is empty
+    raw_text = None  # the element whose end tag must be the next "<"
+    for m in _TOKEN.finditer(text, pos):
+        start, attrs, close, end = m.groups()
+        if start is None and end is None:
+            return -1  # a comment, a "<" in text or an attribute: leave it to html.parser
+        if raw_text is not None:
+            if end is None or end.lower() != raw_text:
+                return -1
+            raw_text = None
+        if not stack and (m.start() != next_block or not _opens_block(m, md)):
+            return -1  # a new block must start the next line with a block-level start tag
+        if start is not None:
+            tag = start.lower()
+            if attrs:
+                found.extend(_ids(tag, attrs))
+            if not close and tag not in _EMPTY:
+                if tag in _OPAQUE:
+                    return -1
+                if tag in _RAW_TEXT:
+                    raw_text = tag
+                stack.append(tag)
+            continue
+        tag = end.lower()
+        if tag in stack:
+            while stack.pop() != tag:
+                pass
+        if stack:
+            continue
+        # HTMLExtractor ends a raw block here: only spaces may follow on its line.
+        line_end = text.find("\n", m.end())
+        if line_end < 0:
+            line_end = len(text)
+        if not _blank(text, m.end(), line_end):
+            return -1
+        if line_end < len(text):
+            after = text.find("\n", line_end + 1)
+            if not _blank(text, line_end + 1, len(text) if after < 0 else after):
+                next_block = line_end + 1
+                continue
+        ids.update(found)
+        return line_end
+    return -1  # a block never closed
+
+
+def _ids(tag: str, attrs: str) -> list[str]:
+    """The anchor ids html.parser would report for a start tag (``id``; ``name`` on ``a``)."""
+    out = []
+    for a in _ATTR.finditer(attrs):
+        name = a["name"].lower()
+        if name == "id" or (name == "name" and tag == "a"):
+            value = a["dq"] if a["dq"] is not None else a["sq"] if a["sq"] is not None else a["bare"]
+            if value is not None:
+                out.append(html.unescape(value))
+    return out
+
+
+class RawBlockStash(Preprocessor):
+    """Stash the raw HTML blocks whose end is certain (see the module's docstring)."""
+
+    def __init__(self, md: Markdown, ids: set[str]) -> None:
+        super().__init__(md)
+        self.ids = ids
+
+    def run(self, lines: list[str]) -> list[str]:
+        if type(self.md.preprocessors["html_block"]) is not HtmlBlockPreprocessor:
+            return lines  # md_in_html (or another extension) decides what a block is
+        text = "\n".join(lines)
+        out: list[str] = []
+        pos, done = 0, 0  # the current line's start; the end of what is already in ``out``
+        certain = True  # nothing before ``pos`` can have left Markdown inside a raw block
+        while certain and pos < len(text):
+            # ``pos`` starts a paragraph: the text's start or the line after a blank line.
+            end = raw_region_end(text, pos, self.md, self.ids) if text.startswith("<", pos) else -1
+            if end >= 0:
+                out.append(text[done:pos])
+                out.append(self.md.htmlStash.store(text[pos:end]))
+                done = end
+            else:
+                # A paragraph left to Markdown: up to the next blank line.
+                blank = _BLANK_LINE.search(text, pos)
+                end = len(text) if blank is None else blank.start()
+                para = text[pos:end]
+                if _MAY_START_RAW.search(para) or "<!" in para or "<?" in para:
+                    certain = False
+            # Skip to the next paragraph's first line.
+            nxt = _BLANK_LINES.match(text, end)
+            if nxt is None:
+                break
+            pos = nxt.end()
+        out.append(text[done:])
+        return "".join(out).split("\n")
+
+
+class RawBlockExtension(Extension):
+    """Registers ``RawBlockStash`` before mkdocs' anchor scan (21) and Markdown's html_block (20)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()  # anchor ids of the page being converted
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        self.ids = set()  # one Markdown instance per page (mkdocs' Page.render)
+        md.preprocessors.register(RawBlockStash(md, self.ids), "sealboard_raw_blocks", 22)
+
+
+_EXTENSION = RawBlockExtension()
+
+
+def on_config(config: Any) -> Any:
+    config.markdown_extensions.append(_EXTENSION)
+    return config
+
+
+def on_page_content(html_text: str, page: Any, config: Any, files: Any) -> str:
+    if page.present_anchor_ids is not None:
+        page.present_anchor_ids |= _EXTENSION.ids
+    return html_text
