@@ -48,7 +48,7 @@ class UtcTime(click.ParamType):
 
     name = "TIME"
 
-    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
         if isinstance(value, datetime):
             return value
         for fmt in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"):

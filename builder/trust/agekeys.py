@@ -104,6 +104,7 @@ class Identity:
     """
 
     __slots__ = ("_keys",)
+    _keys: tuple[_Key, ...]  # set once in __init__ (object.__setattr__: the class refuses assignment)
 
     def __init__(self, _keys: tuple[_Key, ...]) -> None:
         if not _keys:
