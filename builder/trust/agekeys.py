@@ -170,8 +170,8 @@ class Identity:
         return "\n".join(out) + "\n"
 
 
-def _key(rage_id: object) -> _Key:
-    return _Key(recipient=str(rage_id.to_public()), rage=rage_id)  # type: ignore[attr-defined]
+def _key(rage_id: pyrage.x25519.Identity) -> _Key:
+    return _Key(recipient=str(rage_id.to_public()), rage=rage_id)
 
 
 def load_identity(text: str | bytes, where: Where = None) -> Identity:
