@@ -46,7 +46,7 @@ def _discover() -> dict[str, Kind]:
 
 _KINDS = _discover()
 # The kinds as an Enum (a StrEnum: a board's kind compares equal to, and serialises as, its YAML name).
-# type: ignore[misc] below: mypy reads the functional Enum API only with literal members
+# The ignore below: mypy reads the functional Enum API only with literal members
 # ("must be string, tuple, list or dict literal"); these are the modules discovered above.
 BoardKind = StrEnum("BoardKind", {name.upper(): name for name in _KINDS})  # type: ignore[misc]
 # Keyed by BoardKind members, typed by their base StrEnum: BoardSpec.kind is declared StrEnum
