@@ -133,7 +133,8 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
             errors.append(("scoring", exc.message))
     elif "scoring" in raw:
         errors.append(("scoring", "must be a mapping"))
-    budget, grid = Budget(), DEFAULT_GRID
+    budget = Budget()
+    grid: float | None = DEFAULT_GRID  # None: exact embargoed scores (insecure_exact_scores)
     embargo = raw.get("embargo")
     if embargo is not None:
         if not isinstance(embargo, dict) or set(embargo) - {"budget", "grid", "insecure_exact_scores"}:

@@ -169,20 +169,19 @@ class _StrictLoader(yaml.SafeLoader):
     them and a "billion laughs" document is made of nothing else.
     """
 
-
-def _compose_node(self: _StrictLoader, parent: Any, index: Any) -> Any:
-    if self.check_event(yaml.AliasEvent):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise _YamlReject("YAML aliases (*name) are not accepted", event.start_mark, "yaml-alias")
         event = self.peek_event()
-        raise _YamlReject("YAML aliases (*name) are not accepted", event.start_mark, "yaml-alias")
-    event = self.peek_event()
-    anchor = getattr(event, "anchor", None)
-    if anchor is not None:
-        raise _YamlReject("YAML anchors (&name) are not accepted", event.start_mark, "yaml-alias")
-    # The parser only sets an event's tag when the document wrote one explicitly.
-    tag = getattr(event, "tag", None)
-    if tag is not None:
-        raise _YamlReject(f"YAML tag {tag!r} is not accepted", event.start_mark, "yaml-tag")
-    return yaml.SafeLoader.compose_node(self, parent, index)
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise _YamlReject("YAML anchors (&name) are not accepted", event.start_mark, "yaml-alias")
+        # The parser only sets an event's tag when the document wrote one explicitly.
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            raise _YamlReject(f"YAML tag {tag!r} is not accepted", event.start_mark, "yaml-tag")
+        return super().compose_node(parent, index)
 
 
 _YAML_HINTS = {
@@ -214,7 +213,6 @@ def _construct_mapping(self: _StrictLoader, node: yaml.MappingNode, deep: bool =
     return seen
 
 
-_StrictLoader.compose_node = _compose_node  # type: ignore[method-assign]
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from builder.cli.common import TIME, progress, root_option, translate_errors
+
+if TYPE_CHECKING:  # the command imports the pipeline when it runs (start-up time)
+    from builder.report.records import BuildReport
 
 
 @click.command("build")
@@ -70,7 +74,7 @@ def rehearsal_dir(root: Path) -> Path:
     return Path(tempfile.gettempdir()) / f"sealboard-rehearsal-{resolved.name}-{tag}"
 
 
-def summarise(report) -> None:  # type: ignore[no-untyped-def]
+def summarise(report: BuildReport) -> None:
     from builder.trust.registry import describe_pending
 
     if report.registry is not None:

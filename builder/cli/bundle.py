@@ -67,7 +67,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
     click.echo(f"Wrote {target}. Next: sealboard bundle sign {target} --key ~/.ssh/id_ed25519")
 
 
-def _create(root, config, lab, submission, results_path, described, transcripts_path, registry):  # type: ignore[no-untyped-def]
+def _create(root, config, lab, submission, results_path, described, transcripts_path, registry):
     from builder.bundles.create import create_bundle
 
     return create_bundle(

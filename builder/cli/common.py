@@ -6,26 +6,28 @@ import functools
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
 from builder.errors import BuilderError
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def translate_errors(func: F) -> F:
+def translate_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Show a BuilderError as one clear line (what, where, hint) and exit 1."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except BuilderError as exc:
             raise click.ClickException(str(exc)) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def progress(message: str) -> None:
@@ -48,7 +50,7 @@ class UtcTime(click.ParamType):
 
     name = "TIME"
 
-    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
         if isinstance(value, datetime):
             return value
         for fmt in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"):

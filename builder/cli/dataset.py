@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from builder.cli.common import progress, root_option, translate_errors
+
+if TYPE_CHECKING:  # the command imports builder.config when it runs (start-up time)
+    from builder.config import BenchmarkConfig
 
 
 @click.group("dataset")
@@ -21,7 +25,7 @@ def dataset() -> None:
     """
 
 
-def _config(root: Path, benchmark: str):  # type: ignore[no-untyped-def]
+def _config(root: Path, benchmark: str) -> BenchmarkConfig:
     from builder.config import load_config
     from builder.errors import ConfigError
 
@@ -56,7 +60,7 @@ def _signed(root: Path, directory: Path, key_path: Path, benchmark: str) -> None
                    f"sealboard dataset sign {benchmark} --key KEY")
 
 
-def _check_golds(config, items: list[dict], lines: list[int], where: str) -> None:  # type: ignore[no-untyped-def]
+def _check_golds(config: BenchmarkConfig, items: list[dict], lines: list[int], where: str) -> None:
     """Every gold the regrade will compare must read as its answer type (a KCSAT choice gold
     may be stored as ``3``, ``③`` or ``C``): refused here, naming the line, not at the build."""
     from builder.errors import ParseError

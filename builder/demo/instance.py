@@ -205,8 +205,8 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
 
         # The dataset bundle: salted items sealed to the embargo key, signed by the threshold.
         ds_dir = write_dataset(out, config, [dict(item, salt=new_salt()) for item in synth.items], now)
-        for mid in dataset_signers:
-            sign_dataset(ds_dir, mid, registry)
+        for signer in dataset_signers:
+            sign_dataset(ds_dir, signer, registry)
 
         for sub in synth.submissions:
             results = b"".join(orjson.dumps(r) + b"\n" for r in sub.results)

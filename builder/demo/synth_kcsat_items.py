@@ -82,7 +82,7 @@ def forms_of(year: int) -> tuple[str, ...]:
 def build(seed: int) -> list[dict]:
     rng = rng_for(seed, "kcsat-items")
     slots: list[dict] = []
-    named_bins = {}
+    named_bins: dict[str, int] = {}
     for key, year, form, num, rate, points, gold in NAMED:
         slots.append({"named": key, "rate": rate, "year": year, "form": form, "num": num, "points": points, "gold": gold})
         named_bins[bin_of(rate)] = named_bins.get(bin_of(rate), 0) + 1

@@ -8,6 +8,7 @@ pairing key); Instruct/Thinking checkpoints of one backbone form one family.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 TABLE_8 = """
 Solar-10.7B-Instruct-v1.0 | - | 0 | 85 | 3.2
@@ -182,7 +183,7 @@ def slug(text: str) -> str:
 
 def rows() -> list[dict]:
     """Table 8 as dicts: model, label, tts, avg_tok, score, sub (bundle directory name)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for line in TABLE_8.strip().splitlines():
         model, label, tts, tok, score = (x.strip() for x in line.split("|"))
         tts_on = tts == "1"

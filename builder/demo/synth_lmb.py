@@ -33,6 +33,7 @@ import calendar
 import random
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from builder.demo.figures import LABS, SYNTHETIC_NOTE, Synth, SynthSubmission
 from builder.demo.synth_common import canaries, exact_count, mean_lognormal, rng_for
@@ -133,7 +134,7 @@ def _items(seed: int) -> list[dict]:
     names = list(CATEGORIES)
     weights = [CATEGORIES[c][0] for c in names]
     cans = canaries(rng, BENCHMARK, sum(EDITIONS.values()))
-    meta = []
+    meta: list[dict[str, Any]] = []
     for edition, n in EDITIONS.items():
         year, month = map(int, edition.split("-"))
         days = calendar.monthrange(year, month)[1]

@@ -64,15 +64,18 @@ class _Line:
     def fail(self, message: str, reason: str = "bad-log", hint: str | None = None) -> ParseError:
         return ParseError(message, where=self.where, line=self.line, reason=reason, hint=hint)
 
-    def text(self, container: dict[str, Any], key: str, label: str, *, required: bool = True, limit: int | None = None) -> str | None:
+    def text(self, container: dict[str, Any], key: str, label: str, *, limit: int | None = None) -> str:
+        """The field's non-empty string, or a refusal naming the line."""
         value = container.get(key)
-        if value is None and not required:
-            return None
         if not isinstance(value, str) or not value.strip():
             raise self.fail(f"{label} is {'missing' if value is None else type(value).__name__ + ' ' + repr(value)[:40]}, not a non-empty string")
         if limit is not None and len(value) > limit:
             raise self.fail(f"{label} is {len(value)} characters; at most {limit}", reason="oversize")
         return value
+
+    def optional_text(self, container: dict[str, Any], key: str, label: str) -> str | None:
+        """The field's non-empty string, or None when it is absent (null or missing)."""
+        return None if container.get(key) is None else self.text(container, key, label)
 
     def mapping(self, key: str, *, required: bool) -> dict[str, Any]:
         value = self.obj.get(key)
@@ -168,7 +171,7 @@ def import_instances(
     for path, lines in parsed:
         for number, obj in lines:
             rec = _Line(obj, str(path), number)
-            name = rec.text(obj, "evaluation_result_id", "evaluation_result_id", required=False) or rec.text(obj, "evaluation_name", "evaluation_name")
+            name = rec.optional_text(obj, "evaluation_result_id", "evaluation_result_id") or rec.text(obj, "evaluation_name", "evaluation_name")
             evaluations.setdefault(name, f"{path}:{number}")
     if evaluation is None and len(evaluations) > 1:
         raise ParseError(
@@ -225,9 +228,9 @@ def import_instances(
                 if key in metadata:
                     row[target] = metadata[key]
             report.skipped("sample metadata fields", [k for k in metadata if k not in {lang_field, id_field, *fields.values()}])
-            key = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
-            row["sample"] = counters.get(key, 0)
-            counters[key] = row["sample"] + 1
+            condition = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
+            row["sample"] = counters.get(condition, 0)
+            counters[condition] = row["sample"] + 1
             report.rows.append(row)
     if not matched:
         raise ParseError(f"has no samples of evaluation {chosen!r} (evaluations: {', '.join(sorted(evaluations)[:5])})", where=str(paths[0]), reason="ambiguous-evaluation")

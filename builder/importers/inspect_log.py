@@ -145,7 +145,7 @@ def _usage(sample: dict[str, Any]) -> tuple[float | None, float | None]:
     tokens = cost = None
     if isinstance(usage, dict) and usage:
         tokens = sum(u.get("output_tokens") or 0 for u in usage.values() if isinstance(u, dict))
-        costs = [u.get("total_cost") for u in usage.values() if isinstance(u, dict) and u.get("total_cost") is not None]
+        costs = [c for u in usage.values() if isinstance(u, dict) and (c := u.get("total_cost")) is not None]
         cost = sum(costs) if costs else None
     elif isinstance((sample.get("output") or {}).get("usage"), dict):
         tokens = sample["output"]["usage"].get("output_tokens")

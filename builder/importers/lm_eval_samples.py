@@ -125,7 +125,7 @@ def import_samples(
                         reason="repeats-ungraded",
                         hint="run with repeats: 1 once per sample and pass every samples file, or pass --grade-by-target",
                     )
-                answers = [str(r).strip() for r in responses]
+                answers: list[str | None] = [str(r).strip() for r in responses]
                 verdicts = [a == str(obj.get("target")).strip() for a in answers]
             else:
                 filtered = obj.get("filtered_resps")
@@ -141,9 +141,9 @@ def import_samples(
                 for target, key in fields.items():
                     if key in doc:
                         row[target] = doc[key]
-                key = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
-                row["sample"] = counters.get(key, 0)
-                counters[key] = row["sample"] + 1
+                repeat = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
+                row["sample"] = counters.get(repeat, 0)
+                counters[repeat] = row["sample"] + 1
                 report.rows.append(row)
     id_map.check()
     report.description = _describe(paths[0])

@@ -215,9 +215,9 @@ def _fold_dense(data: bytes, text: str) -> bytes:
         pieces.append(data[done:start])
         if index >= len(folds.byte_folds) - _ASTRAL_LEADS:
             end = start + 4
-            folded = _fold_astral(data[start:end].decode("utf-8"))
-            pieces.append(folded.encode("utf-8", "replace"))
-            nfc = nfc or bool(_HAS_VT_JAMO.search(folded))
+            astral = _fold_astral(data[start:end].decode("utf-8"))
+            pieces.append(astral.encode("utf-8", "replace"))
+            nfc = nfc or bool(_HAS_VT_JAMO.search(astral))
         else:
             pieces.append(folds.byte_folds[index][1])
             nfc = nfc or folds.byte_fold_nfc[index]
@@ -318,7 +318,8 @@ def _fold_vector(data: bytes) -> bytes | None:
     raw = np.frombuffer(data, np.uint8)
     if np.count_nonzero(raw >= 0x80) * 8 < len(data):
         return None
-    pieces, start = [], 0
+    pieces: list[bytes] = []
+    start = 0
     while not pieces or start < len(data):
         cut = data.find(b" ", start + _PIECE) if len(data) - start > 2 * _PIECE else -1
         end = len(data) if cut < 0 else cut + 1

@@ -155,8 +155,8 @@ def build(
         if identities:
             # Decrypted and parsed: the sealed results (as large as their plaintext) are not
             # read again, so they need not stay in memory beside the frames (bench_build.py).
-            for bundle in [*(b for bs in ingested.raws.values() for b in bs), *(b for bs in admitted.bundles.values() for b in bs)]:
-                bundle.files.pop(RESULTS, None)
+            for files in [*(b.files for bs in ingested.raws.values() for b in bs), *(b.files for bs in admitted.bundles.values() for b in bs)]:
+                files.pop(RESULTS, None)
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
     # still be built without it (the output scan at publish fails the build instead).

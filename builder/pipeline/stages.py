@@ -138,9 +138,12 @@ def unseal_state(
     try:
         items = unseal_items(dataset, keys.embargo)
     except Exception as exc:  # any failure of the dataset is the benchmark's, named
-        rejections.append(rejection(exc, where=dataset.where, stage="unseal", benchmark=config.id, lab=DATASET_DIR))
+        failed = rejection(exc, where=dataset.where, stage="unseal", benchmark=config.id, lab=DATASET_DIR)
+        rejections.append(failed)
+        # the failure's hint: a BuilderError's own, or the generic one for any other exception
+        # (which has no .hint: reading it here would crash the build this except contains)
         rejections.append(
-            Rejection(dataset.where, "missing-dataset", f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored", exc.hint, config.id)
+            Rejection(dataset.where, "missing-dataset", f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored", failed.hint, config.id)
         )
         return replace(state, status="sealed")
     spec = config.scoring

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from builder.config import load_configs
+from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError, ReleaseError
 from builder.release.statement import SIG_SUFFIX, Publish, Scope, parse_statement, read_statements, release_dir, statement_text
 from builder.release.status import dataset_facts, registry_docs
 from builder.trust.registry import load_registry
-from builder.trust.sshkeys import PrivateKey, load_private_key
+from builder.trust.sshkeys import PrivateKey, PublicKey, load_private_key
 from builder.trust.sshsig import NS_RELEASE, sign, split_armored, verify
 
 PUBLISH_WORDS = ("items", "results", "transcripts")
@@ -36,7 +36,7 @@ def parse_publish(text: str) -> Publish:
     return Publish(**{w: w in words for w in PUBLISH_WORDS})
 
 
-def _config(root: Path, benchmark: str):  # type: ignore[no-untyped-def]
+def _config(root: Path, benchmark: str) -> BenchmarkConfig:
     config = next((c for c in load_configs(root) if c.id == benchmark), None)
     if config is None:
         raise ReleaseError(f"no benchmark {benchmark!r}", where="leaderboards/", reason="unknown-benchmark")
@@ -66,8 +66,8 @@ def flip(root: Path, benchmark: str, not_before: datetime, scope: Scope, publish
     return path
 
 
-def _signers(sig: bytes, data: bytes, where: str) -> list[object]:
-    found = []
+def _signers(sig: bytes, data: bytes, where: str) -> list[PublicKey]:
+    found: list[PublicKey] = []
     try:
         blocks = split_armored(sig, where)
     except BuilderError:

@@ -75,10 +75,12 @@ class RegistryHistory:
         """The version in force at `when` (see the module doc for the rule and its fallback)."""
         if not self.dated:
             return self.latest
-        due = [n for n in self.versions if self.admitted[n] <= when]  # type: ignore[operator]
+        # dated: every version's admission time is known (none is None)
+        admitted = {n: t for n, t in self.admitted.items() if t is not None}
+        due = [n for n in self.versions if admitted[n] <= when]
         if not due:
-            first = min(self.admitted[n] for n in self.versions)  # type: ignore[type-var]
-            due = [n for n in self.versions if self.admitted[n] == first]
+            first = min(admitted[n] for n in self.versions)
+            due = [n for n in self.versions if admitted[n] == first]
         return self.versions[max(due)]
 
     def removed_from(self, fingerprint: str, doc: RegistryVersion) -> int | None:

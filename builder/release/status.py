@@ -80,16 +80,17 @@ class ReleaseState:
         The newest in force (latest not_before) covering the item governs it, so maintainers
         widen or narrow a release with a new statement; of several equally new, the one that
         publishes least, then the first by name. Flags are never OR-ed across statements."""
-        covering = [v for v in self.effective if v.statement and covers(v.statement.scope, split, edition)]
+        covering = [(v, st) for v in self.effective if (st := v.statement) and covers(st.scope, split, edition)]
         if not covering:
             return None
-        return min(covering, key=lambda v: (-v.statement.not_before.timestamp(), _flags(v.statement.publish), v.path))  # type: ignore[union-attr]
+        return min(covering, key=lambda vs: (-vs[1].not_before.timestamp(), _flags(vs[1].publish), vs[0].path))[0]
 
     def item_publish(self, items: Iterable[Mapping[str, object]]) -> dict[str, Publish]:
         """Item id -> the publish flags of its governing statement, for items some statement covers."""
         out = {}
         for it in items:
-            v = self.governing(str(it["split"]), it.get("edition"))  # type: ignore[arg-type]
+            edition = it.get("edition")  # covers() compares its text: str() here changes nothing
+            v = self.governing(str(it["split"]), None if edition is None else str(edition))
             if v is not None and v.statement is not None:
                 out[str(it["id"])] = v.statement.publish
         return out

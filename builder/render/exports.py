@@ -185,7 +185,7 @@ def eee_record(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], 
             "id": sub.get("model_id") or sub["submission"],
             "additional_details": {
                 "deployment_type": "unknown",
-                "model_availability": {True: "open_weights", False: "closed_weights"}.get(sub.get("open_weights"), "unknown"),
+                "model_availability": _availability(sub.get("open_weights")),
                 **_strings({"family": sub.get("family"), "params_b": sub.get("params_b"), "reasoning_effort": sub.get("reasoning_effort")}),
             },
         },
@@ -238,3 +238,10 @@ def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submis
     for submission, entries in sorted(hf.items()):
         files[f"{benchmark['id']}/eval_results/{submission}.yaml"] = yaml.dump(entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True).encode()
     return files
+
+
+def _availability(open_weights: object) -> str:
+    """EEE's model_availability from the manifest's open_weights (true, false or unknown)."""
+    if open_weights is True:
+        return "open_weights"
+    return "closed_weights" if open_weights is False else "unknown"

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from builder.errors import BuilderError
@@ -92,8 +92,8 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
     log: list[str] = []
     counts = {"read": 0, "built": 0}
 
-    def pump(stream: object) -> None:
-        for raw in stream:  # type: ignore[attr-defined]
+    def pump(stream: Iterable[bytes]) -> None:
+        for raw in stream:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             if _READING.search(line):
                 counts["read"] += 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 # Titles of the measures every benchmark can use (builder/scoring/measures.py ids).
@@ -50,7 +50,7 @@ MSC_NAMES = {
 }  # fmt: skip
 
 # Group fields whose values read better with a word around them.
-_GROUP_VALUE = {
+_GROUP_VALUE: dict[str, Callable[[str], str]] = {
     "points": lambda v: f"{v}-point",
     "problem_type": lambda v: {"undergrad": "Undergraduate", "graduate": "Graduate", "olympiad": "Olympiad", "beyond": "Beyond graduate"}.get(v, v),
     "tier": lambda v: str(v).capitalize(),

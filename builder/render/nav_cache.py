@@ -79,5 +79,5 @@ def on_env(env: Environment, config: Any, files: Any) -> Environment:
         return env  # an override might read the page: render every page's nav in full
     for name in NAV_TEMPLATES:
         template = env.get_template(name)
-        template.root_render_func = cached_render(template.root_render_func)  # type: ignore[method-assign]
+        template.root_render_func = cached_render(template.root_render_func)
     return env

@@ -250,7 +250,7 @@ def standings(board: dict[str, Any] | None, top: int) -> list[dict[str, Any]]:
     if board is None:
         return []
     lead = next(m for m in board["metrics"] if m["name"] == board["rank_by"])
-    out = []
+    out: list[dict[str, Any]] = []
     for item in ordered_rows(board):
         if not item["ref"] and item["row"].get("rank") is not None and item["row"]["rank"] > top:
             break

@@ -176,14 +176,15 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     write("pages/access.md", pages.access_page(access))
     write("pages/methodology.md", pages.methodology_page(report, boards))
     write("pages/data.md", pages.data_page(report, boards))
+    home = pages.home_summary(index, boards, last_change)
     meta = {
         "nav": _nav(report, boards, released),
         "banner": banner_text(report),
         "noindex": report.as_of is not None,  # a rehearsal must never be indexed
-        "home_summary": pages.home_summary(index, boards, last_change),
+        "home_summary": home,
     }
     write("meta.json", dumps(meta))
-    total = assemble(report.root, fresh, meta["home_summary"])
+    total = assemble(report.root, fresh, home)
 
     shutil.rmtree(staged, ignore_errors=True)
     fresh.rename(staged)

@@ -258,7 +258,7 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
     with kind ``file``, ``link`` or ``other`` (a submodule, a device…). Files under
     ``custom_dir`` (a folder of site_src/) are judged as theme files, the rest as pages."""
     reserved = {"data", "labs", *benchmarks}  # labs/: the generated lab pages (render/site.py)
-    theme_parts = PurePosixPath(custom_dir).parts if custom_dir else None
+    theme_parts = PurePosixPath(custom_dir).parts if custom_dir else ()  # (): no theme folder
     out = []
     for path, kind in entries:
         if kind == "link":
@@ -266,7 +266,7 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
         elif kind != "file":
             out.append(Finding(path, "site-not-a-file", "is not a regular file", "commit a regular file"))
         parts = PurePosixPath(path).parts
-        theme = theme_parts is not None and parts[: len(theme_parts)] == theme_parts
+        theme = bool(theme_parts) and parts[: len(theme_parts)] == theme_parts
         base = theme_parts if theme else (SITE_SRC,)
         if parts[: len(base)] == base and len(parts) > len(base):
             rel = parts[len(base) :]

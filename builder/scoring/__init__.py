@@ -22,6 +22,7 @@
 - ``kinds``: Board kinds: one module per kind, found here and registered in :data:`REGISTRY`
 - ``ladder``: What an embargoed board may show: the Ladder (Blum & Hardt, 2015) on a grid
 - ``measures``: Item-level scores: what each (submission, item) contributes to a cell
+- ``nulls``: Elementwise ``is None`` over the object arrays scoring keeps its row flags in
 - ``pairs``: TTS pairing for the KCSAT-ML kinds pairs and drg (builder.scoring.kinds)
 - ``regrade``: Regrading: recompute correctness from the extracted answer, as the papers' judges
   would

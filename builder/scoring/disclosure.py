@@ -54,6 +54,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from builder.scoring.nulls import is_none
+
 NODE_BUDGET = 20000  # search nodes per audit round before the conservative answer
 _TOL = 1e-9
 
@@ -112,7 +114,7 @@ def figures(boards: Iterable[Any], public: np.ndarray) -> tuple[list[Figure], se
                         t.subs.tolist(), list(t.elig), [None] * len(t.elig) if t.d is None else list(t.d),
                         [whole[i * width:(i + 1) * width] for i in range(len(packed))], totals.tolist(),
                     )
-            defined = np.equal(est.flag, None) & ~np.isnan(est.value)
+            defined = is_none(est.flag) & ~np.isnan(est.value)
             parts = [(t.coef, t.stream, *done[id(t)]) for t in est.basis]
             n = est.n.tolist()
             for r in np.flatnonzero(defined).tolist():
@@ -172,10 +174,11 @@ def _groups(figs: list[Figure], skip: set[int]) -> list[list[int]]:
 
 def _rows(figs: list[Figure], members: list[int], embargoed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(F, m) rows over the group's atoms, and each atom's number of embargoed items."""
-    per_unit: dict[tuple[int, tuple], list[tuple[int, int, float, np.ndarray, np.ndarray | None]]] = {}
+    # per (submission, stream): member, term, coef, item set, Σd (None: the term has no denominators)
+    per_unit: dict[tuple[int, tuple], list[tuple[int, int, float, np.ndarray, float | None]]] = {}
     for j, f in enumerate(members):
-        for t, (coef, stream, sub, elig, d, _, total) in enumerate(figs[f].terms):
-            per_unit.setdefault((sub, stream), []).append((j, t, coef, elig, total if d is not None else None))
+        for t, (coef, stream, sub, elig, d, _, sum_d) in enumerate(figs[f].terms):
+            per_unit.setdefault((sub, stream), []).append((j, t, coef, elig, sum_d if d is not None else None))
     rows = np.zeros((len(members), 0))
     weights: list[int] = []
     blocks = []
@@ -187,6 +190,7 @@ def _rows(figs: list[Figure], members: list[int], embargoed: np.ndarray) -> tupl
             continue
         # atoms: the items of equal membership; packed bits make the columns cheap to compare
         packed = np.ascontiguousarray(np.packbits(member[:, live], axis=0).T)
+        code: np.ndarray
         if packed.shape[1] <= 8:  # up to 64 item sets: one integer per item
             code = np.pad(packed, ((0, 0), (0, 8 - packed.shape[1]))).view(np.uint64).ravel()
         else:
@@ -281,7 +285,7 @@ def offending(rows: np.ndarray, weight: np.ndarray, k: int, budget: int = NODE_B
     if found is None:
         return None
     v = np.zeros(m)
-    if found == "budget":
+    if isinstance(found, str):  # "budget"
         # Undecided within the budget: treat as unsafe, with the sparsest basis vector of
         # R ∩ span(small atoms) (conservative: it can only withhold more).
         v[small] = B[np.argmin((np.abs(B) > _TOL).sum(axis=1))]

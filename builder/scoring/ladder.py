@@ -123,7 +123,8 @@ def _rerank(rows: list[BoardRow], by: MetricDef | None) -> list[BoardRow]:
         c = r.metrics.get(by.name)
         return None if c is None or c.value is None else sign * float(c.value)
 
-    ranked = sorted((r for r in rows if key(r) is not None), key=lambda r: (-key(r), r.submission))  # type: ignore[operator]
+    keyed = [(k, r) for r in rows if (k := key(r)) is not None]
+    ranked = [r for _, r in sorted(keyed, key=lambda kr: (-kr[0], kr[1].submission))]
     out: list[BoardRow] = []
     for pos, r in enumerate(ranked):
         rank = out[-1].rank if out and key(out[-1]) == key(r) else pos + 1

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from builder.scoring.frames import Prepared
+from builder.scoring.nulls import is_none
 from builder.scoring.spec import Filter, Measure
 from builder.scoring.uncertainty import Estimate, lcm_of, linear, ratio
 
@@ -158,10 +159,10 @@ def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
     out[short] = "fewer-than-k-samples"
     out[missing] = "not-evaluated"
     out[count == 0] = "no-items"
-    has = ~np.equal(sc.row_flag, None)
+    has = ~is_none(sc.row_flag)
     out[has] = sc.row_flag[has]
     if sc.measure.kind == "cost_per_correct":
-        none_right = ((np.where(elig, sc.d, 0).sum(axis=1) == 0) & np.equal(out, None))
+        none_right = ((np.where(elig, sc.d, 0).sum(axis=1) == 0) & is_none(out))
         out[none_right] = "no-correct"
     return out
 
@@ -207,7 +208,7 @@ def delta(
     if items is not None:
         elig &= items[None, :]
     f1, f2 = first_est.flag, second_est.flag
-    flag = np.where(np.equal(f1, None), f2, f1).astype(object)
+    flag = np.where(is_none(f1), f2, f1).astype(object)
     bounded = first.measure.kind in RATES and second.measure.kind in RATES
     e1 = ratio(first.a[i1], first.d[i1], elig, flag, bounded=bounded, stream=first.stream)
     e2 = ratio(second.a[i2], second.d[i2], elig, flag, bounded=bounded, stream=second.stream)

@@ -293,7 +293,9 @@ def _decimal_against_constant(gold: str, answer: str, g: Sequence[object], a: Se
         if not _DECIMAL_LITERAL.search(text):
             continue
         x = exact_number(text)
-        value = _constant(other) if x is not None else None
+        if x is None:
+            continue
+        value = _constant(other)
         if value is None:
             continue
         diff = sympy.Abs(value - sympy.Rational(x.numerator, x.denominator))

@@ -70,6 +70,7 @@ import numpy as np
 
 from builder.scoring import exact as X
 from builder.scoring.disclosure import Term
+from builder.scoring.nulls import is_none
 from builder.scoring.tables import Cell
 
 Z = 1.959963984540054  # two-sided 95% normal quantile
@@ -119,8 +120,8 @@ def lcm_of(values: np.ndarray) -> int | None:
     if not len(u):
         return 1
     out = 1
-    for v in u.tolist():
-        out = math.lcm(out, int(v))
+    for k in u.tolist():
+        out = math.lcm(out, int(k))
         if out > _MAX_EXACT_DENOMINATOR:
             return None
     return out
@@ -229,8 +230,8 @@ def ratio(
         infl = A
     var = np.einsum("ij,ij->i", infl, infl)
     flag = flag.copy()
-    flag[np.isnan(value) & np.equal(flag, None)] = "undefined"
-    bad = ~np.equal(flag, None)
+    flag[np.isnan(value) & is_none(flag)] = "undefined"
+    bad = ~is_none(flag)
     value[bad] = np.nan
     if bad.any():
         infl[bad] = 0.0
@@ -242,16 +243,16 @@ def ratio(
     return Estimate(value, lo, hi, infl, cols, n, n.copy(), flag, basis=basis, exact=X.Exact.of_sums(sa, sd))
 
 
-def _aligned(ests: list[Estimate]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The influence matrices of `ests` on the union of their item columns."""
-    cols = np.unique(np.concatenate([e.cols for e in ests])) if ests else np.zeros(0, dtype=np.int64)
+def _aligned(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The influence matrices of (cols, infl) `parts` on the union of their item columns."""
+    cols = np.unique(np.concatenate([c for c, _ in parts])) if parts else np.zeros(0, dtype=np.int64)
     out = []
-    for e in ests:
-        if len(e.cols) == len(cols):
-            out.append(e.infl)
+    for e_cols, e_infl in parts:
+        if len(e_cols) == len(cols):
+            out.append(e_infl)
             continue
-        z = np.zeros((e.infl.shape[0], len(cols)))
-        z[:, np.searchsorted(cols, e.cols)] = e.infl
+        z = np.zeros((e_infl.shape[0], len(cols)))
+        z[:, np.searchsorted(cols, e_cols)] = e_infl
         out.append(z)
     return cols, out
 
@@ -283,7 +284,8 @@ def _exact_sum(terms: list[tuple[float | Fraction, Estimate]]) -> tuple[X.Exact 
     bit), except a tie rounding split: rows sharing a rational but not a float are all
     published as the rational's correctly rounded float (X.tied_floats).
     """
-    value = sum(float(c) * e.value for c, e in terms)
+    # np.asarray: sum() starts from the int 0 (types say it may return it); the arrays are unchanged
+    value = np.asarray(sum(float(c) * e.value for c, e in terms))
     parts = [(Fraction(c), e.exact) for c, e in terms]
     if not all(x is not None for _, x in parts):
         return None, value
@@ -299,27 +301,28 @@ def linear(terms: list[tuple[float | Fraction, Estimate]], n: np.ndarray | None 
     1/3 as a Fraction.
     """
     exact, value = _exact_sum(terms)
-    terms = [(float(c), e) for c, e in terms]
+    floats = [(float(c), e) for c, e in terms]
     flag = np.array([None] * len(value), dtype=object)
-    for _, e in reversed(terms):
-        flag = np.where(np.equal(e.flag, None), flag, e.flag)
-    ok = np.equal(flag, None)
+    for _, e in reversed(floats):
+        flag = np.where(is_none(e.flag), flag, e.flag)
+    ok = is_none(flag)
     value = np.where(ok, value, np.nan).astype(np.float64)
     if n is None:
-        n = sum(e.n for _, e in terms)
-    min_n = np.minimum.reduce([e.min_n for _, e in terms])
+        n = np.asarray(sum(e.n for _, e in floats))
+    min_n = np.minimum.reduce([e.min_n for _, e in floats])
     # audited only if every term is (a term the audit cannot see could carry anything)
-    basis = tuple(t.scaled(c) for c, e in terms for t in e.basis) if all(e.basis for _, e in terms) else ()
-    if any(e.infl is None for _, e in terms):
+    basis = tuple(t.scaled(c) for c, e in floats for t in e.basis) if all(e.basis for _, e in floats) else ()
+    parts = [(e.cols, e.infl) for _, e in floats if e.infl is not None]
+    if len(parts) < len(floats):
         nan = np.full(len(value), np.nan)
         return Estimate(value, nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.asarray(n), min_n, flag, basis=basis, exact=exact)
-    cols, infl = _aligned([e for _, e in terms])
-    signed = [c * z for (c, _), z in zip(terms, infl)]
-    vals = np.stack([c * e.value for c, e in terms])
-    lo = np.stack([np.fmin(c * e.lo, c * e.hi) for c, e in terms])
-    hi = np.stack([np.fmax(c * e.lo, c * e.hi) for c, e in terms])
+    cols, infl = _aligned(parts)
+    signed = [c * z for (c, _), z in zip(floats, infl)]
+    vals = np.stack([c * e.value for c, e in floats])
+    lo = np.stack([np.fmin(c * e.lo, c * e.hi) for c, e in floats])
+    hi = np.stack([np.fmax(c * e.lo, c * e.hi) for c, e in floats])
     lo_t, hi_t = mover(np.nan_to_num(vals), np.nan_to_num(lo), np.nan_to_num(hi), signed)
-    total = sum(signed)
+    total = np.asarray(sum(signed))
     lo_t[~ok] = hi_t[~ok] = np.nan
     total[~ok] = 0.0
     return Estimate(value, lo_t, hi_t, total, cols, np.asarray(n), min_n, flag, basis=basis, exact=exact)
@@ -328,8 +331,8 @@ def linear(terms: list[tuple[float | Fraction, Estimate]], n: np.ndarray | None 
 def wald(value: np.ndarray, infl: np.ndarray, cols: np.ndarray, n: np.ndarray, flag: np.ndarray) -> Estimate:
     """An unbounded estimate with influences already scaled (Σ infl² = variance)."""
     flag = flag.copy()
-    flag[np.isnan(value) & np.equal(flag, None)] = "undefined"
-    bad = ~np.equal(flag, None)
+    flag[np.isnan(value) & is_none(flag)] = "undefined"
+    bad = ~is_none(flag)
     value = np.where(bad, np.nan, value)
     infl = np.where(bad[:, None], 0.0, infl)
     lo, hi = _interval(value, np.einsum("ij,ij->i", infl, infl), n, bounded=False)
@@ -339,7 +342,7 @@ def wald(value: np.ndarray, infl: np.ndarray, cols: np.ndarray, n: np.ndarray, f
 
 def count(total: np.ndarray, n: np.ndarray, flag: np.ndarray) -> Estimate:
     """A count with no interval."""
-    value = np.where(np.equal(flag, None), total, np.nan).astype(np.float64)
+    value = np.where(is_none(flag), total, np.nan).astype(np.float64)
     nan = np.full(len(value), np.nan)
     n = np.asarray(n, dtype=np.int64)
     return Estimate(value, nan, nan.copy(), None, np.zeros(0, dtype=np.int64), n, n.copy(), flag, integer=True)

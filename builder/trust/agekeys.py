@@ -104,6 +104,7 @@ class Identity:
     """
 
     __slots__ = ("_keys",)
+    _keys: tuple[_Key, ...]  # set once in __init__ (object.__setattr__: the class refuses assignment)
 
     def __init__(self, _keys: tuple[_Key, ...]) -> None:
         if not _keys:
@@ -169,8 +170,8 @@ class Identity:
         return "\n".join(out) + "\n"
 
 
-def _key(rage_id: object) -> _Key:
-    return _Key(recipient=str(rage_id.to_public()), rage=rage_id)  # type: ignore[attr-defined]
+def _key(rage_id: pyrage.x25519.Identity) -> _Key:
+    return _Key(recipient=str(rage_id.to_public()), rage=rage_id)
 
 
 def load_identity(text: str | bytes, where: Where = None) -> Identity:

@@ -25,9 +25,12 @@ at a time the signer claims.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
 from builder.errors import BuilderError, SignatureError, TrustError
 from builder.trust.registry_format import (
@@ -226,7 +229,7 @@ class Tally:
         return not self.strangers and len(self.old_signers) >= self.old_needed and enough_new
 
 
-def _maintainer_set(doc: RegistryVersion) -> tuple[int, frozenset[tuple[str, str, str | None]]]:
+def _maintainer_set(doc: RegistryVersion | Registry) -> tuple[int, frozenset[tuple[str, str, str | None]]]:
     return doc.threshold, frozenset((m.id, fp, m.age_recipient) for fp, m in doc.active_maintainers.items())
 
 
@@ -288,7 +291,7 @@ def verify_signatures(data: bytes, sig_text: bytes | None, where: str, namespace
     signers = []
     blocks = _as_trust_error(lambda: split_armored(sig_text, sig_where))
     for i, block in enumerate(blocks, start=1):
-        signers.append(_as_trust_error(lambda b=block: verify(b, data, namespace, sig_where), f"signature {i}: "))
+        signers.append(_as_trust_error(functools.partial(verify, block, data, namespace, sig_where), f"signature {i}: "))
     return signers
 
 
@@ -305,7 +308,10 @@ def require_threshold(registry: Registry, data: bytes, sig_text: bytes | None, w
     return t.old_signers
 
 
-def _as_trust_error(call, prefix: str = ""):  # type: ignore[no-untyped-def]
+T = TypeVar("T")
+
+
+def _as_trust_error(call: Callable[[], T], prefix: str = "") -> T:
     try:
         return call()
     except SignatureError as exc:  # a registry problem is a trust problem, with the same reason

@@ -17,7 +17,7 @@ import builder.scoring.frames
 from builder.errors import BuilderError
 from builder.pipeline.build import build
 from builder.pipeline.isolation import culprits
-from hostile.support import ACME, BETA, NOW, VALID_ROWS, assert_rejected, published, reseal, rows_bytes, run, where_of
+from hostile.support import ACME, BETA, DATASET, NOW, VALID_ROWS, assert_rejected, published, reseal, rows_bytes, run, where_of
 from tests.factory import make_instance, own_wrong_answers, results_for, soohak_items
 
 
@@ -134,6 +134,23 @@ def test_any_exception_in_unseal_rejects_only_its_bundle(inst, monkeypatch) -> N
     monkeypatch.setattr(unseal, "parse_table", parse)
     report = run(inst)
     assert_rejected(report, (where_of(BETA), "unseal-failed"), publishes=[ACME])
+
+
+def test_any_exception_in_unsealing_the_dataset_rejects_the_benchmark(inst, monkeypatch) -> None:
+    # Not a BuilderError: the benchmark-level note takes the generic failure's hint (it once
+    # read `.hint` off the exception itself, and the build died of AttributeError here).
+    import builder.pipeline.stages as stages
+
+    def broken(dataset, keys):
+        raise ValueError("corrupt")
+
+    monkeypatch.setattr(stages, "unseal_items", broken)
+    report = run(inst)
+    assert_rejected(report, (DATASET, "unseal-failed"), (DATASET, "missing-dataset"), publishes=())
+    failed, missing = report.rejections
+    assert (failed.reason, missing.reason) == ("unseal-failed", "missing-dataset")
+    assert missing.hint == failed.hint and missing.hint
+    assert "ValueError" in failed.message and "corrupt" not in failed.message
 
 
 def test_any_exception_in_render_rejects_only_its_bundle(inst, monkeypatch, tmp_path) -> None:

@@ -46,7 +46,12 @@ def _discover() -> dict[str, Kind]:
 
 _KINDS = _discover()
 # The kinds as an Enum (a StrEnum: a board's kind compares equal to, and serialises as, its YAML name).
+# The ignore below: mypy reads the functional Enum API only with literal members
+# ("must be string, tuple, list or dict literal"); these are the modules discovered above.
 BoardKind = StrEnum("BoardKind", {name.upper(): name for name in _KINDS})  # type: ignore[misc]
-REGISTRY: dict[BoardKind, Kind] = {BoardKind(name): kind for name, kind in _KINDS.items()}
+# Keyed by BoardKind members, typed by their base StrEnum: BoardSpec.kind is declared StrEnum
+# (builder.scoring.spec cannot import this package, which imports it), and BoardKind is
+# made at run time, so a type checker knows no more of it than that.
+REGISTRY: dict[StrEnum, Kind] = {BoardKind(name): kind for name, kind in _KINDS.items()}
 ORDER = ("table", "breakdown", "contrast", "composite", "grading", "pairs", "drg", "calibration")  # how errors list them
 NAMES: tuple[str, ...] = tuple(n for n in ORDER if n in _KINDS) + tuple(sorted(set(_KINDS) - set(ORDER)))

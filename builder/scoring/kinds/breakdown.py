@@ -13,6 +13,7 @@ from builder.scoring.config_base import ParserBase, token
 from builder.scoring.definitions import measure_def
 from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import estimate, scores, select
+from builder.scoring.nulls import is_none
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
 
 
@@ -84,7 +85,7 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
     present = sorted({g for g in groups[mask] if g is not None})
     preferred = list(params.values) or [x.value for b in ctx.prep.spec.item_bins if b.name == by for x in b.bins]
     ordered = [v for v in preferred if v in present] + _natural([v for v in present if v not in preferred])
-    hidden = mask & np.equal(groups, None)
+    hidden = mask & is_none(groups)
     shown_values, dropped = [], []
     for value in ordered:
         gmask = mask & (groups == value)

@@ -14,6 +14,7 @@ from builder.scoring.boards import Context, RawBoard, fixed, results_filter
 from builder.scoring.config_base import ParserBase
 from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import flags, scores, select
+from builder.scoring.nulls import is_none
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import lcm_of, wald
@@ -87,7 +88,7 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
         return z * factor * scale
 
     flag = flag.copy()
-    flag[np.equal(flag, None) & np.isnan(slope)] = "undefined"
+    flag[is_none(flag) & np.isnan(slope)] = "undefined"
     raw.est["slope"] = wald(slope, influence(grad_b, 10000.0 / L), cols, count, flag)
     raw.est["intercept"] = wald(intercept, influence(grad_a, 1.0 / L), cols, count, flag)
     raw.columns = [

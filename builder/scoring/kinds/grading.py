@@ -15,6 +15,7 @@ from builder.scoring.config_base import ParserBase
 from builder.scoring.disclosure import Term
 from builder.scoring.kinds._base import Kind
 from builder.scoring.measures import select
+from builder.scoring.nulls import is_none
 from builder.scoring.spec import BoardSpec, KindParams, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import count, ratio
@@ -42,7 +43,7 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
     n_items = elig.sum(axis=1)
     flag = np.array([None] * len(rows), dtype=object)
     flag[n_items == 0] = "not-evaluated"
-    has = ~np.equal(sel.row_flag, None)
+    has = ~is_none(sel.row_flag)
     flag[has] = sel.row_flag[has]
 
     def total(name: str) -> np.ndarray:
@@ -54,7 +55,7 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
     raw.est["disagreements"] = count(total("disagree"), n_items, flag)
     rated = elig & (q["regraded"] > 0)
     rate_flag = flag.copy()
-    rate_flag[np.equal(rate_flag, None) & (rated.sum(axis=1) == 0)] = "undefined"
+    rate_flag[is_none(rate_flag) & (rated.sum(axis=1) == 0)] = "undefined"
     # Disagreements and equivalence grading depend on the gold answers: audited like rates
     # (the count and the rate share their unknowns, the per-item disagreement counts).
     stream = ("disagree", 0, sel.conds.tobytes())
