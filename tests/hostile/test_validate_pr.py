@@ -214,7 +214,8 @@ CASES: dict[str, tuple[Callable, list[tuple[str, str]]]] = {
     "pr/symlink-to-etc-passwd": (symlink_to_outside, [(f"{B}/acme/run-3/results.jsonl.age", "symlink")]),
     "pr/submodule-in-bundle": (submodule_in_bundle, [(f"{B}/acme/run-3/results.jsonl.age", "submodule")]),
     "pr/gitmodules-file": (gitmodules_file, [(".gitmodules", "submodule"), (".gitmodules", "maintainer-review")]),
-    "pr/touches-files-outside-its-lab": (touches_outside_lab, [("mkdocs.yml", "maintainer-review")]),
+    # A script from another host is refused outright now (issue 20), besides needing review.
+    "pr/touches-files-outside-its-lab": (touches_outside_lab, [("mkdocs.yml", "external-script"), ("mkdocs.yml", "maintainer-review")]),
     "pr/bundles-of-two-labs": (two_labs, [("bundles/*/beta/", "outside-lab")]),
     "pr/rewrites-old-registry-version": (rewrites_registry_history, [("keys/registry/v0002.yaml", "history-rewritten")]),
     "pr/deletes-latest-registry-version": (deletes_latest_registry_version, [("keys/registry/v0002.yaml", "history-rewritten")]),
