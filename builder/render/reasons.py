@@ -44,6 +44,9 @@ def reasons_page() -> str:
         "Every refusal Sealboard reports carries a short, stable reason code: on the "
         "Rejected submissions page, in `sealboard validate` and `sealboard status` output "
         "(`--json`), and in every error message's context. This is the whole list.\n\n"
-        '<table class="sb-reasons">\n<thead><tr><th>Code</th><th>Raised by</th><th>What to do</th></tr></thead>\n'
-        f"<tbody>\n{rows}\n</tbody>\n</table>\n"
+        # In a box that scrolls sideways on a phone, with long cells wrapping (as on the
+        # Rejected page), so the page itself never gets wider than the screen.
+        '<div class="sb-table-wrap">\n<table class="sb-board sb-wrap sb-reasons">\n'
+        "<thead><tr><th>Code</th><th>Raised by</th><th>What to do</th></tr></thead>\n"
+        f"<tbody>\n{rows}\n</tbody>\n</table>\n</div>\n"
     )
