@@ -6,7 +6,9 @@ below it; tests/test_layout.py checks it):
 - ``cli``: the ``sealboard`` command, a thin client of the rest
 - ``demo``: ``sealboard demo``, a synthetic, signed, sealed instance built as a git repository
 - ``scaffold``: ``sealboard init``, a new leaderboard repository
+- ``audit``: ``sealboard audit --release``: every figure shown under embargo, re-derived after the release
 - ``pipeline``: the build, as one script, and the stages it runs
+- ``attest``: the signed attestation of each deploy (in-toto statement, SSHSIG), `verify-site`, its record in git
 - ``validate``: the pull-request check, without any secret
 - ``release``: threshold-signed, time-locked release statements and what they publish
 - ``render``: board data, pages and the site generator run

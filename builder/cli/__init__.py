@@ -1,5 +1,7 @@
 """The ``sealboard`` command: one short click command per verb, a client of the library.
 
+- ``attest``: `sealboard verify-site`, `record-attestation` and `audit`: a deploy's signed attestation, and
+  the audit after release
 - ``build``: `sealboard build`
 - ``bundle``: `sealboard bundle create | sign | verify` — the lab's side
 - ``common``: Shared CLI plumbing: error translation and progress output
@@ -34,6 +36,7 @@ def main() -> None:
 
 
 def _register() -> None:
+    from builder.cli.attest import audit_command, record_attestation_command, verify_site_command
     from builder.cli.build import build_command
     from builder.cli.bundle import bundle
     from builder.cli.dataset import dataset
@@ -45,7 +48,8 @@ def _register() -> None:
     from builder.cli.status import status_command
     from builder.cli.validate import validate_command
 
-    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, pin_wheel_command, keys, release, status_command, validate_command):
+    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, pin_wheel_command, keys, release, status_command, validate_command,
+                    verify_site_command, record_attestation_command, audit_command):
         main.add_command(command)
 
 

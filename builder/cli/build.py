@@ -23,6 +23,13 @@ if TYPE_CHECKING:  # the command imports the pipeline when it runs (start-up tim
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The embargo identity file (or set SEALBOARD_IDENTITY to its text). Without it the site is built with every score sealed.",
 )
+@click.option(
+    "--build-key",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The build key (an unencrypted ssh-ed25519 private key; or set SEALBOARD_BUILD_KEY to its text): signs the "
+    "deploy's attestation (site/attestation/) under sealboard-site. It must be the key the registry lists "
+    "('sealboard keys set-build-key'). Without it the attestation is written unsigned.",
+)
 @click.option("--strict", is_flag=True, help="Fail if any bundle is rejected (PR validation).")
 @click.option(
     "--as-of",
@@ -42,7 +49,8 @@ if TYPE_CHECKING:  # the command imports the pipeline when it runs (start-up tim
     "see the maintainers' page for what differs).",
 )
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, strict: bool, as_of: datetime | None, site_generator: str) -> None:
+def build_command(root: Path, out: Path | None, identity: Path | None, build_key: Path | None, strict: bool, as_of: datetime | None,
+                  site_generator: str) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -52,14 +60,17 @@ def build_command(root: Path, out: Path | None, identity: Path | None, strict: b
       sealboard build --out public-site      # no identity: the sealed public site
       sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
       sealboard build --identity id.txt --site-generator zensical
+      sealboard build --identity id.txt --build-key /secure/build_key   # a signed deploy
     """
-    from builder.pipeline.build import build, load_identities
+    from builder.pipeline.build import build, load_build_key, load_identities
     rehearsal = as_of
     if rehearsal is not None and out is None:
         out = rehearsal_dir(root)  # never site/, never inside the repository
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
+    key = load_build_key(build_key, os.environ.get("SEALBOARD_BUILD_KEY"))
     report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal,
-                   site_generator=site_generator)
+                   site_generator=site_generator, build_key=key)
+    del key
     summarise(report)
 
 
@@ -87,5 +98,13 @@ def summarise(report: BuildReport) -> None:
             click.echo(f"  release: {state.release.summary()}")
     for rejection in report.rejections:
         click.echo(f"rejected: {rejection.message}" + (f" — hint: {rejection.hint}" if rejection.hint else ""), err=True)
+    written = report.attestation
+    if written is not None:
+        if written.signed:
+            click.echo(f"attestation: signed with the build key, {written.files} files (statement sha256 {written.digest})")
+        else:
+            why = "no build key given" if report.registry is None or report.registry.build_key else "the registry lists no build key"
+            click.echo(f"attestation: NOT signed ({why}); site/attestation/ lists {written.files} files' sha256, "
+                       "but 'sealboard verify-site' refuses an unsigned deploy")
     stages = ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
     click.echo(f"Site written to {report.out} ({stages})")

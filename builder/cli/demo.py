@@ -23,11 +23,12 @@ def demo_command(out: Path, seed: int) -> None:
       sealboard demo --out demo && python -m http.server -d demo/site 8000
     """
     from builder.cli.build import summarise
-    from builder.demo.instance import write_demo
-    from builder.pipeline.build import build, load_identities
+    from builder.demo.instance import BUILD_KEY, write_demo
+    from builder.pipeline.build import build, load_build_key, load_identities
 
     made = write_demo(out, seed=seed, progress=progress)
     identity = out / "keys" / "demo" / "identity.txt"
-    report = build(out, out / "site", identities=load_identities(identity, None), now=datetime.now(timezone.utc), progress=progress)
+    report = build(out, out / "site", identities=load_identities(identity, None), now=datetime.now(timezone.utc), progress=progress,
+                   build_key=load_build_key(out / "keys" / "demo" / BUILD_KEY, None))
     summarise(report)
     click.echo(f"Demo instance in {made['root']}; open {report.out / 'index.html'} or run: mkdocs serve -f {out / 'mkdocs.yml'}")

@@ -195,6 +195,29 @@ def set_recipient_command(root: Path, maintainer_id: str, recipient: str) -> Non
     _proposed(set_recipient(root, maintainer_id, None if recipient == "none" else recipient), root)
 
 
+@keys.command("set-build-key", short_help="Propose the key that signs each deploy's attestation.")
+@root_option
+@click.argument("key_arg", metavar="PUBKEY|none")
+@translate_errors
+def set_build_key_command(root: Path, key_arg: str) -> None:
+    """Propose the build key: the authorised build signs each deploy's attestation
+    (site/attestation/, namespace sealboard-site) with its private half, passed to
+    'sealboard build --build-key FILE' or SEALBOARD_BUILD_KEY. 'none' removes it (deploys
+    are then unsigned). Like any change, the threshold signs it. Ed25519 only (its
+    signatures are deterministic, so the attestation is byte-reproducible).
+
+    \b
+    Example:
+      ssh-keygen -t ed25519 -N '' -C sealboard-build -f build_key
+      sealboard keys set-build-key build_key.pub
+      sealboard keys sign --key ~/.ssh/id_ed25519           # M maintainers
+      sealboard keys allowed-signers --namespace sealboard-site --out allowed_signers
+    """
+    from builder.trust.registry_admin import set_build_key
+
+    _proposed(set_build_key(root, None if key_arg == "none" else _public_key(key_arg)), root)
+
+
 @keys.command("grant-items", short_help="Propose giving a lab the embargoed items.")
 @root_option
 @click.argument("lab_id", metavar="LAB")
@@ -317,7 +340,7 @@ def status_command(root: Path, as_json: bool) -> None:
 @root_option
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 @click.option("--namespace", "namespaces", multiple=True,
-              type=click.Choice(["sealboard-bundle", "sealboard-dataset", "sealboard-release", "sealboard-registry"]),
+              type=click.Choice(["sealboard-bundle", "sealboard-dataset", "sealboard-release", "sealboard-registry", "sealboard-site"]),
               help="Only keys for these namespaces [default: all].")
 @click.option("--revoked-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write revoked public keys here, for ssh-keygen -Y verify -r.")
@@ -325,7 +348,8 @@ def status_command(root: Path, as_json: bool) -> None:
 def allowed_signers_command(root: Path, out: Path | None, namespaces: tuple[str, ...], revoked_out: Path | None) -> None:
     """Export the verified registry as an OpenSSH allowed_signers file.
 
-    ssh-keygen then accepts exactly the bundle signatures the builder accepts.
+    ssh-keygen then accepts exactly the bundle signatures the builder accepts, and with
+    --namespace sealboard-site exactly the registry's build key (principal sealboard-build).
 
     \b
     Example:

@@ -23,17 +23,18 @@ from builder.bundles.dataset_create import sign_dataset, write_dataset
 from builder.config import load_config
 from builder.demo import optin
 from builder.demo.releases import write_releases
-from builder.demo.repository import commit_demo
+from builder.demo.repository import commit_demo, commit_more
 from builder.errors import BuilderError
 from builder.scaffold.ignore import gitignore_text
 from builder.trust.registry import load_registry
-from builder.trust.registry_admin import add_lab, init_registry, sign_registry
+from builder.trust.registry_admin import add_lab, init_registry, set_build_key, sign_registry
 from builder.trust.seal import generate_identity, identity_file_text
 from builder.trust.sshkeys import generate_ed25519, load_private_key
 
 DEMO_MARKER = ".sealboard-demo"
 MAINTAINERS = (("ada", "Ada Maintainer (demo)"), ("emmy", "Emmy Maintainer (demo)"), ("sofia", "Sofia Maintainer (demo)"))
 THRESHOLD = 2
+BUILD_KEY = "build_key"  # keys/demo/build_key: the demo build key (throwaway, git-ignored)
 BENCHMARK_META = {
     "soohak": ("SOOHAK", "Research-level mathematics written from scratch by mathematicians: Mini, Challenge and Refusal splits (synthetic demo data).", "SOOHAK (seed 000), §3.4.5 avg@3/pass@3, §3.4.7 composites"),
     "livemathematicianbench": ("LiveMathematicianBench", "Monthly multiple-choice questions from theorems in recent arXiv papers, scored only on items after each model's training cutoff (synthetic demo data).", "LiveMathematicianBench (seed 001)"),
@@ -142,9 +143,11 @@ def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DE
 
 
 def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progress: Callable[[str], None] = lambda _: None,
-               git: bool = True) -> dict[str, Any]:
+               git: bool = True, history: bool = False) -> dict[str, Any]:
     """Write the demo instance (not yet built) and, with git, commit it as a new repository's
-    first commit. Returns what was made."""
+    first commit. With ``history``, two commits: everything but the releases (every
+    benchmark embargoed: a deploy of it is what the audit after release re-derives), then
+    the releases. Returns what was made."""
     from builder.demo import synth_kcsat, synth_lmb, synth_soohak
 
     now = now or datetime.now(timezone.utc)
@@ -186,6 +189,12 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
                 lab_keys[sub.lab] = (sub.lab_name, public)
     for lab, (name, public) in sorted(lab_keys.items()):
         add_lab(out, lab, name, [public])
+    # And the build key, so the demo's deploy is attested (builder.attest): private half
+    # git-ignored with the other throwaway keys, its public half in the same version.
+    private, public = generate_ed25519("sealboard-build@sealboard-demo")
+    _write(keys_dir / BUILD_KEY, private, 0o600)
+    _write(keys_dir / f"{BUILD_KEY}.pub", public.openssh + "\n")
+    set_build_key(out, public)
     for mid, _ in MAINTAINERS[1 : 1 + THRESHOLD]:
         sign_registry(out, keys_dir / mid)
 
@@ -234,10 +243,15 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
             sign_bundle(bundle_dir, load_private_key(keys_dir / sub.lab))
         made["benchmarks"][synth.benchmark] = {"items": len(synth.items), "submissions": len(synth.submissions)}
 
+    if git and history:
+        progress("Committing the demo before its releases (branch main)")
+        commit_demo(out, now, "Sealboard demo: keys registry, three benchmarks and signed bundles, all embargoed")
     # The three release states (builder.demo.releases): rolling, full, scheduled.
     progress("Writing release statements signed by the maintainers' threshold")
     made["releases"] = write_releases(out, now, {mid: keys_dir / mid for mid, _ in MAINTAINERS}, embargoes)
-    if git:
+    if git and history:
+        commit_more(out, now, "Sealboard demo: the releases (rolling, full with its published identity, scheduled)")
+    elif git:
         progress("Committing the demo as a git repository (branch main)")
         commit_demo(out, now)
     return made

@@ -28,11 +28,21 @@ def _git(root: Path, *args: str, env: dict[str, str]) -> None:
                            hint="check that git works in this folder, then run 'sealboard demo' again", reason="git-failed")
 
 
-def commit_demo(root: Path, when: datetime) -> None:
-    """git init (branch main) and one commit of everything .gitignore lets in."""
+def _env(when: datetime) -> dict[str, str]:
     stamp = f"{int(when.timestamp())} +0000"
-    env = {**os.environ, "GIT_AUTHOR_NAME": AUTHOR[0], "GIT_AUTHOR_EMAIL": AUTHOR[1], "GIT_COMMITTER_NAME": AUTHOR[0],
-           "GIT_COMMITTER_EMAIL": AUTHOR[1], "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    return {**os.environ, "GIT_AUTHOR_NAME": AUTHOR[0], "GIT_AUTHOR_EMAIL": AUTHOR[1], "GIT_COMMITTER_NAME": AUTHOR[0],
+            "GIT_COMMITTER_EMAIL": AUTHOR[1], "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+
+
+def commit_demo(root: Path, when: datetime, message: str = "Sealboard demo: keys registry, three benchmarks, signed bundles and releases") -> None:
+    """git init (branch main) and one commit of everything .gitignore lets in."""
+    env = _env(when)
     _git(root, "init", "-q", "-b", "main", env=env)
+    commit_more(root, when, message)
+
+
+def commit_more(root: Path, when: datetime, message: str) -> None:
+    """One more commit of everything .gitignore lets in (the demo with history: its releases)."""
+    env = _env(when)
     _git(root, "add", "-A", env=env)
-    _git(root, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "Sealboard demo: keys registry, three benchmarks, signed bundles and releases", env=env)
+    _git(root, "-c", "commit.gpgsign=false", "commit", "-q", "-m", message, env=env)

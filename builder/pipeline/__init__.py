@@ -2,6 +2,8 @@
 
 - ``admission``: The ingest and verify stages' bundle work: read every bundle (`ingest`), verify
   it, and apply the admission policy (`admit`, …
+- ``attestation``: the publish stage's attestation: the predicate (commit, registry, bundles,
+  releases, tool versions) from the build report, written and signed by builder.attest
 - ``build``: The build, as one script: ingest → verify → unseal → score → render → publish
 - ``checkout``: The checkout scan: no embargoed text or canary anywhere a push could carry it
 - ``isolation``: One isolation boundary per submission at every stage (unseal, score, render)

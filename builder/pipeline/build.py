@@ -13,6 +13,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.attest.write import check_build_key
 from builder.bundles.access import review as review_access
 from builder.bundles.admissions import Admissions
 from builder.bundles.ingest import Rejection
@@ -33,9 +34,10 @@ from builder.render.site_guard import refuse_unsafe_site
 from builder.report.records import BenchmarkState, BuildReport, Progress
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
+from builder.trust.sshkeys import PrivateKey, load_private_key
 
 # Re-exported: callers of build() receive these records.
-__all__ = ["BenchmarkState", "BuildReport", "build", "load_identities", "reject"]
+__all__ = ["BenchmarkState", "BuildReport", "build", "load_build_key", "load_identities", "reject"]
 
 
 def _quiet(_: str) -> None:
@@ -74,6 +76,16 @@ def load_identities(identity_file: Path | None, identity_env: str | None) -> lis
     return []
 
 
+def load_build_key(key_file: Path | None, key_env: str | None) -> PrivateKey | None:
+    """The build key (signs each deploy's attestation) from --build-key FILE or
+    SEALBOARD_BUILD_KEY (the file's text); None: the deploy is not signed."""
+    if key_file is not None:
+        return load_private_key(key_file, str(key_file))
+    if key_env:
+        return load_private_key(key_env.encode(), "SEALBOARD_BUILD_KEY")
+    return None
+
+
 def _check_strict(report: BuildReport, strict: bool) -> None:
     """--strict: any rejection from any stage so far fails the build, before anything is written."""
     if strict and report.rejections:
@@ -92,6 +104,7 @@ def build(
     render: bool = True,
     as_of: datetime | None = None,
     site_generator: str = "mkdocs",
+    build_key: PrivateKey | None = None,
 ) -> BuildReport:
     root = root.resolve()
     out = (out or root / "site").resolve()
@@ -114,6 +127,7 @@ def build(
         configs = load_configs(root)
         refuse_unsafe_site(root, [c.id for c in configs])
         report.registry = registry = load_registry(root, now)
+        check_build_key(registry, build_key, "--build-key / SEALBOARD_BUILD_KEY")
         report.synthetic = (root / "keys" / "demo").is_dir()
         # Release statements, judged at the build's clock (a rehearsal's: as_of), and the
         # embargo identities published in the repository by full releases.
@@ -189,10 +203,12 @@ def build(
     _check_strict(report, strict)
     # The generator runs theme templates a reviewed change may alter: it gets a fresh child
     # process with an allow-listed environment (no identity, no token; render/generator.py).
-    # Nothing after this point needs a key, so the build's own references go first.
+    # Nothing after this point needs an identity, so the build's own references go first.
+    # The build key stays in this process for the publish stage's signature: the child is a
+    # fresh interpreter (exec) with an allow-listed environment, so it never sees it.
     del identities, published
     with timer.stage("mkdocs", f"Building the site with {site_generator} ({staged.pages} pages)"):
         built = staged.build(site_generator, progress)
     with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
-        publish(report, built, needles)
+        publish(report, built, needles, generator=site_generator, build_key=build_key)
     return report

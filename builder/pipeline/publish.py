@@ -15,8 +15,10 @@ from pathlib import Path
 
 from builder.errors import BuilderError, LeakError
 from builder.leakscan.scan import SHINGLE, Needles, build_needles, normalise, scan_tree
+from builder.pipeline.attestation import attest
 from builder.pipeline.checkout import guard_checkout
 from builder.report.records import STAGED, BuildReport
+from builder.trust.sshkeys import PrivateKey
 
 SITE_MARKER = Path("data") / "index.json"
 
@@ -87,7 +89,8 @@ def _replace_dir(new: Path, out: Path) -> None:
         new.rename(out)
 
 
-def publish(report: BuildReport, built: Path, needles: Needles | None = None) -> None:
+def publish(report: BuildReport, built: Path, needles: Needles | None = None, *, generator: str = "mkdocs",
+            build_key: PrivateKey | None = None) -> None:
     needles = needles if needles is not None else needles_for(report)
     try:
         start, cpu = time.perf_counter(), time.process_time()
@@ -96,6 +99,10 @@ def publish(report: BuildReport, built: Path, needles: Needles | None = None) ->
         report.timings["leak_scan_cpu_s"] = time.process_time() - cpu
         report.timings["leak_scan_files"] = files
         report.timings["leak_scan_bytes"] = size
+        # The attestation covers exactly the scanned bytes; its own files are scanned too
+        # (signatures and a public key only, but nothing leaves unscanned).
+        report.attestation = attest(report, built, generator, build_key)
+        leak_scan(built / "attestation", needles)
     except LeakError:
         shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(report.root / STAGED, ignore_errors=True)

@@ -1,6 +1,8 @@
 """The release switch: threshold-signed, time-locked release statements and what they publish.
 
 - ``admin``: Maintainers' write operations on release statements: flip (write) and sign
+- ``audit_record``: the recorded result of `sealboard audit --release` (attestations/audits/), shown on the
+  "Verify this release" page
 - ``apply``: What the build does with a benchmark's release state, after unsealing its items
 - ``check``: `sealboard release verify`: re-check a release with no secret
 - ``commitment_history``: The commitments a dataset version published first, read from git: a

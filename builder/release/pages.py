@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
+from builder.release.audit_record import read_audit
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
 from builder.release.registry_history import registry_history
 from builder.release.transcripts import by_item, publishes_transcripts
@@ -160,7 +161,9 @@ def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
 
 def site_release_pages(report: BuildReport) -> dict[str, str]:
     releases = [
-        {"id": s.config.id, "title": s.config.title, "version": s.config.version, **s.release.to_dict(published=True)}
+        {"id": s.config.id, "title": s.config.title, "version": s.config.version, **s.release.to_dict(published=True),
+         # The recorded audit after release (builder.release.audit_record), once fully released.
+         "audit": read_audit(report.root, s.config.id) if s.status == "released" else None}
         for s in report.benchmarks if s.release is not None
     ]
     return {

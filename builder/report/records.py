@@ -77,6 +77,8 @@ class BuildReport:
     # source: as-of, source-date-epoch, commit or clock (builder.pipeline.source_time).
     stamped: datetime | None = None
     time_source: str | None = None
+    # builder.attest.write.Written: what the publish stage attested (files, signed, digest).
+    attestation: Any = None
 
 
 def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:

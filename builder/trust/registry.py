@@ -49,16 +49,20 @@ from builder.trust.registry_format import (
     version_filename,
 )
 from builder.trust.sshkeys import PublicKey
-from builder.trust.sshsig import NS_BUNDLE, NS_DATASET, NS_REGISTRY, NS_RELEASE, split_armored, verify
+from builder.trust.sshsig import NS_BUNDLE, NS_DATASET, NS_REGISTRY, NS_RELEASE, NS_SITE, split_armored, verify
 
 LAB_NAMESPACES = (NS_BUNDLE,)
 MAINTAINER_NAMESPACES = (NS_DATASET, NS_RELEASE, NS_REGISTRY)
+BUILD_NAMESPACES = (NS_SITE,)
+# The principal of the build key in an exported allowed_signers file (ssh-keygen -Y verify -I).
+BUILD_PRINCIPAL = "sealboard-build"
 _IGNORED_FILES = ("README.md",)
 
 __all__ = [
     "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain", "in_force",
     "describe_pending",
     "verify_signatures", "require_threshold", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
+    "BUILD_NAMESPACES", "BUILD_PRINCIPAL",
 ]
 
 
@@ -81,6 +85,7 @@ class Registry:
     revoked: tuple[Revocation, ...]
     path: str
     pending: "Tally | None" = None  # the newest file, while it lacks signatures (not in force)
+    build_key: PublicKey | None = None  # signs deploys' attestations (sealboard-site)
 
     @property
     def active_maintainers(self) -> dict[str, Maintainer]:
@@ -180,7 +185,7 @@ class Registry:
         left out. Registry signatures are the exception: the builder checks those against
         the *previous* version's maintainers, which one file cannot express.
         """
-        wanted = set(namespaces) if namespaces is not None else set(LAB_NAMESPACES + MAINTAINER_NAMESPACES)
+        wanted = set(namespaces) if namespaces is not None else set(LAB_NAMESPACES + MAINTAINER_NAMESPACES + BUILD_NAMESPACES)
         revoked = {r.fingerprint for r in self.revoked}
         lines = [f"# sealboard allowed_signers from {self.path} (registry version {self.version}); generated, do not edit"]
         lab_ns = [ns for ns in LAB_NAMESPACES if ns in wanted]
@@ -198,6 +203,9 @@ class Registry:
         for m in self.maintainers if maintainer_ns else ():
             if m.key.fingerprint not in revoked:
                 lines.append(f'{m.id} namespaces="{",".join(maintainer_ns)}" {m.key.openssh}')
+        # The build key signs attestations only: one line, principal sealboard-build.
+        if NS_SITE in wanted and self.build_key is not None and self.build_key.fingerprint not in revoked:
+            lines.append(f'{BUILD_PRINCIPAL} namespaces="{NS_SITE}" {self.build_key.openssh}')
         return "\n".join(lines) + "\n"
 
     def revoked_keys(self) -> str:
@@ -205,6 +213,7 @@ class Registry:
         usable as `ssh-keygen -Y verify -r FILE` (fingerprints of unknown keys cannot be)."""
         revoked = {r.fingerprint for r in self.revoked}
         keys = [m.key for m in self.maintainers] + [k.key for lab in self.labs for k in lab.keys]
+        keys += [self.build_key] if self.build_key else []
         return "".join(key.openssh + "\n" for key in keys if key.fingerprint in revoked)
 
 
@@ -422,7 +431,8 @@ def load_registry(root: Path | str, now: datetime) -> Registry:
             reason="registry-expired",
             hint="maintainers renew it with 'sealboard keys renew' and sign the new version",
         )
-    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path, pending)
+    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path, pending,
+                    prev.build_key)
 
 
 def verify_transition(

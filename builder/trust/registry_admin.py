@@ -249,6 +249,23 @@ def set_recipient(root: Path | str, maintainer_id: str, age_recipient: str | Non
     return propose_next(root, change)
 
 
+def set_build_key(root: Path | str, key: str | PublicKey | None) -> Path:
+    """Propose the build key (the public half of what the authorised build signs each
+    deploy's attestation with, namespace sealboard-site), or removing it with None.
+    Threshold-signed like any change: a build key nobody approved signs nothing trusted."""
+    line = _key_line(key) if key is not None else None
+
+    def change(data: dict[str, Any]) -> None:
+        if line is None:
+            if "build_key" not in data:
+                raise TrustError("the registry lists no build key", reason="duplicate")
+            data.pop("build_key")
+        else:
+            data["build_key"] = line
+
+    return propose_next(root, change)
+
+
 def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | None = None, *, answers: bool = False) -> Path:
     """Propose giving a lab the embargoed items of a benchmark (a copy sealed to its SSH
     key, written by 'sealboard dataset share'), without their gold answers unless `answers`.

@@ -114,6 +114,9 @@ class RegistryVersion:
     labs: tuple[Lab, ...]
     revoked: tuple[Revocation, ...]
     path: str
+    # The key the authorised build signs each deploy's attestation with (namespace
+    # sealboard-site, builder.attest); None: this instance's deploys are not signed.
+    build_key: PublicKey | None = None
 
     @property
     def revoked_fingerprints(self) -> frozenset[str]:
@@ -213,7 +216,7 @@ def _unique(values: list[str], where: str, what: str) -> None:
 def parse_version(data: bytes, where: str) -> RegistryVersion:
     """Parse and check one registry file's bytes. Raises ParseError naming file and field."""
     obj = check_fields(
-        loads_yaml(data, where), {"format", "version", "expires", "threshold", "maintainers"}, {"labs", "revoked"},
+        loads_yaml(data, where), {"format", "version", "expires", "threshold", "maintainers"}, {"labs", "revoked", "build_key"},
         where=where, context="registry",
     )
     if obj["format"] != FORMAT:
@@ -226,12 +229,19 @@ def parse_version(data: bytes, where: str) -> RegistryVersion:
     revoked = tuple(
         _revocation(r, where, f"revoked[{i}]") for i, r in enumerate(_list(obj.get("revoked", []), where, "revoked", allow_empty=True))
     )
+    build_key = _key(obj["build_key"], where, "build_key") if "build_key" in obj else None
+    if build_key is not None and build_key.algorithm != "ssh-ed25519":
+        # Ed25519 signs deterministically, so two builds of one commit sign the same bytes
+        # (ECDSA would not: the attestation must be byte-reproducible like the site).
+        raise ParseError(f"build_key must be an ssh-ed25519 key, not {build_key.algorithm}", where=where,
+                         reason="build-key-not-ed25519", hint="make one with: ssh-keygen -t ed25519 -N '' -f build_key")
     _unique([m.id for m in maintainers], where, "maintainer id")
     _unique([lab.id for lab in labs], where, "lab id")
     _unique([r.fingerprint for r in revoked], where, "revoked fingerprint")
     # One key, one role: otherwise a maintainer key could sign bundles for a lab, or a
     # key could be claimed by two labs and the ledger would not say whose results they are.
-    _unique([m.key.fingerprint for m in maintainers] + [k.key.fingerprint for lab in labs for k in lab.keys], where, "key")
+    _unique([m.key.fingerprint for m in maintainers] + [k.key.fingerprint for lab in labs for k in lab.keys]
+            + ([build_key.fingerprint] if build_key else []), where, "key")
     doc = RegistryVersion(
         version=_int(obj["version"], where, "version", 1),
         expires=parse_time(obj["expires"], where, "expires"),
@@ -240,6 +250,7 @@ def parse_version(data: bytes, where: str) -> RegistryVersion:
         labs=labs,
         revoked=revoked,
         path=where,
+        build_key=build_key,
     )
     if doc.threshold > len(doc.active_maintainers):
         raise TrustError(
@@ -272,7 +283,7 @@ def to_data(doc: RegistryVersion) -> dict[str, Any]:
                                   for g in lab.item_access]
         return out
 
-    return {
+    data: dict[str, Any] = {
         "format": FORMAT,
         "version": doc.version,
         "expires": format_time(doc.expires),
@@ -281,6 +292,7 @@ def to_data(doc: RegistryVersion) -> dict[str, Any]:
         "labs": [lab_data(lab) for lab in doc.labs],
         "revoked": [{"fingerprint": r.fingerprint, "reason": r.reason, "revoked": format_time(r.revoked)} for r in doc.revoked],
     }
+    return data | ({"build_key": doc.build_key.openssh} if doc.build_key else {})
 
 
 def dump(data: dict[str, Any]) -> bytes:

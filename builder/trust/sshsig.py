@@ -21,7 +21,8 @@ NS_BUNDLE = "sealboard-bundle"
 NS_DATASET = "sealboard-dataset"
 NS_RELEASE = "sealboard-release"
 NS_REGISTRY = "sealboard-registry"
-NAMESPACES = (NS_BUNDLE, NS_DATASET, NS_RELEASE, NS_REGISTRY)
+NS_SITE = "sealboard-site"  # a deploy's attestation (builder.attest), signed by the registry's build key
+NAMESPACES = (NS_BUNDLE, NS_DATASET, NS_RELEASE, NS_REGISTRY, NS_SITE)
 
 # PROTOCOL.sshsig §2 "Blob format": MAGIC_PREAMBLE "SSHSIG", SIG_VERSION 0x01.
 MAGIC = b"SSHSIG"

@@ -105,7 +105,7 @@ def test_build_secret_only_in_the_build_and_publish_steps() -> None:
     assert holders == [("build", "Build (verify, unseal, score, render, leak scan)"), ("publish-identity", PUBLISH_STEP)]
     build_step = next(step for _, step in steps(wf) if mentions_secrets(step))
     assert build_step["run"].startswith("sealboard build ")
-    assert set(build_step["env"]) == {"SEALBOARD_IDENTITY"}
+    assert set(build_step["env"]) == {"SEALBOARD_IDENTITY", "SEALBOARD_BUILD_KEY"}
     for job_id, job in wf["jobs"].items():
         assert not mentions_secrets({k: v for k, v in job.items() if k != "steps"}), job_id
 
@@ -117,7 +117,7 @@ def test_pages_and_id_token_only_on_deploy_repository_writes_only_on_publish_ide
         if job_id == "deploy":
             assert perms == {"pages": "write", "id-token": "write"}
             assert all("uses" in s and s["uses"].startswith("actions/deploy-pages@") for s in job["steps"])
-        elif job_id == "publish-identity":
+        elif job_id in ("publish-identity", "record-attestation"):
             assert perms == {"contents": "write", "pull-requests": "write"}
         else:
             assert perms == {"contents": "read"}, job_id

@@ -176,3 +176,40 @@ def test_a_file_that_is_not_a_public_key_is_never_quoted(tmp_path: Path) -> None
         result = run("init", "--root", tmp_path / "r", "--threshold", 1, "--maintainer", "a", "A", path)
         assert result.exit_code == 2 and "does not hold an OpenSSH public key" in result.output
         assert "SECRET-KEY" not in result.output and "created" not in result.output
+
+
+def test_set_build_key_is_a_threshold_signed_change(root: Path, people: dict[str, Path], tmp_path: Path) -> None:
+    """`keys set-build-key`: pending until the threshold signs; then the registry lists it and
+    `allowed-signers --namespace sealboard-site` holds exactly it (what ssh-keygen -Y verify
+    needs for a deploy's attestation). ECDSA is refused: its signatures are not deterministic."""
+    import subprocess
+
+    for name in ("alice", "bob"):
+        run("sign", "--root", root, "--key", people[name])
+    data, public = generate_ed25519("build")
+    (tmp_path / "build_key.pub").write_text(public.openssh + "\n")
+    result = run("set-build-key", "--root", root, tmp_path / "build_key.pub")
+    assert result.exit_code == 0 and "v0002.yaml" in result.output
+    assert load_registry(root, NOW).build_key is None  # pending: v0001 stays in force
+    for name in ("bob", "carol"):
+        run("sign", "--root", root, "--key", people[name])
+    assert load_registry(root, NOW).build_key == public
+    out = tmp_path / "allowed_signers"
+    assert run("allowed-signers", "--root", root, "--namespace", "sealboard-site", "--out", out).exit_code == 0
+    assert [line for line in out.read_text().splitlines() if not line.startswith("#")] == [f'sealboard-build namespaces="sealboard-site" {public.openssh}']
+    # A maintainer key may not double as the build key (one key, one role).
+    from builder.errors import BuilderError
+    from builder.trust.registry_admin import set_build_key
+
+    with pytest.raises(BuilderError) as exc:
+        set_build_key(root, people["alice"].with_suffix(".pub").read_text())
+    assert exc.value.reason == "duplicate" and "appears more than once" in exc.value.message
+    ecdsa = tmp_path / "ecdsa"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", str(ecdsa)], check=True)
+    with pytest.raises(BuilderError) as exc:
+        set_build_key(root, ecdsa.with_suffix(".pub").read_text())
+    assert exc.value.reason == "build-key-not-ed25519"
+    refused = run("set-build-key", "--root", root, ecdsa.with_suffix(".pub"))
+    assert refused.exit_code == 1 and "build_key must be an ssh-ed25519 key" in refused.output
+    removed = run("set-build-key", "--root", root, "none")
+    assert removed.exit_code == 0 and "v0003.yaml" in removed.output

@@ -32,10 +32,10 @@ _CHILD = """
 import sys
 from datetime import datetime
 from pathlib import Path
-from builder.pipeline.build import build, load_identities
-root, out, identity, generator, now = sys.argv[1:]
+from builder.pipeline.build import build, load_build_key, load_identities
+root, out, identity, generator, now, key = sys.argv[1:]
 build(Path(root), Path(out), identities=load_identities(Path(identity), None) if identity else [],
-      now=datetime.fromisoformat(now), site_generator=generator)
+      now=datetime.fromisoformat(now), site_generator=generator, build_key=load_build_key(Path(key), None) if key else None)
 """
 
 
@@ -54,10 +54,11 @@ def demo(tmp_path_factory) -> Path:
 
 
 def build_in_child(root: Path, out: Path, *, identity: bool, generator: str, clock: datetime, hash_seed: int) -> Path:
-    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "SEALBOARD_IDENTITY")}
+    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "SEALBOARD_IDENTITY", "SEALBOARD_BUILD_KEY")}
     env["PYTHONHASHSEED"] = str(hash_seed)
     ident = str(root / "keys/demo/identity.txt") if identity else ""
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat()],
+    key = str(root / "keys/demo/build_key") if identity else ""  # authorised builds sign their attestation
+    proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat(), key],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
@@ -92,6 +93,8 @@ def assert_stamped_with_the_commit_time(files: dict[str, bytes], *, authorised: 
 def test_two_authorised_mkdocs_builds_are_byte_identical(demo, tmp_path):
     files = build_pair(demo, tmp_path, identity=True, generator="mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=True)
+    # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures.
+    assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig"} <= files.keys()
     # mkdocs dates the sitemap and the gzip header by SOURCE_DATE_EPOCH, which the build sets.
     sitemap = files["sitemap.xml"].decode()
     assert sitemap.count("<lastmod>") > 100 and sitemap.count("<lastmod>") == sitemap.count("<lastmod>2026-03-02</lastmod>")
@@ -103,6 +106,8 @@ def test_two_authorised_mkdocs_builds_are_byte_identical(demo, tmp_path):
 def test_two_public_builds_are_byte_identical(demo, tmp_path):
     files = build_pair(demo, tmp_path, identity=False, generator="mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=False)
+    # Unsigned: the statement is there (and identical), no signature.
+    assert "attestation/statement.json" in files and "attestation/statement.json.sig" not in files
 
 
 def test_two_authorised_zensical_builds_are_byte_identical(demo, tmp_path):

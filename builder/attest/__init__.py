@@ -1,0 +1,10 @@
+"""Signed attestations of deploys (issue 24): what was published, checkable offline.
+
+- ``statement``: the format, an in-toto Statement v1 over every published file (subjects,
+  our predicate type, the SHA256SUMS form), parsed strictly
+- ``write``: the publish stage writes ``site/attestation/`` and signs it (SSHSIG,
+  ``sealboard-site``) with the build key the registry lists
+- ``verify``: ``sealboard verify-site``: the signature, the key against the registry, no
+  rehearsal, every file's sha256, nothing missing, nothing extra
+- ``record``: each deploy's statement kept in the repository under ``attestations/``
+"""

@@ -1,0 +1,165 @@
+"""``sealboard audit --release B``: re-derive every figure shown while B was embargoed.
+
+For each deploy recorded under ``attestations/`` whose signed statement says B was not yet
+fully released: check the statement's signature against the registry (builder.attest),
+check the recorded board copies against the digests it signed, rebuild that commit's
+boards with B's released identity (builder.audit.rebuild) and compare them, cell by cell
+(builder.audit.compare). A deploy **agrees** when no shown cell differs; cells of
+submissions kept private cannot be re-derived from the released data and are counted
+apart, never as agreeing.
+
+What it proves, and what it does not, is on the site's Methodology page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder.attest.record import RELEASED, Recorded, recorded, recorded_board
+from builder.attest.statement import SIG_SUFFIX, STATEMENT, AttestationError
+from builder.attest.verify import check_signer
+from builder.audit.compare import BoardComparison, compare_board
+from builder.audit.rebuild import Rebuilt, rebuild
+from builder.config import load_configs
+from builder.errors import BuilderError, ConfigError
+from builder.release.identity import identity_path
+from builder.trust.registry_format import parse_time
+from builder.trust.seal import Identity, load_identity
+from builder.trust.sshsig import NS_SITE, verify
+
+
+@dataclass
+class DeployAudit:
+    attestation: str  # folder under attestations/
+    commit: str | None
+    built: str | None
+    status: str | None  # the benchmark's status in the statement
+    verdict: str = "agree"  # agree | differs | unverified
+    reason: str | None = None  # why unverified
+    boards: list[BoardComparison] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"attestation": self.attestation, "commit": self.commit, "built": self.built, "status": self.status,
+                "verdict": self.verdict, "reason": self.reason, "boards": [b.to_dict() for b in self.boards],
+                "cells_agree": sum(b.agree for b in self.boards), "cells_differ": sum(len(b.differ) for b in self.boards),
+                "cells_unverified": sum(b.unverified for b in self.boards),
+                "private_rows": max((b.private_rows for b in self.boards), default=0)}
+
+
+@dataclass
+class Audit:
+    benchmark: str
+    version: str
+    identity: str
+    deploys: list[DeployAudit]
+
+    @property
+    def verdict(self) -> str:
+        if not self.deploys:
+            return "none"
+        if any(d.verdict == "differs" for d in self.deploys):
+            return "differs"
+        return "agree" if all(d.verdict == "agree" for d in self.deploys) else "unverified"
+
+    def sentence(self) -> str:
+        """What the released site and the command say."""
+        d = self.to_dict()
+        n = d["deploys"]
+        if not n:
+            return f"no deploy was recorded while {self.benchmark} was embargoed: nothing to re-derive"
+        head = f"every number shown during the embargo, {n} deploy{'s' if n != 1 else ''}, re-derived from the released data: "
+        if self.verdict == "agree":
+            head += "all agree"
+        elif self.verdict == "differs":
+            head += f"{d['differ']} of {n} differ"
+        else:
+            head += f"{d['agree']} agree, {d['unverified']} could not be checked"
+        if d["private_rows"]:
+            head += f" ({d['private_rows']} submission(s) kept private by their labs cannot be re-derived without the private key)"
+        return head
+
+    def to_dict(self) -> dict[str, Any]:
+        deploys = [d.to_dict() for d in self.deploys]
+        return {"benchmark": self.benchmark, "version": self.version, "identity": self.identity, "verdict": self.verdict,
+                "deploys": len(deploys), "agree": sum(d["verdict"] == "agree" for d in deploys),
+                "differ": sum(d["verdict"] == "differs" for d in deploys),
+                "unverified": sum(d["verdict"] == "unverified" for d in deploys),
+                "private_rows": max((d["private_rows"] for d in deploys), default=0), "deploy_results": deploys}
+
+    def summary(self) -> dict[str, Any]:
+        """The record builder.release.audit_record keeps (the sentence, the counts, per deploy its verdict)."""
+        d = self.to_dict()
+        d["sentence"] = self.sentence()
+        d["deploy_results"] = [{k: r[k] for k in ("attestation", "commit", "built", "verdict", "reason", "cells_agree", "cells_differ",
+                                                  "cells_unverified", "private_rows")} for r in d["deploy_results"]]
+        return d
+
+
+def released_identity(root: Path, benchmark: str) -> tuple[Identity, str, str]:
+    """(identity, its path, the benchmark's version) from keys/released/."""
+    config = next((c for c in load_configs(root) if c.id == benchmark), None)
+    if config is None:
+        raise ConfigError(f"no benchmark {benchmark!r} in leaderboards/", where="--release", reason="unknown-benchmark",
+                          hint="name a benchmark of this repository")
+    path = identity_path(root, config.id, config.version)
+    if not path.is_file():
+        raise ConfigError(f"{benchmark} {config.version} has no published identity", where=str(path.relative_to(root)),
+                          reason="not-released", hint="the audit runs after the full release, once keys/released/ holds its identity")
+    return load_identity(path.read_bytes(), str(path.relative_to(root))), str(path.relative_to(root)), config.version
+
+
+def _check(root: Path, rec: Recorded) -> None:
+    """The recorded statement is signed by a listed build key, and each board copy matches it."""
+    where = f"attestations/{rec.name}/statement.json"
+    if rec.signature is None:
+        raise AttestationError("is not signed", where=where, reason="attestation-unsigned")
+    try:
+        signer = verify(rec.signature, rec.statement.data, NS_SITE, where=where + SIG_SUFFIX)
+    except BuilderError as exc:
+        raise AttestationError(f"signature does not verify ({exc.reason})", where=where + SIG_SUFFIX, reason="attestation-bad-signature") from None
+    check_signer(root, rec.statement, signer)
+    if rec.statement.rehearsal is not None:
+        raise AttestationError("is a rehearsal", where=STATEMENT, reason="attestation-rehearsal")
+
+
+def audit(root: Path, benchmark: str, progress: Any = lambda _m: None) -> Audit:
+    root = root.resolve()
+    identity, identity_where, version = released_identity(root, benchmark)
+    deploys = []
+    cache: dict[str, Rebuilt] = {}
+    for rec in recorded(root):
+        status = rec.statement.status(benchmark)
+        if status in (None, RELEASED):
+            continue
+        pred = rec.statement.predicate
+        deploy = DeployAudit(rec.name, pred.get("commit"), pred.get("built"), status)
+        deploys.append(deploy)
+        try:
+            _check(root, rec)
+        except AttestationError as exc:
+            deploy.verdict, deploy.reason = "unverified", f"{exc.reason}: {exc.message}"
+            continue
+        subjects = {s.name: s.sha256 for s in rec.statement.subjects}
+        boards = sorted(n for n in subjects if n.startswith(f"data/{benchmark}/") and n.count("/") == 2 and n.endswith(".json")
+                        and recorded_board(root, rec, n) is not None)
+        if not boards or not deploy.commit or not deploy.built:
+            deploy.verdict, deploy.reason = "unverified", "the record holds no board files of this benchmark"
+            continue
+        key = f"{deploy.commit} {deploy.built}"
+        if key not in cache:
+            progress(f"Rebuilding {benchmark} at {deploy.commit[:12]} (deploy {rec.name}) with {identity_where}")
+            cache[key] = rebuild(root, deploy.commit, benchmark, identity, parse_time(deploy.built, STATEMENT, "built"))
+        again = cache[key]
+        for name in boards:
+            shown = recorded_board(root, rec, name) or b""
+            if hashlib.sha256(shown).hexdigest() != subjects[name]:
+                deploy.verdict, deploy.reason = "unverified", f"attestations/{rec.name}: the copy of {name} is not the attested file"
+                break
+            deploy.boards.append(compare_board(name, shown, again.boards.get(name), again.private))
+        if deploy.verdict == "agree" and any(b.differ for b in deploy.boards):
+            deploy.verdict = "differs"
+    return Audit(benchmark, version, identity_where, deploys)
+

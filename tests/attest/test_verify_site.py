@@ -1,0 +1,211 @@
+"""The signed attestation of a deploy (issue 24, item 2), checked with stock ssh-keygen and
+sha256sum, and by `sealboard verify-site`, which refuses each kind of tampering with its own
+reason. Each hostile case changes one byte or one file of a copy of the signed demo deploy."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from builder.attest.statement import PREDICATE_TYPE, STATEMENT_TYPE, canonical
+from builder.attest.verify import verify_site
+from builder.cli import main
+from builder.errors import BuilderError
+from builder.pipeline.build import build, load_build_key, load_identities
+from builder.render.generator import scrubbed_env
+from builder.trust.sshkeys import generate_ed25519, load_private_key
+from builder.trust.sshsig import NS_SITE, sign
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None or shutil.which("sha256sum") is None, reason="needs ssh-keygen and sha256sum")
+
+VERIFY = ["ssh-keygen", "-Y", "verify", "-I", "sealboard-build", "-n", "sealboard-site"]
+
+
+def allowed_signers(root: Path, out: Path) -> Path:
+    result = CliRunner().invoke(main, ["keys", "allowed-signers", "--root", str(root), "--namespace", "sealboard-site", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def ssh_verify(signers: Path, sig: Path, data: Path) -> subprocess.CompletedProcess[str]:
+    with data.open("rb") as fh:
+        return subprocess.run([*VERIFY, "-f", str(signers), "-s", str(sig)], stdin=fh, capture_output=True, text=True, timeout=60)
+
+
+def copy(site: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "site"
+    shutil.copytree(site, out)
+    return out
+
+
+def refused(site: Path, root: Path) -> str:
+    with pytest.raises(BuilderError) as exc:
+        verify_site(site, root)
+    return exc.value.reason
+
+
+def test_statement_is_in_toto_and_lists_every_file_but_itself(history):
+    st = orjson.loads((history.site / "attestation/statement.json").read_bytes())
+    assert st["_type"] == STATEMENT_TYPE == "https://in-toto.io/Statement/v1" and st["predicateType"] == PREDICATE_TYPE
+    files = sorted(p.relative_to(history.site).as_posix() for p in history.site.rglob("*") if p.is_file())
+    names = [s["name"] for s in st["subject"]]
+    assert names == [f for f in files if not f.startswith("attestation/")] and len(names) > 1000
+    pred = st["predicate"]
+    commit = subprocess.run(["git", "-C", str(history.root), "rev-parse", "HEAD~2"], capture_output=True, text=True, check=True).stdout.strip()
+    assert pred["commit"] == commit and pred["rehearsal"] is None and pred["authorised"] is True
+    assert pred["registry"]["version"] == 2 and pred["registry"]["build_key"] == load_private_key(history.root / "keys/demo/build_key").public.fingerprint
+    assert {b["id"]: b["status"] for b in pred["benchmarks"]} == {"kcsat-ml": "embargoed", "livemathematicianbench": "embargoed", "soohak": "embargoed"}
+    assert len(pred["bundles"]) == sum(len(s.bundles) for s in history.report.benchmarks)
+    assert all(len(b["manifest_sha256"]) == 64 for b in pred["bundles"]) and pred["releases"] == []  # nothing released at that commit
+    assert pred["sealboard"]["version"] and pred["generator"]["name"] == "mkdocs" and pred["generator"]["version"]
+    assert canonical(st) == (history.site / "attestation/statement.json").read_bytes()  # canonical bytes
+
+
+def test_stock_ssh_keygen_and_sha256sum_accept_the_deploy(history, tmp_path):
+    signers = allowed_signers(history.root, tmp_path / "allowed_signers")
+    lines = [line for line in signers.read_text().splitlines() if not line.startswith("#")]
+    assert len(lines) == 1 and lines[0].startswith('sealboard-build namespaces="sealboard-site" ssh-ed25519 ')  # exactly the build key
+    assert signers.read_text().splitlines()[1:] == (history.site / "attestation/allowed_signers").read_text().splitlines()[1:]
+    a = history.site / "attestation"
+    for name in ("statement.json", "SHA256SUMS"):
+        result = ssh_verify(signers, a / f"{name}.sig", a / name)
+        assert result.returncode == 0 and 'Good "sealboard-site" signature for sealboard-build with ED25519 key SHA256:' in result.stdout
+    sums = subprocess.run(["sha256sum", "-c", "--strict", "attestation/SHA256SUMS"], cwd=history.site, capture_output=True, text=True, timeout=120)
+    assert sums.returncode == 0 and sums.stdout.count(": OK\n") > 1000 and "FAILED" not in sums.stdout
+    assert verify_site(history.site, history.root).files == sums.stdout.count(": OK\n")
+
+
+def test_other_namespace_and_other_principal_are_refused_by_ssh_keygen(history, tmp_path):
+    signers = allowed_signers(history.root, tmp_path / "allowed_signers")
+    a = history.site / "attestation"
+    with (a / "statement.json").open("rb") as fh:
+        other_ns = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "sealboard-build", "-n", "sealboard-bundle",
+                                   "-s", str(a / "statement.json.sig")], stdin=fh, capture_output=True, text=True)
+    with (a / "statement.json").open("rb") as fh:
+        other_id = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "ada", "-n", "sealboard-site",
+                                   "-s", str(a / "statement.json.sig")], stdin=fh, capture_output=True, text=True)
+    assert other_ns.returncode != 0 and other_id.returncode != 0
+    # The full export lets no maintainer or lab key sign a site either.
+    full = tmp_path / "all"
+    assert CliRunner().invoke(main, ["keys", "allowed-signers", "--root", str(history.root), "--out", str(full)]).exit_code == 0
+    assert [line for line in full.read_text().splitlines() if "sealboard-site" in line] == [lines for lines in signers.read_text().splitlines() if lines.startswith("sealboard-build")]
+
+
+def test_cli_verify_site(history):
+    result = CliRunner().invoke(main, ["verify-site", str(history.site), "--root", str(history.root), "--json"])
+    assert result.exit_code == 0, result.output
+    out = orjson.loads(result.output)
+    assert out["verified"] is True and out["files"] > 1000 and out["registry_version"] == 2
+
+
+def test_a_tampered_byte_is_refused(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    board = site / "data/kcsat-ml/full.json"
+    data = bytearray(board.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    board.write_bytes(bytes(data))
+    assert refused(site, history.root) == "attestation-file-changed"
+    sums = subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "attestation/SHA256SUMS"], cwd=site, capture_output=True, text=True)
+    assert sums.returncode != 0 and "data/kcsat-ml/full.json: FAILED" in sums.stdout
+
+
+def test_a_missing_file_is_refused(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    (site / "index.html").unlink()
+    assert refused(site, history.root) == "attestation-file-missing"
+    assert subprocess.run(["sha256sum", "-c", "--quiet", "attestation/SHA256SUMS"], cwd=site, capture_output=True).returncode != 0
+
+
+def test_an_extra_file_is_refused(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    (site / "data/kcsat-ml/extra.json").write_text("{}")
+    assert refused(site, history.root) == "attestation-extra-file"
+    (site / "data/kcsat-ml/extra.json").unlink()
+    (site / "attestation/notes.txt").write_text("x")  # nothing foreign inside attestation/ either
+    assert refused(site, history.root) == "attestation-extra-file"
+
+
+def test_a_changed_statement_fails_its_signature(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    path = site / "attestation/statement.json"
+    data = bytearray(path.read_bytes())
+    i = data.index(b'"commit": "') + len(b'"commit": "')
+    data[i] = ord("0") if data[i] != ord("0") else ord("1")  # one hex digit of the commit
+    path.write_bytes(bytes(data))
+    assert refused(site, history.root) == "attestation-bad-signature"
+    signers = allowed_signers(history.root, tmp_path / "allowed_signers")
+    assert ssh_verify(signers, site / "attestation/statement.json.sig", path).returncode != 0
+
+
+def test_a_key_not_in_the_registry_is_refused(history, tmp_path):
+    """A whole forged attestation, consistent and validly signed, by a key the registry does not list."""
+    site = copy(history.site, tmp_path)
+    board = site / "data/kcsat-ml/full.json"
+    board.write_bytes(board.read_bytes().replace(b'"rank": 1', b'"rank": 2', 1))
+    forged_key = load_private_key(generate_ed25519("forger")[0])
+    _resign(site, forged_key, lambda st: st)
+    assert refused(site, history.root) == "attestation-key-not-registered"
+    signers = allowed_signers(history.root, tmp_path / "allowed_signers")
+    assert ssh_verify(signers, site / "attestation/statement.json.sig", site / "attestation/statement.json").returncode != 0
+
+
+def test_a_rehearsal_is_refused_even_signed_by_the_build_key(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    _resign(site, load_build_key(history.root / "keys/demo/build_key", None), lambda st: st | {"predicate": st["predicate"] | {"rehearsal": "2027-01-15T09:00:00Z"}})
+    assert refused(site, history.root) == "attestation-rehearsal"
+
+
+def test_an_unsigned_deploy_is_refused(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    for sig in (site / "attestation").glob("*.sig"):
+        sig.unlink()
+    assert refused(site, history.root) == "attestation-unsigned"
+    shutil.rmtree(site / "attestation")
+    assert refused(site, history.root) == "attestation-missing"
+
+
+def test_sums_that_disagree_with_the_statement_are_refused(history, tmp_path):
+    site = copy(history.site, tmp_path)
+    sums = site / "attestation/SHA256SUMS"
+    sums.write_bytes(b"".join(line + b"\n" for line in sums.read_bytes().splitlines()[1:]))
+    assert refused(site, history.root) == "attestation-sums-mismatch"
+
+
+def test_a_build_key_the_registry_does_not_list_stops_the_build(history, tmp_path):
+    other = load_private_key(generate_ed25519("other")[0])
+    with pytest.raises(BuilderError) as exc:
+        build(history.root, tmp_path / "out", identities=load_identities(history.root / "keys/demo/identity.txt", None), build_key=other)
+    assert exc.value.reason == "build-key-not-registered" and not (tmp_path / "out").exists()
+
+
+def test_the_build_key_never_reaches_output_nor_the_generator(history):
+    key_text = (history.root / "keys/demo/build_key").read_bytes()
+    secret_line = key_text.splitlines()[4]  # base64 of the private scalar (the first lines are public)
+    for path in history.site.rglob("*"):
+        if path.is_file():
+            assert secret_line not in path.read_bytes(), path
+    assert "SEALBOARD_BUILD_KEY" not in scrubbed_env({"SEALBOARD_BUILD_KEY": key_text.decode(), "PATH": "/bin"})
+    # git ignores the demo's private build key, like its other throwaway keys.
+    ignored = subprocess.run(["git", "-C", str(history.root), "check-ignore", "keys/demo/build_key"], capture_output=True, text=True)
+    assert ignored.returncode == 0
+    assert subprocess.run(["git", "-C", str(history.root), "check-ignore", "keys/demo/build_key.pub"], capture_output=True).returncode == 1
+
+
+def _resign(site: Path, key, change) -> None:
+    """Recompute subjects and SHA256SUMS for the files as they are, apply `change`, sign with `key`."""
+    from builder.attest.statement import sha256sums, statement, subjects_of
+
+    old = orjson.loads((site / "attestation/statement.json").read_bytes())
+    subjects = subjects_of(site)
+    st = change(statement(subjects, old["predicate"]))
+    data = canonical(st)
+    (site / "attestation/statement.json").write_bytes(data)
+    (site / "attestation/statement.json.sig").write_text(sign(key, data, NS_SITE))
+    sums = sha256sums(subjects)
+    (site / "attestation/SHA256SUMS").write_bytes(sums)
+    (site / "attestation/SHA256SUMS.sig").write_text(sign(key, sums, NS_SITE))
