@@ -49,12 +49,12 @@ def _read(path: Path, limit: int) -> bytes:
 
 def _signed(root: Path, directory: Path, key_path: Path, benchmark: str) -> None:
     from builder.bundles.dataset_create import sign_dataset
-    from builder.trust.registry import load_registry
+    from builder.trust.registry import load_registry, signature_count
     from builder.trust.sshkeys import load_private_key
 
     registry = load_registry(root, datetime.now(timezone.utc))
     count, needed = sign_dataset(directory, load_private_key(key_path), registry)
-    click.echo(f"Signed: {count} of {needed} maintainer signature(s) (registry v{registry.version:04d})")
+    click.echo(f"Signed: {signature_count(count, needed, 'maintainer signature(s)')} (registry v{registry.version:04d})")
     if count < needed:
         click.echo(f"The build ignores this dataset until {needed - count} more maintainer(s) run: "
                    f"sealboard dataset sign {benchmark} --key KEY")

@@ -68,7 +68,7 @@ def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, p
 @root_option
 @click.argument("benchmark")
 @click.option("--key", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The maintainer's OpenSSH private key.")
-@click.option("--statement", "name", help="Which statement (its file name without .yaml), when there are several.")
+@click.option("--statement", "name", help="Which statement (its file name without .yaml), when several lack signatures [default: the only one short of the threshold].")
 @translate_errors
 def sign_command(root: Path, benchmark: str, key: Path, name: str | None) -> None:
     """Add a maintainer's signature (SSHSIG, namespace sealboard-release) to a statement.
@@ -102,7 +102,7 @@ def status_command(root: Path, benchmark: str | None, as_of: datetime | None, as
     """
     from builder.config import load_configs
     from builder.release.status import release_states
-    from builder.trust.registry import load_registry
+    from builder.trust.registry import load_registry, signature_count
 
     root = root.resolve()
     clock = _time(as_of)
@@ -117,7 +117,7 @@ def status_command(root: Path, benchmark: str | None, as_of: datetime | None, as
     for bid, state in states.items():
         click.echo(f"{bid} {state.version}: {state.summary()}")
         for v in state.verdicts:
-            signed = f" [{len(v.signers)} of {v.needed} signatures]" if v.needed else ""
+            signed = f" [{signature_count(len(v.signers), v.needed)}]" if v.needed else ""
             click.echo(f"  {v.state}{signed}: {v.message}")
 
 

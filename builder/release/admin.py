@@ -80,13 +80,30 @@ def _signers(sig: bytes, data: bytes, where: str) -> list[PublicKey]:
     return found
 
 
+def _threshold_met(root: Path, path: str, data: bytes, name: str) -> bool:
+    """Whether a statement already holds its registry version's threshold of maintainers."""
+    try:
+        doc = registry_docs(root).get(parse_statement(data, path, name).registry_version)
+    except BuilderError:
+        return False
+    sig_path = root / (path + SIG_SUFFIX)
+    if doc is None or not sig_path.is_file():
+        return False
+    signers = {k.fingerprint for k in _signers(sig_path.read_bytes(), data, str(sig_path))}
+    return len(signers & set(doc.active_maintainers)) >= doc.threshold
+
+
 def sign_statement(root: Path, benchmark: str, key: PrivateKey | Path, name: str | None = None) -> Path:
     """Append this maintainer's SSHSIG (namespace sealboard-release) to <name>.yaml.sig.
 
-    Without `name`, the benchmark must have exactly one statement."""
+    Without `name`, the benchmark must have exactly one statement, or exactly one still short
+    of its threshold (a new statement beside releases already signed)."""
     private = key if isinstance(key, PrivateKey) else load_private_key(key)
     files = [f for f in read_statements(root, benchmark) if f.data is not None]
     chosen = [f for f in files if name is None or f.name == name]
+    if name is None and len(chosen) > 1:
+        open_ = [f for f in chosen if f.data is not None and not _threshold_met(root, f.path, f.data, f.name)]
+        chosen = open_ if len(open_) == 1 else chosen
     if len(chosen) != 1:
         names = ", ".join(f.name for f in files) or "none"
         raise ReleaseError(f"{'no' if not chosen else 'more than one'} statement to sign (statements: {names})",

@@ -137,9 +137,13 @@ class ReleaseState:
         if pending:
             soonest = min(pending, key=lambda v: v.statement.not_before if v.statement else self.clock)
             return f"scheduled: {(soonest.published_message if published else soonest.message).split(': ', 1)[-1]}"
-        if not self.verdicts:
-            return "embargoed: no release statement"
-        return "embargoed: " + "; ".join((v.published_message if published else v.message).split(": ", 1)[-1] for v in self.verdicts)
+        # Statements of earlier versions stay in the folder (their release is history, not a
+        # fault of this version): count them, do not list each as a reason.
+        current = [v for v in self.verdicts if v.reason != "other-version"]
+        if not current:
+            older = len(self.verdicts)
+            return "embargoed: no release statement" + (f" for version {self.version} ({older} for other versions)" if older else "")
+        return "embargoed: " + "; ".join((v.published_message if published else v.message).split(": ", 1)[-1] for v in current)
 
     def to_dict(self, *, published: bool = False) -> dict[str, object]:
         """``published``: for the site's data and pages (no countdowns, as in summary)."""

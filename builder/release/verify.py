@@ -37,7 +37,7 @@ from pathlib import Path
 from builder.errors import BuilderError, SignatureError
 from builder.release.registry_history import RegistryHistory, statement_admitted
 from builder.release.statement import Statement, StatementFile, parse_statement
-from builder.trust.registry import tally
+from builder.trust.registry import signature_count, tally
 from builder.trust.registry_format import RegistryVersion, Revocation
 from builder.trust.sshkeys import PublicKey
 from builder.trust.sshsig import NS_RELEASE, split_armored, verify
@@ -220,7 +220,7 @@ def judge(
                            f"so no registry date is trusted and the latest version v{doc.version:04d} counts")
         by = f" ({', '.join(count.counted)})" if count.counted else ""
         extra = f"; {'; '.join(details)}" if details else ""
-        return Verdict(where, UNSIGNED, reason, f"{where}: {len(count.counted)} of {count.needed} signatures{by}{extra}", st, count.counted, count.needed)
+        return Verdict(where, UNSIGNED, reason, f"{where}: {signature_count(len(count.counted), count.needed)}{by}{extra}", st, count.counted, count.needed)
     if clock < st.not_before:
         return Verdict(where, SCHEDULED, "not-yet", f"{where}: not before {when(st.not_before, clock)}", st, count.counted, count.needed,
                        countdown=f", in {countdown(st.not_before, clock)}")

@@ -61,7 +61,7 @@ _IGNORED_FILES = ("README.md",)
 __all__ = [
     "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain", "in_force",
     "describe_pending",
-    "verify_signatures", "require_threshold", "tally", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
+    "verify_signatures", "require_threshold", "tally", "signature_count", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
     "BUILD_NAMESPACES", "BUILD_PRINCIPAL",
 ]
 
@@ -407,12 +407,21 @@ def in_force(chain: list[tuple[RegistryVersion, bytes, list[PublicKey]]]) -> tup
     return prev, None
 
 
+def signature_count(counted: int, needed: int, what: str = "signatures") -> str:
+    """How many distinct maintainers signed, against the threshold: '1 of 2 signatures' while
+    short of it, '3 signatures, threshold 2' once met ('3 of 2' read like an error; each
+    maintainer counts once however often they signed)."""
+    if counted < needed:
+        return f"{counted} of {needed} {what}"
+    return f"{counted} {what}, threshold {needed}"
+
+
 def describe_pending(t: Tally) -> str:
     """One line for a proposal still collecting signatures (build summary, keys status)."""
     names = ", ".join(m.id for m in t.old_signers) or "none"
-    line = f"v{t.doc.version:04d} is pending: {len(t.old_signers)} of {t.old_needed} signatures ({names})"
+    line = f"v{t.doc.version:04d} is pending: {signature_count(len(t.old_signers), t.old_needed)} ({names})"
     if t.new_needed is not None:
-        line += f"; maintainers changed, {len(t.new_signers)} of {t.new_needed} from the new set"
+        line += f"; maintainers changed, {signature_count(len(t.new_signers), t.new_needed, 'from the new set')}"
     return line
 
 

@@ -137,7 +137,8 @@ def add_lab(root: Path | str, lab_id: str, name: str, keys: Iterable[str | Publi
 
     def change(data: dict[str, Any]) -> None:
         if any(lab["id"] == lab_id for lab in data["labs"]):
-            raise TrustError(f"lab {lab_id!r} already exists", reason="duplicate", hint="add a key with add_lab_key")
+            raise TrustError(f"lab {lab_id!r} already exists", where="keys/registry", reason="duplicate",
+                             hint=f"to add a key to it (rotation), leave out --name: 'sealboard keys add-lab {lab_id} --key NEW.pub'")
         data["labs"].append({"id": lab_id, "name": name, "keys": entries})
 
     return propose_next(root, change)

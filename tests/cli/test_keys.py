@@ -104,6 +104,17 @@ def test_errors_become_one_line(root: Path, people: dict[str, Path]) -> None:
     assert result.exit_code == 2 and "not a UTC time" in result.output
 
 
+def test_add_lab_for_an_existing_lab_says_how_to_add_a_key(root: Path, people: dict[str, Path]) -> None:
+    # Found by tests/lifecycle: rotating a key as "keys add-lab acme --name … --key new.pub"
+    # answered "add a key with add_lab_key", a Python function, not a command.
+    first, new = str(people["acme"].with_suffix(".pub")), str(people["dave"].with_suffix(".pub"))
+    assert CliRunner().invoke(keys, ["add-lab", "acme", "--root", str(root), "--name", "Acme AI", "--key", first]).exit_code == 0
+    result = CliRunner().invoke(keys, ["add-lab", "acme", "--root", str(root), "--name", "Acme AI", "--key", new])
+    assert result.exit_code == 1 and "lab 'acme' already exists" in result.output
+    assert "leave out --name: 'sealboard keys add-lab acme --key NEW.pub'" in result.output and "add_lab_key" not in result.output
+    assert CliRunner().invoke(keys, ["add-lab", "acme", "--root", str(root), "--key", new]).exit_code == 0
+
+
 def test_status_without_registry(tmp_path: Path) -> None:
     result = run("status", "--root", tmp_path)
     assert result.exit_code == 1 and "sealboard keys init" in result.output

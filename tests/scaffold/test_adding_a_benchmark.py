@@ -68,7 +68,7 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
                for it in page_items]
     (tmp_path / "items.jsonl").write_bytes(b"".join(orjson.dumps(it) + b"\n" for it in private))
     assert "1 of 2" in run("dataset", "create", "putnam-lite", "--root", root, "--items", tmp_path / "items.jsonl", "--key", keys / "m1")
-    assert "2 of 2" in run("dataset", "sign", "putnam-lite", "--root", root, "--key", keys / "m2")
+    assert "2 maintainer signature(s), threshold 2" in run("dataset", "sign", "putnam-lite", "--root", root, "--key", keys / "m2")
 
     # 4. acme is granted the items and opens its copy with age and its SSH key.
     run("keys", "grant-items", "acme", "putnam-lite", "--root", root)

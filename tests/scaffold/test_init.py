@@ -89,7 +89,7 @@ def test_init_then_first_build_and_validation(tmp_path: Path, keys: dict[str, Pa
                                              "answer": {"en": str(i), "ko": str(i)}, "answer_type": "integer",
                                              "msc": "11", "problem_type": "olympiad"}) + b"\n" for i in range(6)))
     assert run("dataset", "create", "soohak", "--root", board, "--items", items, "--key", keys["ada"]).exit_code == 0
-    assert "2 of 2" in run("dataset", "sign", "soohak", "--root", board, "--key", keys["emmy"]).output
+    assert "2 maintainer signature(s), threshold 2" in run("dataset", "sign", "soohak", "--root", board, "--key", keys["emmy"]).output
     result = run("build", "--root", board, "--identity", identity)
     assert result.exit_code == 0, result.output
     assert "soohak: embargoed, 0 submission(s)" in result.output
