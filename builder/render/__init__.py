@@ -1,9 +1,11 @@
 """Render: board data (JSON/CSV), the Markdown pages made from that same data, the site.
 
 - ``charts``: Chart specs for sealboard.js: each board charts its own dimension
+- ``compare``: The compare page of a benchmark: 2–5 models side by side on every board
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
 - ``exports``: board rows as Every Eval Ever 0.3 aggregate records and Hugging Face
   `.eval_results` entries, each pointing back to its bundle's manifest digest
+- ``forest``: Forest bars: each row's 95% interval drawn as a bar on one axis shared by the board
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox

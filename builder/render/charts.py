@@ -24,8 +24,12 @@ _TIME_FIELDS = {"edition", "year"}
 _MAX_LINES = 12  # more lines than this is a tangle: the top of the board by rank
 
 
-def _v(value: float | None, unit: str) -> float | None:
+def display_value(value: float | None, unit: str) -> float | None:
+    """A value in display units: percent and percentage points for rates and differences."""
     return None if value is None else round(value * _SCALED.get(unit, 1), 3)
+
+
+_v = display_value
 
 
 def _cell(row: dict[str, Any], name: str) -> dict[str, Any]:
@@ -45,7 +49,7 @@ def _lead(board: dict[str, Any]) -> dict[str, Any] | None:
 def _dots(board: dict[str, Any], metric: dict[str, Any]) -> dict[str, Any] | None:
     unit, name = metric["unit"], metric["name"]
     points = [
-        {"label": r["model"], "value": _v(c["value"], unit), "lo": _v(c.get("ci_low"), unit), "hi": _v(c.get("ci_high"), unit)}
+        {"label": r["model"], "key": r["submission"], "value": _v(c["value"], unit), "lo": _v(c.get("ci_low"), unit), "hi": _v(c.get("ci_high"), unit)}
         for r in board["rows"]
         if (c := _cell(r, name)).get("value") is not None
     ]
@@ -66,20 +70,21 @@ def _breakdown(board: dict[str, Any]) -> dict[str, Any] | None:
     value_title += f" ({unit_label(unit)})" if unit_label(unit) else ""
     if field in _TIME_FIELDS:
         rows = board["rows"][:_MAX_LINES]
-        series = [{"label": r["model"], "y": [_v(_cell(r, m["name"]).get("value"), unit) for m in groups]} for r in rows]
+        series = [{"label": r["model"], "key": r["submission"], "y": [_v(_cell(r, m["name"]).get("value"), unit) for m in groups]} for r in rows]
         refs = [{"label": ref["label"], "y": [_v(_cell(ref, m["name"]).get("value"), unit) for m in groups]} for ref in board.get("reference_rows", [])]
         note = f"Top {len(rows)} of {len(board['rows'])} by rank." if len(board["rows"]) > len(rows) else ""
         return {"type": "lines", "x": cols, "x_title": field_title(field), "y_title": value_title, "series": series, "references": refs, "note": note}
     z = [[_v(_cell(r, m["name"]).get("value"), unit) for m in groups] for r in board["rows"]]
     z += [[_v(_cell(ref, m["name"]).get("value"), unit) for m in groups] for ref in board.get("reference_rows", [])]
     labels = [r["model"] for r in board["rows"]] + [ref["label"] for ref in board.get("reference_rows", [])]
-    return {"type": "heatmap", "x": cols, "y": labels, "z": z, "x_title": field_title(field), "y_title": "Model", "z_title": value_title}
+    keys = [r["submission"] for r in board["rows"]] + [None for _ in board.get("reference_rows", [])]
+    return {"type": "heatmap", "x": cols, "y": labels, "keys": keys, "z": z, "x_title": field_title(field), "y_title": "Model", "z_title": value_title}
 
 
 def _pairs(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any], kind: str) -> dict[str, Any] | None:
     unit = a["unit"]
     rows = [
-        {"label": r["model"], "a": _v(_cell(r, a["name"]).get("value"), unit), "b": _v(_cell(r, b["name"]).get("value"), unit)}
+        {"label": r["model"], "key": r["submission"], "a": _v(_cell(r, a["name"]).get("value"), unit), "b": _v(_cell(r, b["name"]).get("value"), unit)}
         for r in board["rows"]
     ]
     rows = [r for r in rows if r["a"] is not None and r["b"] is not None]
@@ -98,13 +103,25 @@ def _common(a: dict[str, Any], b: dict[str, Any]) -> str:
     return " ".join(shared).strip(" (,") or "Score"
 
 
-def _scatter(board: dict[str, Any], x: dict[str, Any], y: dict[str, Any], ys: dict[str, float] | None = None, log_x: bool = False) -> dict[str, Any] | None:
+def frontier(points: list[dict[str, Any]], low_x: bool) -> list[dict[str, Any]]:
+    """The Pareto frontier of higher y against lower x (a cost) or higher x: each point no
+    other point beats on both, from the best x on. Ties on x keep only the better y."""
+    ordered = sorted(points, key=lambda p: (p["x"] if low_x else -p["x"], -p["y"]))
+    out: list[dict[str, Any]] = []
+    for p in ordered:
+        if not out or p["y"] > out[-1]["y"]:
+            out.append(p)
+    return out
+
+
+def _scatter(board: dict[str, Any], x: dict[str, Any], y: dict[str, Any], ys: dict[str, float] | None = None,
+             log_x: bool = False, better_x: str | None = None) -> dict[str, Any] | None:  # fmt: skip
     points = []
     for r in board["rows"]:
         xv = _cell(r, x["name"]).get("value")
         yv = ys.get(r["submission"]) if ys is not None else _cell(r, y["name"]).get("value")
         if xv is not None and yv is not None:
-            points.append({"label": r["model"], "x": _v(xv, x["unit"]), "y": _v(yv, y["unit"])})
+            points.append({"label": r["model"], "key": r["submission"], "x": _v(xv, x["unit"]), "y": _v(yv, y["unit"])})
     refs = []
     if ys is None:
         for ref in board.get("reference_rows", []):
@@ -113,7 +130,17 @@ def _scatter(board: dict[str, Any], x: dict[str, Any], y: dict[str, Any], ys: di
                 refs.append({"label": ref["label"], "x": _v(xv, x["unit"]), "y": _v(yv, y["unit"])})
     if not points:
         return None
-    return {"type": "scatter", "points": points, "references": refs, "x_title": axis_title(x), "y_title": axis_title(y), "log_x": log_x}
+    out = {"type": "scatter", "points": points, "references": refs, "x_title": axis_title(x), "y_title": axis_title(y), "log_x": log_x}
+    if better_x is None:
+        # No frontier to name (slope against intercept): the board's top five by rank are named.
+        top = {r["submission"] for r in sorted((r for r in board["rows"] if r.get("rank") is not None), key=lambda r: r["rank"])[:5]}
+        out["points"] = [{**p, "tag": True} for p in points if p["key"] in top] + [p for p in points if p["key"] not in top]
+    else:
+        # Frontier points first: the script names them before any other (and never over one).
+        front = {id(p) for p in frontier(points, better_x == "low_x")}
+        out["points"] = [{**p, "frontier": True} for p in points if id(p) in front] + [p for p in points if id(p) not in front]
+        out["frontier"] = better_x
+    return out
 
 
 def _composite(board: dict[str, Any], spec: Any, boards: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
@@ -132,7 +159,7 @@ def _composite(board: dict[str, Any], spec: Any, boards: dict[str, dict[str, Any
         return None
     ys = {r["submission"]: _cell(r, ymetric["name"]).get("value") for r in other["rows"]}
     ytitle = {**ymetric, "title": f"{other['title']} ({metric_title(ymetric)})"}
-    return _scatter(board, xmetric, ytitle, {k: v for k, v in ys.items() if v is not None})
+    return _scatter(board, xmetric, ytitle, {k: v for k, v in ys.items() if v is not None}, better_x="high_x")
 
 
 def chart_spec(board: dict[str, Any], spec: Any = None, boards: dict[str, dict[str, Any]] | None = None) -> dict[str, Any] | None:
@@ -155,7 +182,7 @@ def chart_spec(board: dict[str, Any], spec: Any = None, boards: dict[str, dict[s
         lead = _lead(board)
         cost = by_name.get("cost_per_correct") or by_name.get("output_tokens")
         if lead is not None and cost is not None:
-            chart = _scatter(board, cost, lead, log_x=True)
+            chart = _scatter(board, cost, lead, log_x=True, better_x="low_x")
     if chart is None:
         lead = _lead(board)
         chart = _dots(board, lead) if lead is not None else None

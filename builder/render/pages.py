@@ -19,6 +19,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from builder.render.charts import chart_json, chart_spec
+from builder.render.compare import compare_data, compare_json
+from builder.render.forest import forest_axis, forest_cell, forest_head
 from builder.render.labels import field_title, interval, metric_header, metric_title, natural_key, number, option_order, unit_label
 from builder.scoring.tables import FLAGS
 
@@ -191,6 +193,8 @@ def _render(template: str, **context: Any) -> str:
         model_href=model_href,
         withheld_line=withheld_line,
         held=held,
+        forest_cell=forest_cell,
+        forest_head=forest_head,
         **context,
     )
 
@@ -221,6 +225,7 @@ def board_page(bench: dict[str, Any], board: dict[str, Any], subs: dict[str, dic
                labs: dict[str, str] | None = None, spec: Any = None, boards: dict[str, dict[str, Any]] | None = None) -> str:  # fmt: skip
     subs = subs or {}
     chart = chart_spec(board, spec, boards)
+    metrics = sorted(board["metrics"], key=lambda m: m["name"] != board.get("rank_by"))
     return _render(
         "board.md.j2",
         bench=bench,
@@ -234,7 +239,8 @@ def board_page(bench: dict[str, Any], board: dict[str, Any], subs: dict[str, dic
         chart=chart_json(chart) if chart else None,
         chart_note=(chart or {}).get("note", ""),
         # The ranking metric first, so a wide board never hides what it ranks by.
-        metrics=sorted(board["metrics"], key=lambda m: m["name"] != board.get("rank_by")),
+        metrics=metrics,
+        forest=forest_axis(board["rows"] + board.get("reference_rows", []), metrics[0] if metrics else None),
         plain_metrics=[m for m in board["metrics"] if not m.get("group")],
         groups=[m for m in board["metrics"] if m.get("group")],
     )
@@ -257,7 +263,7 @@ def standings(board: dict[str, Any] | None, top: int) -> list[dict[str, Any]]:
         if item["ref"] and len([o for o in out if not o["ref"]]) >= top:
             break
         cell = item["row"]["metrics"].get(lead["name"])
-        out.append({**item, "value": fmt_value(cell, lead["unit"]), "ci": fmt_ci(cell, lead["unit"]), "n": (cell or {}).get("n")})
+        out.append({**item, "cell": cell, "value": fmt_value(cell, lead["unit"]), "ci": fmt_ci(cell, lead["unit"]), "n": (cell or {}).get("n")})
     return out
 
 
@@ -278,6 +284,15 @@ def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, An
     )
 
 
+def compare_page(bench: dict[str, Any], boards: list[dict[str, Any]], submissions: dict[str, Any]) -> str | None:
+    """The benchmark's compare page (render/compare.py), or None when no board has a value."""
+    data = compare_data(boards, submissions)
+    if data is None:
+        return None
+    headline = next(b for b in data["boards"] if b["board"] == data["headline"])
+    return _render("compare.md.j2", bench=bench, data=data, payload=compare_json(data), headline_title=f"{headline['title']}, {headline['metric']}")
+
+
 def submissions_page(bench: dict[str, Any], submissions: dict[str, Any], labs: dict[str, str] | None = None) -> str:
     return _render("submissions.md.j2", bench=bench, submissions=submissions, labs=labs or {})
 
@@ -292,7 +307,9 @@ def home_summary(index: dict[str, Any], boards: dict[str, list[dict[str, Any]]] 
     for b in index["benchmarks"]:
         board = headline((boards or {}).get(b["id"], []))
         lead = next((m for m in board["metrics"] if m["name"] == board["rank_by"]), None) if board else None
-        cards.append({"bench": b, "board": board, "lead": lead, "rows": standings(board, 5), "last_change": (last_change or {}).get(b["id"])})
+        rows = standings(board, 5)
+        axis = forest_axis([s["row"] for s in rows], lead)
+        cards.append({"bench": b, "board": board, "lead": lead, "rows": rows, "axis": axis, "last_change": (last_change or {}).get(b["id"])})
     return _render("home_summary.md.j2", index=index, cards=cards)
 
 

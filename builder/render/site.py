@@ -20,6 +20,7 @@ from typing import Any
 
 from builder.errors import BuilderError
 from builder.render import pages
+from builder.render.compare import has_compare
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 from builder.render.generator import run_generator
 from builder.render.reasons import reasons_page
@@ -77,6 +78,8 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]], release: 
         section: list[Any] = [{"Overview": f"{bench}/index.md"}]
         section += [{b["title"]: f"{bench}/{b['board']}.md"} for b in boards.get(bench, [])]
         section += release.nav.get(bench, [])
+        if has_compare(boards.get(bench, [])):  # the condition render_site writes it on
+            section.append({"Compare models": f"{bench}/compare.md"})
         section.append({"Submissions": f"{bench}/submissions.md"})
         nav.append({state.config.title: section})
     nav.append(
@@ -161,6 +164,8 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
         specs = {spec.id: spec for spec in state.config.scoring.boards}
         write(f"pages/{bench['id']}/index.md", pages.benchmark_page(bench, state.config, boards[bench["id"]], subs))
         write(f"pages/{bench['id']}/submissions.md", pages.submissions_page(bench, subs, labs))
+        if (compare := pages.compare_page(bench, boards[bench["id"]], subs)) is not None:
+            write(f"pages/{bench['id']}/compare.md", compare)
         for board in boards[bench["id"]]:
             page = pages.board_page(bench, board, by_sub, labs, specs.get(board["board"]), board_dicts)
             write(f"pages/{bench['id']}/{board['board']}.md", page)

@@ -134,6 +134,20 @@ class Page:
             raise CDPError(f"{expression[:80]}: {out['exceptionDetails'].get('exception', {}).get('description') or out['exceptionDetails'].get('text')}")
         return out["result"].get("value")
 
+    def draw_charts(self, timeout_ms: int = 20000) -> bool:
+        """Scroll each board chart into view and wait until sealboard.js has drawn it
+        (plotly.js is fetched when a chart comes near the screen); back to the top after.
+        True when every chart drew."""
+        return bool(self.eval(f"""(async () => {{
+          const until = Date.now() + {timeout_ms};
+          for (const el of document.querySelectorAll('.sb-chart')) {{
+            el.scrollIntoView();
+            while (!el.dataset.drawn && Date.now() < until) await new Promise(r => setTimeout(r, 25));
+          }}
+          window.scrollTo(0, 0);
+          return [...document.querySelectorAll('.sb-chart')].every(el => el.dataset.drawn);
+        }})()"""))
+
     def click(self, selector: str) -> None:
         self.eval(f"document.querySelector({json.dumps(selector)}).click()")
 

@@ -84,7 +84,9 @@ def test_board_page_rows_cells_and_links():
     assert 'class="sb-reference"' in rows[2] and "Human" in rows[2]
     assert '<a href="models/lab/a.html">a</a>' in rows[1] and "Lab Name" in rows[1]
     assert '90.0 <span class="sb-ci">[80.0, 100.0]</span> <span class="sb-n">10</span>' in rows[1]
-    assert "sealboard_plotly: true" in md  # the board charts, so its page loads plotly
+    assert '<div class="sb-chart">' in md  # the board charts
+    # Its forest column: a's interval [80, 100] on the board's axis 40..100 (b's interval is [40, 60]).
+    assert '<span class="sb-fbar" style="left:66.7%;width:33.3%"></span><span class="sb-fdot" style="left:83.3%">' in rows[1], rows[1]
     # Empty descriptions are filled from what the board shows.
     assert "\nAcc.\n" in md
 
@@ -142,7 +144,11 @@ def test_pages_are_files_without_webfonts_and_plotly_only_where_charted(built):
     home = (site / "index.html").read_text()
     assert "fonts.googleapis" not in home and "fonts.gstatic" not in home
     assert "plotly.min.js" not in home and "plotly.min.js" not in (site / "methodology.html").read_text()
-    assert "plotly.min.js" in (site / "soohak/mini.html").read_text()
+    # A charting board names no chart library either: sealboard.js fetches the vendored
+    # cartesian bundle (with its licence beside it) when the chart scrolls into view.
+    assert "plotly.min.js" not in (site / "soohak/mini.html").read_text() and 'class="sb-chart"' in (site / "soohak/mini.html").read_text()
+    assert (site / "assets/plotly.min.js").read_bytes().startswith(b"/**\n* plotly.js (cartesian - minified) v")
+    assert (site / "assets/plotly-LICENSE.txt").is_file()
     # Home standings: the headline board's leader with its interval.
     beta_row = 'href="soohak/models/beta/run-1.html"'
     assert beta_row in home and "100.0" in home

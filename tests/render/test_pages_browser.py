@@ -5,7 +5,8 @@ One demo build is shared by the module and served over HTTP under a sub-path
 1400×900 and 390×844 and must: not overflow the screen sideways (neither the page's scroll
 width nor any element outside a box that scrolls or clips it), chart with named axes,
 reorder rows when a column title is clicked, log no console error, request nothing from
-another host, and load plotly only when it charts. Filters and their URL state, model
+another host, and fetch plotly only once a chart comes near the screen (never on a page
+without one). Filters and their URL state, model
 links and the from-disk link structure are checked too. Screenshots of the home page and
 three boards land in tests/render/screenshots/ (gitignored) for a person to look at.
 """
@@ -143,8 +144,15 @@ def test_every_board_at_both_widths(served, browser):
         page = browser.page(width, height)
         for rel, data in [("index.html", None), *boards]:
             page.goto(base + rel)
-            facts = page.eval(PAGE_FACTS)
             where = f"{rel} @{width}px"
+            # Before any chart is near the screen, plotly.js is not even requested.
+            far = page.eval("[...document.querySelectorAll('.sb-chart')].every(el => el.getBoundingClientRect().top > innerHeight + 250)")
+            early = any(u.endswith("/assets/plotly.min.js") for u in page.requests())
+            if far and early:
+                problems.append(f"{where}: plotly requested before any chart came into view")
+            if not page.draw_charts():
+                problems.append(f"{where}: a chart was not drawn once scrolled into view")
+            facts = page.eval(PAGE_FACTS)
             if rel in SHOT_PAGES:  # before the sort check reorders the rows
                 page.screenshot(SHOTS / f"{rel.replace('/', '_').removesuffix('.html')}-{width}.png")
             problems += overflow_problems(page, width, where)
@@ -155,7 +163,7 @@ def test_every_board_at_both_widths(served, browser):
                 problems.append(f"{where}: requests outside the site {foreign[:3]}")
             plotly = any(u.endswith("/assets/plotly.min.js") for u in page.requests())
             if plotly != bool(facts["charts"]):
-                problems.append(f"{where}: plotly requested={plotly} but charts={len(facts['charts'])}")
+                problems.append(f"{where}: plotly requested={plotly} but charts={len(facts['charts'])} (after scrolling to them)")
             for chart in facts["charts"]:
                 if not (chart["drawn"] and chart["x"] and chart["y"] and chart["svgTitles"] >= 2):
                     problems.append(f"{where}: chart without axis titles {chart}")
@@ -324,6 +332,7 @@ def test_home_page_from_disk_draws_without_errors(served, browser):
     site, _ = served
     page = browser.page(1400, 900)
     page.goto((site / "soohak/mini.html").as_uri())
+    assert page.draw_charts()
     assert page.eval("document.querySelector('.sb-chart svg.main-svg') !== null")
     assert page.errors() == []
     assert all(u.startswith(("file:", "data:")) for u in page.requests())
@@ -363,5 +372,6 @@ def test_model_names_in_charts_are_text_not_markup(tmp_path, browser):
         assert "evil.example" not in "".join(page.requests())
         assert "&lt;a href=" in dom, rel  # the name is shown as text
     page.goto((out / "soohak/mini.html").as_uri())
+    assert page.draw_charts()
     assert page.eval("document.querySelector('.sb-chart svg.main-svg') !== null")
     page.close()

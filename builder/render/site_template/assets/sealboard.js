@@ -1,9 +1,11 @@
 /* Sealboard pages: sort and filter board tables (state in the URL, so a view can be
    shared) and draw each board's chart from the JSON embedded in the page (the same numbers
-   as the table and the board's data file). Sorting is tablesort's; plotly.js is present
-   only on pages that chart. */
+   as the table and the board's data file). Sorting is tablesort's. The table never waits
+   for the chart library: plotly.js (assets/plotly.min.js, 1.5 MB) is fetched only when a
+   chart comes near the screen, and a chart follows the table's filters. */
 (function () {
   "use strict";
+  var SELF = document.currentScript ? document.currentScript.src : "";
   // Plotly reads a subset of HTML in labels (<a>, <b>, <br>); model names are data, not
   // markup, so their angle brackets are passed as entities (Plotly displays them as text).
   function text(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
@@ -39,6 +41,7 @@
       p.set("dir", th.getAttribute("aria-sort") === "ascending" ? "asc" : "desc");
       setURL(p);
     });
+    picker(table, box);
     if (!form) return;
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
     Array.prototype.forEach.call(form.elements, function (el) {
@@ -63,6 +66,10 @@
         tr.hidden = !ok;
         total += 1; shown += ok ? 1 : 0;
       });
+      var keep = {};
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) { if (!tr.hidden && tr.dataset.sub) keep[tr.dataset.sub] = 1; });
+      box.dataset.shown = JSON.stringify(Object.keys(keep));
+      document.querySelectorAll(".sb-chart").forEach(function (el) { if (el.dataset.drawn) plot(el); });
       var out = form.querySelector(".sb-count");
       if (out) out.textContent = shown === total ? total + " submissions" : shown + " of " + total + " shown";
       setURL(p);
@@ -70,6 +77,50 @@
     form.addEventListener("input", apply);
     form.addEventListener("change", apply);
     apply();
+    if (window.performance && performance.mark) performance.mark("sb-table-ready");
+  }
+
+  // A board wider than its box (or a phone): rank, model, the ranked metric and its bar stay;
+  // one more column, picked here, joins them — instead of columns cut off at the edge or a
+  // box to scroll sideways. "All columns" brings the wide table back. The pick is in the URL.
+  function picker(table, box) {
+    var wrap = table.closest(".sb-table-wrap"), head = table.tHead.rows[0].cells, params = new URLSearchParams(location.search);
+    var fixed = {}, choices = [];
+    Array.prototype.forEach.call(head, function (th, i) {
+      if (th.classList.contains("sb-rank") || th.classList.contains("sb-model") || th.classList.contains("sb-forest") || i === 2) fixed[i] = 1;
+      else choices.push(i);
+    });
+    if (!wrap || !choices.length || (table.scrollWidth <= wrap.clientWidth + 1 && !params.get("col"))) return;
+    var label = document.createElement("label"), select = document.createElement("select");
+    label.className = "sb-pick";
+    label.appendChild(document.createTextNode("Column "));
+    select.setAttribute("aria-label", "Column shown beside the ranked metric");
+    choices.forEach(function (i) {
+      var o = document.createElement("option");
+      o.value = head[i].dataset.key || String(i);
+      o.textContent = head[i].textContent.replace(/\s+/g, " ").trim();
+      select.appendChild(o);
+    });
+    var all = document.createElement("option");
+    all.value = "all";
+    all.textContent = "All columns";
+    select.appendChild(all);
+    label.appendChild(select);
+    var want = params.get("col");
+    if (want && select.querySelector('option[value="' + CSS.escape(want) + '"]')) select.value = want;
+    (box && box.querySelector("form.sb-filters") || wrap.parentNode).insertBefore(label, box && box.querySelector("form.sb-filters") ? null : wrap);
+    function show() {
+      var pick = -1;
+      choices.forEach(function (i) { if ((head[i].dataset.key || String(i)) === select.value) pick = i; });
+      Array.prototype.forEach.call(table.rows, function (tr) {
+        Array.prototype.forEach.call(tr.cells, function (cell, i) { cell.classList.toggle("sb-off", select.value !== "all" && !fixed[i] && i !== pick); });
+      });
+      var p = new URLSearchParams(location.search);
+      if (select.value === choices.map(function (i) { return head[i].dataset.key || String(i); })[0]) p.delete("col"); else p.set("col", select.value);
+      setURL(p);
+    }
+    select.addEventListener("change", function (ev) { ev.stopPropagation(); show(); });
+    show();
   }
 
   /* ---- charts ---------------------------------------------------------------- */
@@ -84,7 +135,8 @@
       font: { color: c.fg, size: el.clientWidth < 560 ? 10 : 12 },
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
       margin: { l: 8, r: 12, t: 8, b: 8 }, showlegend: false, hoverlabel: { namelength: -1 },
-      legend: { orientation: "h", x: 0, y: -0.12, yanchor: "top" },
+      legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom" },
+      colorway: PALETTE,
       xaxis: { title: { text: text(spec.x_title) }, automargin: true, gridcolor: c.grid, zerolinecolor: c.grid },
       yaxis: { title: { text: text(spec.y_title) }, automargin: true, gridcolor: c.grid }
     };
@@ -93,6 +145,11 @@
     });
     return base;
   }
+  // Fourteen distinguishable hues (Plotly's default has ten, so twelve exam-year lines
+  // reused colours); each line also gets its own marker shape.
+  var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                 "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#7b4173"];
+  var SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down"];
   function narrow(el) { return el.clientWidth < 560; }
   function cut(s, max) { return s.length > max ? s.slice(0, max - 1) + "…" : s; }
   // Long model names would leave a 390 px plot no room to draw: on a phone a name takes two
@@ -125,7 +182,7 @@
   var draw = {
     dots: function (s, el, c) {
       var y = idx(s.points), full = s.points.map(function (p) { return text(p.label); });
-      var t = [{ type: "scatter", mode: "markers", x: s.points.map(function (p) { return p.value; }), y: y, customdata: full,
+      var t = [{ type: "scatter", mode: "markers", name: "Submissions", x: s.points.map(function (p) { return p.value; }), y: y, customdata: full,
         marker: { color: c.a, size: 7 }, hovertemplate: "%{customdata}: %{x:.1f}<extra></extra>",
         error_x: { type: "data", symmetric: false, color: c.a,
           array: s.points.map(function (p) { return p.hi == null ? 0 : p.hi - p.value; }),
@@ -144,13 +201,14 @@
     },
     lines: function (s, el, c) {
       // Legend entries stay on one line: two-line entries outgrow the legend's room below the plot.
-      var max = narrow(el) ? 18 : 42, lab = function (t) { return text(cut(String(t), max)); }, traces = s.series.map(function (r) {
+      var max = narrow(el) ? 18 : 42, lab = function (t) { return text(cut(String(t), max)); }, traces = s.series.map(function (r, i) {
         return { type: "scatter", mode: "lines+markers", x: s.x, y: r.y, name: lab(r.label), connectgaps: false,
+                 line: { color: PALETTE[i % PALETTE.length] }, marker: { symbol: SYMBOLS[i % SYMBOLS.length], size: 7 },
                  customdata: each(s.x, text(r.label)), hovertemplate: "%{customdata}<br>%{x}: %{y:.1f}<extra></extra>" };
       }).concat(s.references.map(function (r) {
         return { type: "scatter", mode: "lines", x: s.x, y: r.y, name: text(r.label), line: { dash: "dot", color: c.fg, width: 1 } };
       }));
-      return [traces, { height: el.clientWidth < 560 ? 560 : 480, showlegend: true, legend: { y: -0.25 }, xaxis: { type: "category" } }];
+      return [traces, { height: el.clientWidth < 560 ? 560 : 480, showlegend: true, xaxis: { type: "category" } }];
     },
     pairs: function (s, el, c) {
       var y = idx(s.rows), seg = { x: [], y: [] };
@@ -178,27 +236,210 @@
               { height: 110 + rowH(el) * y.length, showlegend: true, yaxis: rowsAxis(el, s.rows.map(function (r) { return r.label; })) }];
     },
     scatter: function (s, el, c) {
-      var named = s.points.length <= 25 && el.clientWidth >= 560;  // label the dots when they fit
-      var t = [{ type: "scatter", mode: named ? "markers+text" : "markers", textposition: "top center", textfont: { size: 9 },
-        name: "Submissions", x: s.points.map(function (p) { return p.x; }),
-        y: s.points.map(function (p) { return p.y; }), text: s.points.map(function (p) { return text(p.label); }),
-        marker: { color: c.a, size: 8, opacity: 0.8 }, hovertemplate: "%{text}<br>%{x}, %{y:.1f}<extra></extra>" }];
+      // Names go on the frontier's points, the picked (compare) or top-ranked ones, and on
+      // every point of a small plot; declutter()
+      // then hides any name that would overlap one already placed.
+      var few = s.points.length <= 12, xs = function (l) { return l.map(function (p) { return p.x; }); },
+          ys = function (l) { return l.map(function (p) { return p.y; }); };
+      var t = [{ type: "scatter", mode: el.clientWidth >= 560 ? "markers+text" : "markers", name: "Submissions",
+        x: xs(s.points), y: ys(s.points), customdata: s.points.map(function (p) { return text(p.label); }),
+        text: s.points.map(function (p) { return few || p.frontier || p.named || p.tag ? text(p.label) : ""; }),
+        textposition: s.points.map(function (_, i) { return i % 2 ? "bottom center" : "top center"; }), textfont: { size: 10 },
+        marker: { color: s.points.map(function (p) { return p.named ? c.b : c.a; }), size: s.points.map(function (p) { return p.named ? 12 : 8; }), opacity: 0.8 },
+        hovertemplate: "%{customdata}<br>%{x}, %{y:.1f}<extra></extra>" }];
+      var front = s.points.filter(function (p) { return p.frontier; }).sort(function (a, b) { return a.x - b.x; });
+      if (front.length > 1) t.push({ type: "scatter", mode: "lines", name: "Pareto frontier", x: xs(front), y: ys(front),
+        line: { color: c.b, width: 1.5, shape: "hv" }, hoverinfo: "skip" });  // the staircase bounding what the frontier dominates
       if (s.references.length) t.push({ type: "scatter", mode: "markers", name: text(s.references[0].label),
-        x: s.references.map(function (p) { return p.x; }), y: s.references.map(function (p) { return p.y; }),
-        marker: { color: c.b, size: 11, symbol: "diamond" } });
-      return [t, { height: 440, showlegend: s.references.length > 0, xaxis: s.log_x ? { type: "log", dtick: 1, exponentformat: "none" } : {} }];
+        x: xs(s.references), y: ys(s.references), customdata: s.references.map(function (p) { return text(p.label); }),
+        marker: { color: c.b, size: 11, symbol: "diamond" }, hovertemplate: "%{customdata}<br>%{x}, %{y:.1f}<extra></extra>" });
+      return [t, { height: 440, showlegend: t.length > 1, xaxis: s.log_x ? { type: "log", dtick: 1, exponentformat: "none" } : {} }];
     }
   };
+  // Hide every point name that overlaps one already shown (frontier names come first).
+  function declutter(el) {
+    var placed = [];
+    el.querySelectorAll(".textpoint text").forEach(function (t) {
+      if (!t.textContent) return;
+      var r = t.getBoundingClientRect(), hit = placed.some(function (q) {
+        return r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom;
+      });
+      t.style.display = hit ? "none" : "";
+      if (!hit) placed.push(r);
+    });
+  }
+  // The rows the table's filters leave (submission ids), or null when nothing is filtered.
+  function shownRows() {
+    var box = document.querySelector(".sb-board-box[data-shown]");
+    if (!box) return null;
+    var all = box.querySelectorAll("tbody tr[data-sub]").length, keep = JSON.parse(box.dataset.shown);
+    return keep.length === all ? null : keep.reduce(function (o, k) { o[k] = 1; return o; }, {});
+  }
+  function filtered(spec) {
+    var keep = shownRows();
+    if (!keep) return spec;
+    var out = Object.assign({}, spec), ok = function (p) { return !p.key || keep[p.key]; };
+    ["points", "rows", "series"].forEach(function (k) { if (out[k]) out[k] = out[k].filter(ok); });
+    if (out.type === "heatmap") {
+      var rows = out.keys.map(function (k) { return !k || keep[k]; });
+      out.y = out.y.filter(function (_, i) { return rows[i]; });
+      out.z = out.z.filter(function (_, i) { return rows[i]; });
+    }
+    return out;
+  }
+  function empty(s) { return !((s.points || s.rows || s.series || s.y || []).length); }
   function plot(el) {
     if (typeof Plotly === "undefined" || !draw[el.spec.type]) return;
-    var c = colors(), out = draw[el.spec.type](el.spec, el, c);
-    Plotly.react(el, out[0], layout(el.spec, el, c, out[1]), { displayModeBar: false, responsive: true });
-    el.dataset.drawn = "1";
+    var s = filtered(el.spec), c = colors();
+    el.classList.toggle("sb-chart-empty", empty(s));
+    if (empty(s)) { Plotly.purge(el); el.dataset.drawn = "1"; return; }
+    var out = draw[s.type](s, el, c);
+    Plotly.react(el, out[0], layout(s, el, c, out[1]), { displayModeBar: false, responsive: true }).then(function () {
+      declutter(el);
+      if (!el.dataset.hooked) { el.dataset.hooked = "1"; el.on("plotly_afterplot", function () { declutter(el); }); }
+      el.dataset.drawn = "1";
+    });
+  }
+  // plotly.js is fetched once, beside this script, when the first chart is near the screen.
+  var plotlyReady = null;
+  function loadPlotly() {
+    if (typeof Plotly !== "undefined") return Promise.resolve();
+    if (!plotlyReady) {
+      plotlyReady = new Promise(function (ok, fail) {
+        var tag = document.createElement("script");
+        tag.src = SELF.replace(/sealboard\.js(\?.*)?$/, "plotly.min.js");
+        tag.onload = ok;
+        tag.onerror = fail;
+        document.head.appendChild(tag);
+      });
+    }
+    return plotlyReady;
+  }
+  var near = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver(function (seen) {
+    seen.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      near.unobserve(entry.target);
+      loadPlotly().then(function () { plot(entry.target); });
+    });
+  }, { rootMargin: "200px 0px" });
+  // Each chart can be saved as drawn (filters applied): PNG for slides, SVG for print.
+  function downloads(el) {
+    var bar = document.createElement("p");
+    bar.className = "sb-chart-save";
+    ["png", "svg"].forEach(function (format) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.textContent = "Download " + format.toUpperCase();
+      b.dataset.format = format;
+      b.addEventListener("click", function () {
+        loadPlotly().then(function () {
+          if (!el.dataset.drawn) plot(el);
+          var name = (location.pathname.split("/").pop() || "chart").replace(/\.html$/, "") || "chart";
+          Plotly.downloadImage(el, { format: format, filename: name, width: el.clientWidth, height: el.clientHeight });
+        });
+      });
+      bar.appendChild(b);
+    });
+    el.parentNode.insertBefore(bar, el.nextSibling);
   }
   function setupChart(el) {
-    if (el.spec) return;
-    el.spec = JSON.parse(el.querySelector("script[type='application/json']").textContent);
-    plot(el);
+    if (el.dataset.setup) return;
+    el.dataset.setup = "1";
+    if (!el.spec) el.spec = JSON.parse(el.querySelector("script[type='application/json']").textContent);
+    downloads(el);
+    if (typeof Plotly !== "undefined" || !near) loadPlotly().then(function () { plot(el); });
+    else near.observe(el);
+  }
+
+  /* ---- compare page ---------------------------------------------------------- */
+  // 2–5 models on every board of a benchmark, from the boards' published figures embedded
+  // in the page (render/compare.py). Δ is a difference of published values; its interval
+  // is Newcombe's square-and-add of the two published intervals (labelled on the page).
+  function one(v) { return v == null ? "—" : v.toFixed(1).replace("-", "\u2212"); }
+  function make(tag, cls, txt) { var e = document.createElement(tag); if (cls) e.className = cls; if (txt != null) e.textContent = txt; return e; }
+  function diff(a, b) {  // b minus a, each [value, lo, hi, ...]
+    var d = b[0] - a[0];
+    if (a[1] == null || a[2] == null || b[1] == null || b[2] == null) return [d, null, null];
+    return [d, d - Math.sqrt(Math.pow(b[0] - b[1], 2) + Math.pow(a[2] - a[0], 2)),
+               d + Math.sqrt(Math.pow(b[2] - b[0], 2) + Math.pow(a[0] - a[1], 2))];
+  }
+  function compareTable(b, keys, names) {
+    var wrap = make("div", "sb-table-wrap"), t = make("table", "sb-board sb-compare-table"), cap = make("caption"), a = make("a", null, b.title);
+    a.href = b.board + ".html";
+    cap.appendChild(a);
+    cap.appendChild(document.createTextNode(" · " + b.metric));
+    t.appendChild(cap);
+    var head = t.createTHead().insertRow();
+    ["Model", "Rank", "Value [95% interval]", "Δ vs " + names[keys[0]].label].forEach(function (h, i) { var th = make("th", i === 0 ? "sb-model" : null, h); head.appendChild(th); });
+    var body = t.createTBody(), first = b.cells[keys[0]];
+    keys.forEach(function (k, i) {
+      var tr = body.insertRow(), c = b.cells[k];
+      tr.dataset.sub = k;
+      tr.appendChild(make("th", "sb-model", names[k].label)).setAttribute("scope", "row");
+      if (!c) { var td = make("td", "sb-na", "not shown on this board"); td.colSpan = 3; tr.appendChild(td); return; }
+      tr.appendChild(make("td", "sb-num", c[3] == null ? "—" : String(c[3]) + (c[4] !== c[5] ? " (" + c[4] + "–" + c[5] + ")" : "")));
+      var v = make("td", "sb-num", one(c[0]));
+      if (c[1] != null) v.appendChild(make("span", "sb-ci", " [" + one(c[1]) + ", " + one(c[2]) + "]"));
+      tr.appendChild(v);
+      var dt = make("td", "sb-num sb-diff");
+      if (i === 0) dt.textContent = "reference";
+      else if (!first) dt.textContent = "—";
+      else {
+        var d = diff(first, c);
+        dt.textContent = (d[0] > 0 ? "+" : "") + one(d[0]);
+        if (d[1] != null) {
+          dt.appendChild(make("span", "sb-ci", " [" + one(d[1]) + ", " + one(d[2]) + "]"));
+          if (d[1] > 0 || d[2] < 0) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
+        }
+        dt.dataset.diff = String(Math.round(d[0] * 1000) / 1000);
+      }
+      tr.appendChild(dt);
+    });
+    wrap.appendChild(t);
+    return wrap;
+  }
+  function setupCompare(root) {
+    if (root.dataset.ready) return;
+    root.dataset.ready = "1";
+    var data = JSON.parse(root.querySelector("script[type='application/json']").textContent);
+    var selects = root.querySelectorAll("form select"), out = root.querySelector(".sb-compare-out"), names = {};
+    data.models.forEach(function (m) { names[m.key] = m; });
+    var want = new URLSearchParams(location.search).getAll("m").filter(function (k) { return names[k]; });
+    (want.length ? want : data["default"]).forEach(function (k, i) { if (selects[i]) selects[i].value = k; });
+    root.querySelector("form").addEventListener("submit", function (ev) { ev.preventDefault(); });
+    function picked() {
+      var seen = {}, keys = [];
+      selects.forEach(function (s) { if (s.value && !seen[s.value]) { seen[s.value] = 1; keys.push(s.value); } });
+      return keys;
+    }
+    function charts(keys) {
+      var on = {}, head = data.boards.filter(function (b) { return b.board === data.headline; })[0];
+      keys.forEach(function (k) { on[k] = 1; });
+      document.querySelectorAll(".sb-compare-chart").forEach(function (c) {
+        if (c.dataset.compare === "released") {
+          c.spec = { type: "scatter", x_title: "Release date", y_title: head.title + ", " + head.metric, references: [], log_x: false,
+            points: data.models.filter(function (m) { return m.released && head.cells[m.key]; }).map(function (m) {
+              return { label: m.label, key: m.key, x: m.released, y: head.cells[m.key][0], named: !!on[m.key] };
+            }).sort(function (a, b) { return (b.named ? 1 : 0) - (a.named ? 1 : 0); }) };
+        } else if (data.cost) {
+          c.spec = Object.assign({}, data.cost, { points: data.cost.points.map(function (p) { return Object.assign({}, p, { named: !!on[p.key] }); })
+            .sort(function (a, b) { return (b.named ? 1 : 0) - (a.named ? 1 : 0); }) });
+        }
+        if (c.dataset.drawn) plot(c);
+      });
+    }
+    function render() {
+      var keys = picked(), p = new URLSearchParams(location.search);
+      p.delete("m");
+      keys.forEach(function (k) { p.append("m", k); });
+      setURL(p);
+      out.textContent = "";
+      if (keys.length < 2) out.appendChild(make("p", null, "Pick at least two models."));
+      else data.boards.forEach(function (b) { out.appendChild(compareTable(b, keys, names)); });
+      charts(keys);
+    }
+    selects.forEach(function (s) { s.addEventListener("change", render); });
+    render();
   }
 
   /* ---- search opened from disk ------------------------------------------------- */
@@ -218,14 +459,12 @@
   function init() {
     explainSearch();
     document.querySelectorAll("table.sb-board[data-sortable]").forEach(setupTable);
+    document.querySelectorAll(".sb-compare").forEach(setupCompare);
     document.querySelectorAll(".sb-chart").forEach(setupChart);
   }
   if (typeof document$ !== "undefined") document$.subscribe(init);
   document.addEventListener("DOMContentLoaded", init);
-  // plotly.js is deferred: draw once it is there, and again when the palette changes.
-  window.addEventListener("load", function () {
-    document.querySelectorAll(".sb-chart").forEach(function (el) { setupChart(el); if (!el.dataset.drawn) plot(el); });
-  });
-  new MutationObserver(function () { document.querySelectorAll(".sb-chart").forEach(function (el) { if (el.spec) plot(el); }); })
+  // Redraw in the other palette when the visitor switches it.
+  new MutationObserver(function () { document.querySelectorAll(".sb-chart").forEach(function (el) { if (el.dataset.drawn) plot(el); }); })
     .observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 })();
