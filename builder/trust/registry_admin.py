@@ -193,6 +193,8 @@ def _holder(data: dict[str, Any], fingerprint: str) -> tuple[str, dict[str, Any]
         for entry in lab["keys"]:
             if parse_public_key(entry["key"], "registry").fingerprint == fingerprint:
                 return "lab", entry
+    if data.get("build_key") and parse_public_key(data["build_key"], "registry").fingerprint == fingerprint:
+        return "build", {"id": "build_key", "key": data["build_key"]}  # revocable (a leaked build key), not retired
     raise TrustError(
         f"key {fingerprint} is not in the registry", where=REGISTRY_DIR, reason="unknown-key",
         hint="'sealboard keys status' and the newest keys/registry/vNNNN.yaml list the registered keys",
@@ -224,6 +226,9 @@ def retire(root: Path | str, fingerprint: str | PublicKey, when: datetime | None
 
     def change(data: dict[str, Any]) -> None:
         kind, entry = _holder(data, fingerprint)
+        if kind == "build":
+            raise TrustError(f"key {fingerprint} is the build key", where=REGISTRY_DIR, reason="build-key-rotation",
+                             hint="rotate it with 'sealboard keys set-build-key NEW.pub'; a leaked one: 'keys revoke KEY --compromised'")
         if kind == "maintainer":
             raise TrustError(
                 f"key {fingerprint} belongs to maintainer {entry['id']!r}", where=REGISTRY_DIR, reason="maintainer-key",

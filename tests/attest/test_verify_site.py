@@ -209,3 +209,20 @@ def _resign(site: Path, key, change) -> None:
     sums = sha256sums(subjects)
     (site / "attestation/SHA256SUMS").write_bytes(sums)
     (site / "attestation/SHA256SUMS.sig").write_text(sign(key, sums, NS_SITE))
+
+
+def test_a_revoked_build_key_no_longer_attests(history, tmp_path):
+    """A leaked build key is revoked like any key (threshold-signed): its deploys stop verifying."""
+    from builder.trust.registry_admin import retire, revoke, sign_registry
+
+    root = tmp_path / "repo"
+    shutil.copytree(history.root / "keys", root / "keys", symlinks=True)
+    fingerprint = load_private_key(history.root / "keys/demo/build_key").public.fingerprint
+    with pytest.raises(BuilderError) as exc:
+        retire(root, fingerprint)
+    assert exc.value.reason == "build-key-rotation"
+    revoke(root, fingerprint, "build machine compromised")
+    for maintainer in ("ada", "emmy"):
+        sign_registry(root, root / "keys/demo" / maintainer)
+    assert refused(history.site, root) == "attestation-key-not-registered"
+    assert verify_site(history.site, history.root).files > 1000  # the repository before the revocation

@@ -295,3 +295,80 @@ def test_lock_pins_every_dependency_by_hash() -> None:
         key = re.sub(r"[-_.]+", "-", req.name).lower()
         assert key in lock, f"{req.name} is a dependency but not in requirements/build.txt: run requirements/lock.sh"
         assert req.specifier.contains(lock[key][0]), f"{req.name}=={lock[key][0]} does not satisfy {req.specifier}"
+
+
+# --- The record-attestation job -----------------------------------------------------------
+
+RECORD_STEP = "Record the attestation (no secret)"
+
+
+def test_record_attestation_job_shape() -> None:
+    """After the build, on main, no environment and no secret; the build job uploads only the
+    attestation and the data files; no expression is spliced into a shell line."""
+    wf = load("build.yml")
+    job = wf["jobs"]["record-attestation"]
+    assert job["needs"] == "build" and job["if"] == "github.ref == 'refs/heads/main'" and "environment" not in job
+    assert not mentions_secrets(job)
+    upload = next(s for s in wf["jobs"]["build"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"] == {"name": "attestation", "path": "site/attestation\nsite/data\n"}
+    download = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
+    assert download["with"] == {"name": "attestation", "path": "site"}
+    names = [s.get("name", "") for s in job["steps"]]
+    record, pr = job["steps"][names.index(RECORD_STEP)], job["steps"][names.index(RECORD_STEP) + 1]
+    assert record["id"] == "record" and "sealboard record-attestation site --root ." in record["run"]
+    assert pr["if"] == "steps.record.outputs.folder != ''" and set(pr["env"]) == {"GH_TOKEN", "FOLDER"}
+    for s in job["steps"]:
+        assert "${{" not in s.get("run", ""), s.get("name")
+        if s.get("uses", "").startswith("actions/checkout@"):
+            assert s["with"]["persist-credentials"] is False and s["with"]["fetch-depth"] == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_record_attestation_job_opens_one_pull_request_per_new_deploy(tmp_path: Path, workflow_env: dict[str, str]) -> None:
+    """The job's shell for real: a signed deploy is recorded and proposed once; the same
+    deploy again (the next scheduled run) records nothing."""
+    from builder.attest.statement import canonical, sha256sums, statement, subjects_of
+    from builder.trust.sshkeys import generate_ed25519, load_private_key
+    from builder.trust.sshsig import NS_SITE, sign
+    from tests.pipeline.test_admission import commit
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "README.md").write_text("board\n")
+    commit(repo, "start", datetime(2026, 3, 1, tzinfo=timezone.utc))
+    site = repo / "site"  # where download-artifact puts it (git-ignored on a real board)
+    (repo / ".gitignore").write_text("site/\n")
+    (site / "data/b").mkdir(parents=True)
+    (site / "data/b/full.json").write_text('{"rows": []}\n')
+    (site / "data/index.json").write_text('{"benchmarks": [{"id": "b", "boards": [{"json": "data/b/full.json"}]}]}\n')
+    subjects = subjects_of(site)
+    data = canonical(statement(subjects, {"built": "2026-03-01T00:00:00Z", "benchmarks": [{"id": "b", "status": "embargoed"}], "rehearsal": None}))
+    key = load_private_key(generate_ed25519("build")[0])
+    (site / "attestation").mkdir()
+    (site / "attestation/statement.json").write_bytes(data)
+    (site / "attestation/statement.json.sig").write_text(sign(key, data, NS_SITE))
+    (site / "attestation/SHA256SUMS").write_bytes(sha256sums(subjects))
+
+    job = load("build.yml")["jobs"]["record-attestation"]
+    names = [s.get("name", "") for s in job["steps"]]
+    record, pr = job["steps"][names.index(RECORD_STEP)]["run"], job["steps"][names.index(RECORD_STEP) + 1]["run"]
+    out = Path(workflow_env["GITHUB_OUTPUT"])
+    out.write_text("")
+    result = _run(record, repo, workflow_env)
+    assert result.returncode == 0, result.stderr
+    folder = out.read_text().strip().removeprefix("folder=")
+    assert folder.startswith("attestations/20260301T000000Z-") and (repo / folder / "boards/b/full.json").is_file()
+    result = _run(pr, repo, dict(workflow_env, FOLDER=folder))
+    assert result.returncode == 0, result.stderr
+    branch = f"sealboard/attestation/{Path(folder).name}"
+    files = subprocess.run(["git", "--git-dir", workflow_env["FAKE_REMOTE"], "show", "--name-only", "--format=", branch],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert sorted(files) == sorted([f"{folder}/statement.json", f"{folder}/statement.json.sig", f"{folder}/boards/b/full.json"])
+    assert len(Path(workflow_env["FAKE_PRS"]).read_text().splitlines()) == 1
+    # Next run, the pull request merged: the same deploy shows nothing new, so nothing is recorded.
+    subprocess.run(["git", "-C", str(repo), "switch", "-q", "main"], check=True)
+    subprocess.run(["git", "-C", str(repo), "merge", "-q", "--ff-only", branch], check=True)
+    out.write_text("")
+    assert _run(record, repo, workflow_env).returncode == 0
+    assert out.read_text() == "folder=\n"
