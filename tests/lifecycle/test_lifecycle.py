@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -109,11 +110,34 @@ class World:
         return path
 
 
-def workflow_runs(name: str, job: str) -> list[tuple[str, str]]:
-    """(step name, run: command) of a job in the project's workflow, install steps aside (the
-    scaffold's workflows are the same but for the install)."""
+def workflow_steps(name: str, job: str) -> list[dict[str, Any]]:
+    """The run: steps of a job in the project's workflow, install steps aside (the scaffold's
+    workflows are the same but for the install)."""
     doc = yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
-    return [(s.get("name", ""), s["run"]) for s in doc["jobs"][job]["steps"] if "run" in s and "pip install" not in s["run"]]
+    return [s for s in doc["jobs"][job]["steps"] if "run" in s and "pip install" not in s["run"]]
+
+
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
+
+
+def step_env(spec: dict[str, Any], values: dict[str, str]) -> dict[str, str]:
+    """A step's own env: block with its ${{ … }} expressions filled in: a secret reaches a
+    step only where the workflow gives it (an expression the story does not know fails)."""
+    def fill(match: re.Match[str]) -> str:
+        assert match[1] in values, f"the lifecycle does not know the workflow expression {match[0]}: add it to the story"
+        return values[match[1]]
+
+    return {k: EXPRESSION.sub(fill, str(v)) for k, v in (spec.get("env") or {}).items()}
+
+
+def step_runs(spec: dict[str, Any], values: dict[str, str]) -> bool:
+    """Evaluate the one kind of if: the jobs use (`steps.X.outputs.Y != ''`)."""
+    cond = spec.get("if")
+    if cond is None:
+        return True
+    m = re.fullmatch(r"(steps\.\w+\.outputs\.\w+) != ''", cond)
+    assert m, f"the lifecycle does not know the workflow condition {cond!r}: add it to the story"
+    return values.get(m[1], "") != ""
 
 
 def page(site: Path, rel: str) -> str:
@@ -191,7 +215,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
                 return f"ANSWER: {gold[it['id']]}"
             return "ANSWER: 7" if it["split"] == "refusal" else f"ANSWER: {int(gold[it['id']]) + 1}"
 
-        # acme holds no gold answers: its task's targets are empty and the build grades.
+        # Neither lab holds gold answers: their tasks' targets are empty and the build grades.
         samples = [{"id": it["id"], "input": it["question"]["en"], "target": "", "reply": reply(it), "metadata": {"lang": "en"}} for it in opened]
         acme_log = run_inspect(work["acme"], samples, epochs=3, log_format="eval")
 
@@ -240,8 +264,10 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         ci = tmp_path / f"ci-validate-{number}"
         w.run(["git", "clone", "-q", str(origin), str(ci / "trusted")], tmp_path)
         summary = ci / "summary.md"
-        for name, command in workflow_runs("validate.yml", "validate"):
-            last = w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env={"PR_NUMBER": str(number), "GITHUB_STEP_SUMMARY": str(summary)}, ok=False)
+        for spec in workflow_steps("validate.yml", "validate"):
+            name, command = spec.get("name", ""), spec["run"]
+            env = {"GITHUB_STEP_SUMMARY": str(summary), **step_env(spec, {"github.event.pull_request.number": str(number)})}
+            last = w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env=env, ok=False)
             if name.startswith("Validate"):
                 assert (last.returncode == 0) is expect_pass, f"{command}: {last.stdout[-2000:]}{last.stderr[-2000:]}"
             else:
@@ -275,15 +301,15 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         merge(1, T0 + timedelta(days=2))
         merge(2, T0 + timedelta(days=2, hours=1))
 
-    identity_env = {"SEALBOARD_IDENTITY": identity.read_text()}
+    secrets = {"secrets.SEALBOARD_IDENTITY": identity.read_text()}
     builds = iter(range(1, 100))
 
-    def scheduled_build(**env: str) -> Path:
+    def scheduled_build() -> Path:
         """build.yml's build job on a fresh clone of origin; the site it would deploy."""
         ci = tmp_path / f"ci-build-{next(builds)}"
         w.run(["git", "clone", "-q", str(origin), str(ci)], tmp_path)
-        for _, command in workflow_runs("build.yml", "build"):
-            w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env={**identity_env, **env})
+        for spec in workflow_steps("build.yml", "build"):
+            w.run(["bash", "-ec", spec["run"].replace("sealboard ", SB)], ci, env=step_env(spec, secrets))
         return ci / "site"
 
     def soohak(site: Path) -> dict[str, Any]:
@@ -354,6 +380,10 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         bench = soohak(site)
         assert bench["status"] == "released" and bench["released_items"] == len(items), bench
         assert "Rehearsal" not in page(site, "index.html")
+        # The build's own grading: acme's mock model answered the mini items right, the rest wrong.
+        scores = {board_id: {r["submission"]: r["metrics"]["avg@3"]["value"] for r in data(site, f"soohak/{board_id}.json")["rows"]}
+                  for board_id in ("mini", "challenge")}
+        assert scores == {"mini": {"acme/run-1": 1.0}, "challenge": {"acme/run-1": 0.0}}, scores
         w.sb(board, "release", "verify", "--site", site)
         assert w.sb(board, "release", "identity-due").stdout.split() == ["soohak"]
 
@@ -366,15 +396,19 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         outputs, gh_log = tmp_path / "github_output", tmp_path / "gh.log"
         outputs.write_text("")
         repo_url = "https://x-access-token:token@github.com/life/board.git"
-        env = {**identity_env, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "GH_LOG": str(gh_log), "GITHUB_OUTPUT": str(outputs),
-               "GH_TOKEN": "token", "GITHUB_REPOSITORY": "life/board",
-               "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{origin}.insteadOf", "GIT_CONFIG_VALUE_0": repo_url}
-        for name, command in workflow_runs("build.yml", "publish-identity"):
-            due = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
-            if "steps.due" in str(name) or (name != "Which full releases lack their published identity (no secret)" and not due.get("benchmarks")):
+        base = {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "GH_LOG": str(gh_log), "GITHUB_OUTPUT": str(outputs),
+                "GITHUB_REPOSITORY": "life/board",
+                "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{origin}.insteadOf", "GIT_CONFIG_VALUE_0": repo_url}
+        values = {**secrets, "github.token": "token"}
+        for spec in workflow_steps("build.yml", "publish-identity"):
+            if not step_runs(spec, values):
                 continue
-            env["BENCHMARKS"] = due.get("benchmarks", "")
-            w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env=env)
+            w.run(["bash", "-ec", spec["run"].replace("sealboard ", SB)], ci, env={**base, **step_env(spec, values)})
+            if spec.get("id"):  # its outputs, for the steps after it
+                for line in outputs.read_text().splitlines():
+                    key, _, value = line.partition("=")
+                    values[f"steps.{spec['id']}.outputs.{key}"] = value
+        due = {"benchmarks": values.get("steps.due.outputs.benchmarks", "")}
         assert due["benchmarks"] == "soohak"
         assert "gh pr create" in gh_log.read_text()
         branch = "sealboard/publish-identity/soohak-v1"
@@ -416,7 +450,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         push("soohak 1.1", REAL - timedelta(hours=12))
 
     with life.step("the build after 1.1: 1.1 embargoed under its new key; 1.0's release still verifies"):
-        identity_env["SEALBOARD_IDENTITY"] = identity.read_text() + new_key.read_text()  # the secret, updated
+        secrets["secrets.SEALBOARD_IDENTITY"] = identity.read_text() + new_key.read_text()  # the secret, updated
         site = scheduled_build()
         bench = soohak(site)
         assert (bench["version"], bench["status"], bench["items"], bench["released_items"]) == ("1.1", "embargoed", 19, 0), bench
