@@ -16,18 +16,22 @@ labs registered, one granted items (opened with age: questions, no answers) → 
 inspect_ai's mock model over its copy, beta lm-eval's dummy model over the public ids →
 `sealboard import` → `bundle create` → signed (acme `sealboard bundle sign`, beta
 `ssh-keygen -Y sign`) → PRs, beta's behind main → the PR check (validate.yml) → merge → the
-scheduled build (build.yml): embargoed → acme's key retired (rotated), beta's compromised:
-acme stays, beta leaves for the Rejected page → a partial release (splits:mini) → a full
-release signed, rehearsed (`--as-of`: banner, noindex, refused by `release verify --site`),
+scheduled build (build.yml): embargoed → acme's key retired (rotated: its next run verifies
+only with the new key), beta's compromised: acme stays, beta leaves for the Rejected page →
+a partial release (splits:mini) → a full release signed, rehearsed (`--as-of`: banner, noindex, refused by `release verify --site`),
 merged in advance → the build at its time: released, `release verify --site` passes →
 the identity-publication PR (build.yml's publish-identity job) → PR check, merge → the next
-build, and a rebuild by anyone with no secret → dataset 1.1 under a new embargo key.
+build, and a rebuild by anyone with no secret → dataset 1.1 under a new embargo key: 1.1
+embargoed, 1.0's release still verifiable from the repository (the site shows the current
+version only, so 1.0's boards and items leave it: an open gap, not asserted).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -58,22 +62,29 @@ def stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def cpu_seconds() -> float:
+    """CPU of this process and every child it waited for (the sealboard commands, harnesses,
+    git): on a shared machine the step's own cost, where wall time also measures the others."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 class Life:
-    """The story's steps: each named, timed, and named again when it breaks."""
+    """The story's steps: each named and timed (wall and CPU), and named again when it breaks."""
 
     def __init__(self) -> None:
-        self.times: list[tuple[str, float]] = []
+        self.times: list[tuple[str, float, float]] = []
 
     @contextlib.contextmanager
     def step(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         try:
             yield
         except BaseException as exc:  # name the step, keep the cause
-            done = "; ".join(f"{n} ({t:.1f} s)" for n, t in self.times) or "none"
+            done = "; ".join(f"{n} ({t:.1f} s)" for n, t, _ in self.times) or "none"
             raise AssertionError(f"lifecycle step '{name}' broke: {exc}\n(steps done before it: {done})") from exc
-        self.times.append((name, time.perf_counter() - start))
-        print(f"[lifecycle] {name}: {self.times[-1][1]:.1f} s")  # shown with pytest -s
+        self.times.append((name, time.perf_counter() - start, cpu_seconds() - cpu))
+        print(f"[lifecycle] {name}: {self.times[-1][1]:.1f} s wall, {self.times[-1][2]:.1f} s CPU")  # shown with pytest -s
 
 
 class World:
@@ -109,11 +120,34 @@ class World:
         return path
 
 
-def workflow_runs(name: str, job: str) -> list[tuple[str, str]]:
-    """(step name, run: command) of a job in the project's workflow, install steps aside (the
-    scaffold's workflows are the same but for the install)."""
+def workflow_steps(name: str, job: str) -> list[dict[str, Any]]:
+    """The run: steps of a job in the project's workflow, install steps aside (the scaffold's
+    workflows are the same but for the install)."""
     doc = yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
-    return [(s.get("name", ""), s["run"]) for s in doc["jobs"][job]["steps"] if "run" in s and "pip install" not in s["run"]]
+    return [s for s in doc["jobs"][job]["steps"] if "run" in s and "pip install" not in s["run"]]
+
+
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
+
+
+def step_env(spec: dict[str, Any], values: dict[str, str]) -> dict[str, str]:
+    """A step's own env: block with its ${{ … }} expressions filled in: a secret reaches a
+    step only where the workflow gives it (an expression the story does not know fails)."""
+    def fill(match: re.Match[str]) -> str:
+        assert match[1] in values, f"the lifecycle does not know the workflow expression {match[0]}: add it to the story"
+        return values[match[1]]
+
+    return {k: EXPRESSION.sub(fill, str(v)) for k, v in (spec.get("env") or {}).items()}
+
+
+def step_runs(spec: dict[str, Any], values: dict[str, str]) -> bool:
+    """Evaluate the one kind of if: the jobs use (`steps.X.outputs.Y != ''`)."""
+    cond = spec.get("if")
+    if cond is None:
+        return True
+    m = re.fullmatch(r"(steps\.\w+\.outputs\.\w+) != ''", cond)
+    assert m, f"the lifecycle does not know the workflow condition {cond!r}: add it to the story"
+    return values.get(m[1], "") != ""
 
 
 def page(site: Path, rel: str) -> str:
@@ -191,7 +225,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
                 return f"ANSWER: {gold[it['id']]}"
             return "ANSWER: 7" if it["split"] == "refusal" else f"ANSWER: {int(gold[it['id']]) + 1}"
 
-        # acme holds no gold answers: its task's targets are empty and the build grades.
+        # Neither lab holds gold answers: their tasks' targets are empty and the build grades.
         samples = [{"id": it["id"], "input": it["question"]["en"], "target": "", "reply": reply(it), "metadata": {"lang": "en"}} for it in opened]
         acme_log = run_inspect(work["acme"], samples, epochs=3, log_format="eval")
 
@@ -240,8 +274,10 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         ci = tmp_path / f"ci-validate-{number}"
         w.run(["git", "clone", "-q", str(origin), str(ci / "trusted")], tmp_path)
         summary = ci / "summary.md"
-        for name, command in workflow_runs("validate.yml", "validate"):
-            last = w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env={"PR_NUMBER": str(number), "GITHUB_STEP_SUMMARY": str(summary)}, ok=False)
+        for spec in workflow_steps("validate.yml", "validate"):
+            name, command = spec.get("name", ""), spec["run"]
+            env = {"GITHUB_STEP_SUMMARY": str(summary), **step_env(spec, {"github.event.pull_request.number": str(number)})}
+            last = w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env=env, ok=False)
             if name.startswith("Validate"):
                 assert (last.returncode == 0) is expect_pass, f"{command}: {last.stdout[-2000:]}{last.stderr[-2000:]}"
             else:
@@ -275,15 +311,15 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         merge(1, T0 + timedelta(days=2))
         merge(2, T0 + timedelta(days=2, hours=1))
 
-    identity_env = {"SEALBOARD_IDENTITY": identity.read_text()}
+    secrets = {"secrets.SEALBOARD_IDENTITY": identity.read_text()}
     builds = iter(range(1, 100))
 
-    def scheduled_build(**env: str) -> Path:
+    def scheduled_build() -> Path:
         """build.yml's build job on a fresh clone of origin; the site it would deploy."""
         ci = tmp_path / f"ci-build-{next(builds)}"
         w.run(["git", "clone", "-q", str(origin), str(ci)], tmp_path)
-        for _, command in workflow_runs("build.yml", "build"):
-            w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env={**identity_env, **env})
+        for spec in workflow_steps("build.yml", "build"):
+            w.run(["bash", "-ec", spec["run"].replace("sealboard ", SB)], ci, env=step_env(spec, secrets))
         return ci / "site"
 
     def soohak(site: Path) -> dict[str, Any]:
@@ -312,6 +348,18 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         for m in ("ada", "emmy"):
             w.sb(board, "keys", "sign", "--key", keys[m])
         push("rotate acme's key; beta's key compromised", T0 + timedelta(days=5))
+        # acme's next run: the retired key signs nothing new, the new one does.
+        nxt = tmp_path / "acme-next"
+        w.run(["git", "clone", "-q", str(origin), str(nxt)], tmp_path)
+        w.sb(nxt, "bundle", "create", "--benchmark", "soohak", "--lab", "acme", "--submission", "run-2",
+             "--results", work["acme"] / "results.jsonl", "--describe", work["acme"] / "run.yaml")
+        folder = nxt / "bundles" / "soohak" / "acme" / "run-2"
+        w.sb(nxt, "bundle", "sign", folder, "--key", keys["acme"])
+        refused = w.sb(nxt, "bundle", "verify", folder, ok=False)
+        assert refused.returncode == 1 and "of lab 'acme' expired at" in refused.stderr, refused
+        (folder / "manifest.json.sig").unlink()
+        w.sb(nxt, "bundle", "sign", folder, "--key", keys["acme-2027"])
+        w.sb(nxt, "bundle", "verify", folder)
 
     with life.step("the build after: acme's bundle stays, beta's is on the Rejected page"):
         site = scheduled_build()
@@ -354,7 +402,10 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         bench = soohak(site)
         assert bench["status"] == "released" and bench["released_items"] == len(items), bench
         assert "Rehearsal" not in page(site, "index.html")
-        w.sb(board, "release", "verify", "--site", site)
+        # The build's own grading: acme's mock model answered the mini items right, the rest wrong.
+        scores = {board_id: {r["submission"]: r["metrics"]["avg@3"]["value"] for r in data(site, f"soohak/{board_id}.json")["rows"]}
+                  for board_id in ("mini", "challenge")}
+        assert scores == {"mini": {"acme/run-1": 1.0}, "challenge": {"acme/run-1": 0.0}}, scores
         assert w.sb(board, "release", "identity-due").stdout.split() == ["soohak"]
 
     with life.step("the identity-publication PR (build.yml's publish-identity job)"):
@@ -366,15 +417,19 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         outputs, gh_log = tmp_path / "github_output", tmp_path / "gh.log"
         outputs.write_text("")
         repo_url = "https://x-access-token:token@github.com/life/board.git"
-        env = {**identity_env, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "GH_LOG": str(gh_log), "GITHUB_OUTPUT": str(outputs),
-               "GH_TOKEN": "token", "GITHUB_REPOSITORY": "life/board",
-               "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{origin}.insteadOf", "GIT_CONFIG_VALUE_0": repo_url}
-        for name, command in workflow_runs("build.yml", "publish-identity"):
-            due = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
-            if "steps.due" in str(name) or (name != "Which full releases lack their published identity (no secret)" and not due.get("benchmarks")):
+        base = {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "GH_LOG": str(gh_log), "GITHUB_OUTPUT": str(outputs),
+                "GITHUB_REPOSITORY": "life/board",
+                "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{origin}.insteadOf", "GIT_CONFIG_VALUE_0": repo_url}
+        values = {**secrets, "github.token": "token"}
+        for spec in workflow_steps("build.yml", "publish-identity"):
+            if not step_runs(spec, values):
                 continue
-            env["BENCHMARKS"] = due.get("benchmarks", "")
-            w.run(["bash", "-ec", command.replace("sealboard ", SB)], ci, env=env)
+            w.run(["bash", "-ec", spec["run"].replace("sealboard ", SB)], ci, env={**base, **step_env(spec, values)})
+            if spec.get("id"):  # its outputs, for the steps after it
+                for line in outputs.read_text().splitlines():
+                    key, _, value = line.partition("=")
+                    values[f"steps.{spec['id']}.outputs.{key}"] = value
+        due = {"benchmarks": values.get("steps.due.outputs.benchmarks", "")}
         assert due["benchmarks"] == "soohak"
         assert "gh pr create" in gh_log.read_text()
         branch = "sealboard/publish-identity/soohak-v1"
@@ -416,7 +471,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         push("soohak 1.1", REAL - timedelta(hours=12))
 
     with life.step("the build after 1.1: 1.1 embargoed under its new key; 1.0's release still verifies"):
-        identity_env["SEALBOARD_IDENTITY"] = identity.read_text() + new_key.read_text()  # the secret, updated
+        secrets["secrets.SEALBOARD_IDENTITY"] = identity.read_text() + new_key.read_text()  # the secret, updated
         site = scheduled_build()
         bench = soohak(site)
         assert (bench["version"], bench["status"], bench["items"], bench["released_items"]) == ("1.1", "embargoed", 19, 0), bench
@@ -433,4 +488,5 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         # Not yet (reported): the site keeps only the current version, so 1.0's released
         # items and boards leave it when 1.1 arrives, though nothing un-releases them.
 
-    print("[lifecycle] steps: " + "; ".join(f"{n}: {t:.1f} s" for n, t in life.times))
+    wall, cpu = sum(t for _, t, _ in life.times), sum(c for _, _, c in life.times)
+    print(f"[lifecycle] {len(life.times)} steps: {wall:.1f} s wall, {cpu:.1f} s CPU (load average {os.getloadavg()[0]:.1f})")
