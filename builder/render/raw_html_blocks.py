@@ -182,8 +182,12 @@ class RawBlockExtension(Extension):
         self.ids: set[str] = set()  # anchor ids of the page being converted
 
     def extendMarkdown(self, md: Markdown) -> None:
-        self.ids = set()  # one Markdown instance per page (mkdocs' Page.render)
+        self.ids = set()  # a new Markdown instance per page (mkdocs' Page.render)...
+        md.registerExtension(self)  # ...or one reset between pages (markdown_reuse.py)
         md.preprocessors.register(RawBlockStash(md, self.ids), "sealboard_raw_blocks", 22)
+
+    def reset(self) -> None:
+        self.ids.clear()
 
 
 _EXTENSION = RawBlockExtension()
