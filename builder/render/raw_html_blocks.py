@@ -156,7 +156,10 @@ class RawBlockStash(Preprocessor):
             end = raw_region_end(text, pos, self.md, self.ids) if text.startswith("<", pos) else -1
             if end >= 0:
                 out.append(text[done:pos])
-                out.append(self.md.htmlStash.store(text[pos:end]))
+                # HTMLExtractor keeps the end of the block's last line when a blank line
+                # follows it (its blank_line_re: two line ends after the end tag).
+                kept = "\n" if end < len(text) and text.find("\n", end + 1) >= 0 else ""
+                out.append(self.md.htmlStash.store(text[pos:end] + kept))
                 done = end
             else:
                 # A paragraph left to Markdown: up to the next blank line.
