@@ -48,5 +48,5 @@ class _OneMarkdown(ModuleType):
 
 def on_config(config: Any) -> Any:
     if not isinstance(pages.markdown, _OneMarkdown):
-        pages.markdown = _OneMarkdown()  # type: ignore[assignment]
+        pages.markdown = _OneMarkdown()
     return config
