@@ -11,6 +11,8 @@
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox
 - ``labels``: Human-readable column titles and number formats for the pages (the data files keep
   ids)
+- ``markdown_reuse``: hook that only saves time: one Markdown converter for every page, reset
+  between pages
 - ``mkdocs_plugin``: The `sealboard` mkdocs plugin: a thin preview shim for `mkdocs serve -f
   mkdocs.yml`
 - ``nav_cache``: hook that only saves time: Material's nav and tabs rendered once per folder
@@ -19,8 +21,12 @@
 - ``raw_html_blocks``: hook that only saves time: raw HTML blocks whose end is certain go to
   Markdown's stash without html.parser
 - ``reasons``: the reason codes page: every code Sealboard reports, who raises it, what to do
+- ``search_index``: hook writing the search index: generated pages indexed from their source,
+  the documents loaded only when search is opened (also from disk)
 - ``site``: Stage the generated pages and data as a plain docs tree, then run the site generator
 - ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that
   could read files outside the site (design, security invariant 6), …
+- ``static_links``: hook that only saves time: the build's data files linked into the site,
+  not copied
 - ``site_tree``: The plain docs tree the site generator builds, and its generated config
 """

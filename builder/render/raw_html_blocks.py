@@ -156,7 +156,10 @@ class RawBlockStash(Preprocessor):
             end = raw_region_end(text, pos, self.md, self.ids) if text.startswith("<", pos) else -1
             if end >= 0:
                 out.append(text[done:pos])
-                out.append(self.md.htmlStash.store(text[pos:end]))
+                # HTMLExtractor keeps the end of the block's last line when a blank line
+                # follows it (its blank_line_re: two line ends after the end tag).
+                kept = "\n" if end < len(text) and text.find("\n", end + 1) >= 0 else ""
+                out.append(self.md.htmlStash.store(text[pos:end] + kept))
                 done = end
             else:
                 # A paragraph left to Markdown: up to the next blank line.
@@ -182,8 +185,12 @@ class RawBlockExtension(Extension):
         self.ids: set[str] = set()  # anchor ids of the page being converted
 
     def extendMarkdown(self, md: Markdown) -> None:
-        self.ids = set()  # one Markdown instance per page (mkdocs' Page.render)
+        self.ids = set()  # a new Markdown instance per page (mkdocs' Page.render)...
+        md.registerExtension(self)  # ...or one reset between pages (markdown_reuse.py)
         md.preprocessors.register(RawBlockStash(md, self.ids), "sealboard_raw_blocks", 22)
+
+    def reset(self) -> None:
+        self.ids.clear()
 
 
 _EXTENSION = RawBlockExtension()

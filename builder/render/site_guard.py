@@ -83,7 +83,9 @@ SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
 # benchmark's folder are reserved whole.
 GENERATED_PAGES = frozenset({"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md"})
 # Files the staged tree always holds (render/site_tree.py): Sealboard's assets.
-GENERATED_FILES = frozenset({"assets/sealboard.css", "assets/sealboard.js", "assets/tablesort.min.js", "assets/plotly.min.js"})
+GENERATED_FILES = frozenset({"assets/sealboard.css", "assets/sealboard.js", "assets/tablesort.min.js", "assets/plotly.min.js",
+                             "assets/iframe-worker.js", "assets/sealboard-search.js",
+                             "search/search_index.json", "search/search_index.js", "search/search_docs.js"})
 # Sealboard's theme override (site_template/overrides/): the banner and noindex live there.
 OVERRIDE_TEMPLATES = frozenset({"main.html"})
 # Keys whose value may name a file the browser fetches: a URL there loads it from another host.

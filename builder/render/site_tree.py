@@ -38,9 +38,12 @@ from builder.strict import loads_yaml
 TEMPLATE = Path(__file__).parent / "site_template"
 SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
 # The generated config's mkdocs hooks, in order: the sandbox first (the others work in its
-# environment), then two that only save time: the nav rendered once per folder for pages
-# out of the nav, and raw HTML blocks passed to Markdown's stash without html.parser.
-MKDOCS_HOOKS = (SANDBOX_HOOK, Path(__file__).parent / "nav_cache.py", Path(__file__).parent / "raw_html_blocks.py")
+# environment), then hooks that only save time, pages unchanged: the nav rendered once per
+# folder for pages out of the nav, raw HTML blocks passed to Markdown's stash without
+# html.parser, one Markdown converter reset between pages; then the search index (generated
+# pages indexed from their source, documents loaded when search opens), and the data files
+# linked into the site rather than copied.
+MKDOCS_HOOKS = (SANDBOX_HOOK, *(Path(__file__).parent / f"{name}.py" for name in ("nav_cache", "raw_html_blocks", "markdown_reuse", "search_index", "static_links")))
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
 DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
@@ -50,6 +53,9 @@ NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n"
 FIXED_KEYS = frozenset({"docs_dir", "site_dir", "use_directory_urls", "not_in_nav"})
 OWN_CSS = ["assets/sealboard.css"]
 OWN_JS = ["assets/tablesort.min.js", "assets/sealboard.js"]
+# In the page head, before Material's bundle (extra.polyfills): the file:// worker shim and
+# the wrapper that loads the search documents when search is opened (search_index.py).
+OWN_HEAD_JS = ["assets/iframe-worker.js", "assets/sealboard-search.js"]
 
 
 VENDOR = Path(__file__).parent / "vendor"
@@ -132,13 +138,14 @@ def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
 def _uses_md_in_html(docs: Path) -> bool:
     """Whether a page asks md_in_html for Markdown inside HTML (a ``markdown`` attribute)."""
     for rel, path in _files(docs, skip=docs / "data"):
-        if rel.endswith(".md") and not _is_generated(rel) and b" markdown=" in path.read_bytes():
+        if rel.endswith(".md") and not is_generated(rel) and b" markdown=" in path.read_bytes():
             return True
     return False
 
 
-def _is_generated(rel: str) -> bool:
-    # The generated pages' folders and names (render/site.py); they never use md_in_html.
+def is_generated(rel: str) -> bool:
+    """A generated page's path (render/site.py, release/pages.py: model, lab and item pages;
+    they never use md_in_html, and search_index.py indexes them from their source)."""
     return "/models/" in rel or "/items/" in rel or rel.startswith("labs/")
 
 
@@ -163,6 +170,7 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
     extra = dict(instance.get("extra") or {})
     extra["sealboard_banner"] = meta.get("banner")
     extra["sealboard_noindex"] = bool(meta.get("noindex"))
+    extra["polyfills"] = list(extra.get("polyfills") or []) + OWN_HEAD_JS
     plugins: Any = instance.get("plugins") or []
     if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
         plugins = {k: v for k, v in plugins.items() if k != "sealboard"}

@@ -44,7 +44,16 @@ from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unr
 from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
 from builder.gitrepo.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
-from builder.render.site_guard import GITATTRIBUTES, MKDOCS_CONFIG, SITE_SRC, check_gitattributes, check_mkdocs_config, check_site_paths
+from builder.render.site_guard import (
+    GITATTRIBUTES,
+    MKDOCS_CONFIG,
+    SITE_SRC,
+    check_gitattributes,
+    check_mkdocs_config,
+    check_site_paths,
+    custom_dir_of,
+)
+from builder.strict import loads_yaml
 from builder.trust.registry import Registry, describe_pending, load_registry
 from builder.trust.registry_format import REGISTRY_DIR
 from builder.trust.sshsig import NS_BUNDLE, verify
@@ -431,10 +440,26 @@ def _tombstones(repo: Repo, target_tree: dict[str, Entry]) -> dict[str, Tombston
     return out
 
 
+def _custom_dir(data: bytes) -> str | None:
+    """theme.custom_dir of a mkdocs.yml's bytes (None if unreadable: check_mkdocs_config reports that)."""
+    try:
+        return custom_dir_of(loads_yaml(data, MKDOCS_CONFIG))
+    except BuilderError:
+        return None
+
+
 def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], benchmarks: list[str], report: ValidationReport) -> None:
     """The site guard's findings for the changed mkdocs.yml, site_src/ files and .gitattributes."""
     entries = {p: head_tree[p] for p in changed if p in head_tree}
-    blobs = repo.blobs([e.oid for p, e in entries.items() if p == MKDOCS_CONFIG or p.endswith(GITATTRIBUTES)])
+    config = head_tree.get(MKDOCS_CONFIG)
+    wanted = [e.oid for p, e in entries.items() if p == MKDOCS_CONFIG or p.endswith(GITATTRIBUTES)]
+    blobs = repo.blobs(wanted + ([config.oid] if config is not None and config.mode in (MODE_FILE, MODE_EXEC) else []))
+    # The head's theme.custom_dir, as the build reads it: its files are judged as theme
+    # files (a main.html there replaces Sealboard's, with the banner and noindex).
+    custom = _custom_dir(blobs[config.oid]) if config is not None and config.oid in blobs else None
+    if custom is not None and MKDOCS_CONFIG in entries:
+        # A PR that points custom_dir at a folder judges every file already in it too.
+        entries.update({p: e for p, e in head_tree.items() if p.startswith(custom.rstrip("/") + "/")})
     findings = []
     for path, e in entries.items():
         if path == MKDOCS_CONFIG and e.mode in (MODE_FILE, MODE_EXEC):
@@ -443,7 +468,7 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
             findings += check_gitattributes(path, blobs[e.oid])
     kinds = [(p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other") for p, e in entries.items() if p.startswith(SITE_SRC + "/")]
     # Links and odd modes are reported by step 1 already; here only what a file's place means.
-    findings += [f for f in check_site_paths(kinds, benchmarks) if f.reason == "shadows-generated"]
+    findings += [f for f in check_site_paths(kinds, benchmarks, custom) if f.reason == "shadows-generated"]
     for f in findings:
         report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
 

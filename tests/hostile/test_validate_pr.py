@@ -364,3 +364,42 @@ def test_private_results_on_a_benchmark_without_a_private_key_are_refused(repo: 
     assert p.hint is not None and "add private_recipient" in p.hint and "leaderboards/soohak.yaml" in p.hint and "publish_on_release.results: true" in p.hint
     assert report.status == "failed" and report.verified == []
     _check_markdown(report, ok=False)
+
+
+def test_a_main_template_in_the_custom_dir_is_refused_on_the_pr(repo: Repo) -> None:
+    """theme.custom_dir (set on the target branch) is a theme folder: a PR adding main.html
+    there would replace Sealboard's, which carries the rehearsal banner and noindex. The
+    build refuses it (tests/hostile/test_site_guard.py); validate must say so on the PR."""
+    config = repo.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  name: material\n", "  name: material\n  custom_dir: site_src/overrides\n", 1))
+    (repo.root / "site_src/overrides").mkdir(parents=True)
+    (repo.root / "site_src/overrides/partial-ok.html").write_text("<p>fine</p>\n")
+    commit(repo, "maintainers: a theme folder")
+    target = git(repo.root, "rev-parse", "HEAD")
+    (repo.root / "site_src/overrides/main.html").write_text('{% extends "base.html" %}\n')
+    commit(repo, "replace main.html")
+    report = validate(repo.root, target, "HEAD", now=NOW)
+    shadows = [(p.path, p.reason, p.message) for p in report.problems if p.reason == "shadows-generated"]
+    assert shadows == [("site_src/overrides/main.html", "shadows-generated",
+                        "would replace the generated main.html (Sealboard's template: the banner and noindex) (the authorised build refuses to run with this)")], report.markdown()
+    assert not report.ok
+
+    # The same file outside the theme folder is a page source, not a template: no refusal.
+    git(repo.root, "checkout", "-q", "-b", "elsewhere", target)
+    (repo.root / "site_src/notes").mkdir(parents=True)
+    (repo.root / "site_src/notes/main.html").write_text("<p>a page</p>\n")
+    commit(repo, "a page called main.html")
+    assert not [p for p in validate(repo.root, target, "HEAD", now=NOW).problems if p.reason == "shadows-generated"]
+
+
+def test_pointing_custom_dir_at_a_folder_with_a_main_template_is_refused(repo: Repo) -> None:
+    """The PR sets custom_dir itself, to a folder that already holds a main.html."""
+    (repo.root / "site_src/theme").mkdir(parents=True)
+    (repo.root / "site_src/theme/main.html").write_text('{% extends "base.html" %}\n')
+    commit(repo, "a folder of site_src")
+    target = git(repo.root, "rev-parse", "HEAD")
+    config = repo.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  name: material\n", "  name: material\n  custom_dir: site_src/theme\n", 1))
+    commit(repo, "use it as the theme folder")
+    report = validate(repo.root, target, "HEAD", now=NOW)
+    assert ("site_src/theme/main.html", "shadows-generated") in [(p.path, p.reason) for p in report.problems], report.markdown()

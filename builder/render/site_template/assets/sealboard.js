@@ -442,22 +442,7 @@
     render();
   }
 
-  /* ---- search opened from disk ------------------------------------------------- */
-  // Material's search runs in a web worker, which browsers refuse on file:// pages (its
-  // `offline` plugin would load a shim from unpkg.com; the site loads nothing from another
-  // host). Say so in the search box instead of showing an empty result list.
-  var NO_SEARCH = "Search needs the site served over HTTP (e.g. python -m http.server)";
-  function explainSearch() {
-    if (location.protocol !== "file:") return;
-    document.querySelectorAll(".md-search__input").forEach(function (input) {
-      input.placeholder = NO_SEARCH;
-      input.title = NO_SEARCH;
-      input.setAttribute("aria-label", NO_SEARCH);
-    });
-  }
-
   function init() {
-    explainSearch();
     document.querySelectorAll("table.sb-board[data-sortable]").forEach(setupTable);
     document.querySelectorAll(".sb-compare").forEach(setupCompare);
     document.querySelectorAll(".sb-chart").forEach(setupChart);

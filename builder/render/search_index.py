@@ -1,0 +1,181 @@
+"""mkdocs hook of the generated site config: the search index, with Sealboard's generated
+pages indexed from their own source, loaded only when a visitor opens search.
+
+Material's search plugin parses every page's HTML with ``html.parser`` to cut it into
+sections (a fifth of the generator's time on the demo, nearly all of it on the generated
+boards and model pages). The generated pages (every file of the staged ``pages/``: boards,
+benchmark, model, lab and item pages…) are Sealboard's own Markdown around raw HTML
+blocks (``render/templates/``, ``release/templates/``), so this hook indexes them from
+that source instead: their sections are the page's headings, paired in order with the
+ids of the page's table of contents, and a section's text is its source with the tags
+stripped, cut at ``SECTION_CHARS``. Material still indexes the hand-written pages. Item
+pages, which Material was told to skip (they were too many for an index every page
+loaded), are indexed too, so an item id finds its page.
+
+The index itself (``on_post_build``, after Material's plugin wrote it) is written in
+Material's format (``{"config": …, "docs": […]}``) in two parts:
+
+- ``search/search_index.json`` and ``search/search_index.js`` (what Material loads at
+  start-up, over HTTP and from disk): the config only, with no documents;
+- ``search/search_docs.js``: the documents, as a script, which ``assets/sealboard-search.js``
+  loads when search is opened and hands to Material's search worker (a script loads from
+  ``file://`` too, where ``fetch`` does not; ``assets/iframe-worker.js`` runs the worker
+  there).
+
+The config gets the lunr languages of the scripts the documents use: Korean text in a
+KCSAT-ML question is otherwise trimmed away by the English pipeline (lunr's trimmer keeps
+ASCII word characters only). Material's separator stays: an item id such as
+``kcsat-2014-a-01`` is split at its hyphens in the index and in the query alike, and the
+item page, whose title holds every part, ranks first.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from typing import Any
+
+import orjson
+from mkdocs.plugins import event_priority
+
+from builder.render.site_tree import is_generated
+
+SECTION_CHARS = 400
+# Scripts whose words lunr can index with a language of Material's bundle (no segmenter
+# needed: words are separated by spaces), and that language.
+# A word of three letters or more: Greek letters in formulas are not Greek text.
+SCRIPT_LANGS = (("ko", re.compile(r"[\uac00-\ud7a3]{2}")), ("ru", re.compile(r"[\u0400-\u04ff]{3}")))
+# A section that is mostly a table's rows lists other pages (the models on an item page, the
+# boards on a model page): indexed by its heading only, or every name would match every page listing it.
+LISTING_ROWS = 8
+DOCS_GLOBAL = "__sealboard_search_docs"
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_TAG = re.compile(r"<[^>]*>")
+_MARKUP = re.compile(r"\*\*|`|\{[:#.][^}\n]*\}|^[ \t]*(?:[-*+>]|\d+\.)[ \t]+|^[ \t]*\|?[-:| \t]+\|[-:| \t]*$|\|", re.MULTILINE)
+_SPACE = re.compile(r"\s+")
+
+
+def plain(source: str) -> str:
+    """A section's text: its Markdown and HTML source without links' targets, tags or markup."""
+    text = _MARKUP.sub("", _TAG.sub(" ", _LINK.sub(r"\1", source)))
+    return _SPACE.sub(" ", html.unescape(text)).strip()
+
+
+def _text(source: str) -> str:
+    if source.count("<tr") + source.count("<details") > LISTING_ROWS:
+        return ""
+    return _cut(plain(source))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SECTION_CHARS else text[:SECTION_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def _toc_ids(toc: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for item in toc:
+        out.append((item.id, item.title))
+        out.extend(_toc_ids(item.children))
+    return out
+
+
+def page_entries(url: str, title: str, markdown: str, toc: Any) -> list[dict[str, str]]:
+    """Material's search entries for one generated page: the part before its second heading
+    under the page's title, then one per heading (``url#id``). If the headings and the table
+    of contents do not pair up one to one, one entry for the whole page."""
+    headings = list(_HEADING.finditer(markdown))
+    ids = _toc_ids(toc)
+    if len(headings) != len(ids) or not headings:
+        return [{"location": url, "title": title, "text": _cut(plain(markdown))}]
+    out = []
+    first = headings[0]
+    # The first heading is the page's h1: its section is the page itself.
+    ends = [h.start() for h in headings[1:]] + [len(markdown)]
+    out.append({"location": url, "title": title, "text": _text(markdown[first.end() : ends[0]])})
+    for h, end, (anchor, heading) in zip(headings[1:], ends[1:], ids[1:]):
+        out.append(
+            {"location": f"{url}#{anchor}", "title": html.unescape(_TAG.sub("", heading)).strip(), "text": _text(markdown[h.end() : end])}
+        )
+    return out
+
+
+def languages(configured: list[str], docs: list[dict[str, Any]]) -> list[str]:
+    """``configured`` plus the language of every script in SCRIPT_LANGS the documents use."""
+    langs = list(configured)
+    for lang, script in SCRIPT_LANGS:
+        if lang not in langs and any(script.search(d.get("text", "")) or script.search(d.get("title", "")) for d in docs):
+            langs.append(lang)
+    return langs
+
+
+def split_index(index: dict[str, Any], generated: list[dict[str, Any]]) -> tuple[bytes, bytes, bytes]:
+    """search_index.json, search_index.js and search_docs.js from Material's index and the generated entries."""
+    docs = list(index.get("docs") or []) + generated
+    config = dict(index.get("config") or {})
+    config["lang"] = languages(list(config.get("lang") or ["en"]), docs)
+    stub = orjson.dumps({"config": config, "docs": []})
+    return stub, b"var __index = " + stub + b"\n", b"var " + DOCS_GLOBAL.encode() + b" = " + orjson.dumps(docs) + b";\n"
+
+
+_ENTRIES: list[dict[str, Any]] = []
+
+
+_GENERATED: dict[str, bool] = {}
+
+
+def generated(page: Any, config: Any) -> bool:
+    """Whether Sealboard wrote this page: its docs file is the staged ``pages/`` file itself
+    (``site_tree.assemble`` links it there), or it lies where generated pages go."""
+    uri = page.file.src_uri
+    if uri not in _GENERATED:
+        staged = os.path.join(os.path.dirname(config.config_file_path), "pages", uri)
+        try:
+            ours = os.path.samefile(staged, page.file.abs_src_path)
+        except OSError:
+            ours = False
+        _GENERATED[uri] = ours or is_generated(uri)
+    return _GENERATED[uri]
+
+
+def on_pre_build(config: Any) -> None:
+    """Material's plugin skips the generated pages (this hook indexes them). Its index's
+    method is wrapped rather than each page's ``search: exclude`` set: Material's templates
+    read ``page.meta``, and the pages must stay byte for byte what they were."""
+    _ENTRIES.clear()
+    plugin = config.plugins.get("material/search") or config.plugins.get("search")
+    index = getattr(plugin, "search_index", None)
+    if index is None or getattr(index.add_entry_from_context, "sealboard", False):
+        return
+    add = index.add_entry_from_context
+
+    def add_entry_from_context(page: Any) -> None:
+        if not generated(page, config):
+            add(page)
+
+    add_entry_from_context.sealboard = True  # type: ignore[attr-defined]
+    index.add_entry_from_context = add_entry_from_context
+
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    if generated(page, config) and page.markdown is not None:
+        _ENTRIES.extend(page_entries(page.url, str(page.meta.get("title") or page.title), page.markdown, page.toc))
+    return context
+
+
+@event_priority(-50)  # after Material's search plugin (0) wrote its index
+def on_post_build(config: Any) -> None:
+    folder = os.path.join(config.site_dir, "search")
+    path = os.path.join(folder, "search_index.json")
+    if not os.path.isfile(path):
+        _ENTRIES.clear()
+        return  # no search plugin: no index
+    with open(path, "rb") as f:
+        index = orjson.loads(f.read())
+    stub, stub_js, docs_js = split_index(index, _ENTRIES)
+    _ENTRIES.clear()
+    for name, data in (("search_index.json", stub), ("search_index.js", stub_js), ("search_docs.js", docs_js)):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)

@@ -1,0 +1,94 @@
+"""The search index's parts (builder/render/search_index.py), without a browser.
+
+A generated page's entries come from its own source: one per heading, located by the ids of
+the page's table of contents, text without tags or link targets; a section listing rows of
+other pages is indexed by its heading only. The index is split into a config-only part
+(what every page loads) and the documents (loaded when search is opened), and gets the lunr
+language of the scripts its text uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import orjson
+
+from builder.render.search_index import DOCS_GLOBAL, LISTING_ROWS, SECTION_CHARS, languages, page_entries, plain, split_index
+
+
+@dataclass
+class Anchor:  # what mkdocs' table of contents holds: id, title, children
+    id: str
+    title: str
+    children: list["Anchor"] = field(default_factory=list)
+
+
+PAGE = (
+    """# Item `kcsat-2014-a-01`
+
+[← all items](../items.md) · [items.jsonl](../../data/kcsat-ml/items.jsonl)
+
+<div class="sb-facts"><table><tr><th>Points</th><td>2</td></tr></table></div>
+
+## Question
+
+<div class="sb-item-text" data-lang="ko">함수 $f(x)$ 에 대하여 &amp; 구하는 값을 답하시오.</div>
+
+## Results
+
+<table>
+"""
+    + "".join(f"<tr><td>Model {i}</td></tr>\n" for i in range(LISTING_ROWS + 1))
+    + "</table>\n"
+)
+
+TOC = [Anchor("item-kcsat-2014-a-01", "Item kcsat-2014-a-01", [Anchor("question", "Question"), Anchor("results", "Results")])]
+
+
+def test_a_generated_page_has_one_entry_per_heading_from_its_source():
+    entries = page_entries("kcsat-ml/items/kcsat-2014-a-01.html", "KCSAT-ML · item kcsat-2014-a-01", PAGE, TOC)
+    assert [e["location"] for e in entries] == [
+        "kcsat-ml/items/kcsat-2014-a-01.html",
+        "kcsat-ml/items/kcsat-2014-a-01.html#question",
+        "kcsat-ml/items/kcsat-2014-a-01.html#results",
+    ]
+    assert entries[0]["title"] == "KCSAT-ML · item kcsat-2014-a-01"
+    assert entries[0]["text"] == "← all items · items.jsonl Points 2"
+    assert entries[1] == {"location": "kcsat-ml/items/kcsat-2014-a-01.html#question", "title": "Question",
+                          "text": "함수 $f(x)$ 에 대하여 & 구하는 값을 답하시오."}  # fmt: skip
+    assert entries[2]["text"] == ""  # a listing of other pages: its heading only
+
+
+def test_headings_that_do_not_pair_with_the_toc_make_one_entry():
+    entries = page_entries("x.html", "X", "# X\n\nsome *text*\n\n## A\n\nmore\n", [Anchor("x", "X")])
+    assert entries == [{"location": "x.html", "title": "X", "text": "# X some *text* ## A more"}]
+
+
+def test_long_text_is_cut_at_a_word():
+    text = page_entries("x.html", "X", "# X\n\n" + "word " * 1000, [Anchor("x", "X")])[0]["text"]
+    assert len(text) <= SECTION_CHARS + 2 and text.endswith(" …") and "wor …" not in text
+
+
+def test_plain_drops_tags_link_targets_and_markup():
+    assert plain('**Bold** [a link](https://x.invalid/) <span class="x">t&lt;</span> `code`{: .c}') == "Bold a link t< code"
+
+
+def test_languages_follow_the_scripts_of_the_text():
+    assert languages(["en"], [{"title": "Item", "text": "함수 f 에 대하여"}]) == ["en", "ko"]
+    assert languages(["en"], [{"title": "Item", "text": "α + β = γ, x ∈ ℝ"}]) == ["en"]  # Greek letters in formulas
+    assert languages(["en", "ko"], [{"title": "Item", "text": "함수"}]) == ["en", "ko"]
+
+
+def test_the_index_is_split_into_config_and_documents():
+    material = {
+        "config": {"lang": ["en"], "separator": r"[\s\-]+", "pipeline": ["stopWordFilter"]},
+        "docs": [{"location": "index.html", "title": "Home", "text": "hi"}],
+    }
+    ours = [{"location": "kcsat-ml/items/a.html", "title": "Item a", "text": "함수"}]
+    stub, stub_js, docs_js = split_index(material, ours)
+    config = {"lang": ["en", "ko"], "separator": r"[\s\-]+", "pipeline": ["stopWordFilter"]}
+    assert orjson.loads(stub) == {"config": config, "docs": []}
+    assert stub_js == b"var __index = " + stub + b"\n"  # what Material's bundle reads on file:// pages
+    prefix = f"var {DOCS_GLOBAL} = ".encode()
+    assert docs_js.startswith(prefix) and docs_js.endswith(b";\n")
+    assert orjson.loads(docs_js[len(prefix) : -2]) == material["docs"] + ours
