@@ -4,6 +4,7 @@
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
 - ``exports``: board rows as Every Eval Ever 0.3 aggregate records and Hugging Face
   `.eval_results` entries, each pointing back to its bundle's manifest digest
+- ``formulas``: Which page text holds formulas: KaTeX loads only there
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox
