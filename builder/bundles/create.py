@@ -14,7 +14,7 @@ from typing import Any
 from builder.bundles.coverage import check_against_dataset, load_dataset_manifest, measure
 from builder.bundles.ingest import read_bundle
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
-from builder.bundles.results import parse_results
+from builder.bundles.results import categorical, parse_results
 from builder.bundles.sealing import recipients_for
 from builder.bundles.transcripts import read_transcripts
 from builder.bundles.verify import VerifiedBundle, verify_bundle
@@ -119,7 +119,8 @@ def create_bundle(
     dataset = load_dataset_manifest(root, benchmark, config.version)
     coverage = measure(frame, dataset, config.scoring, results_where, results)
     if transcripts is not None:  # the format the build reads at release (builder.bundles.transcripts)
-        read_transcripts(transcripts, "transcripts.jsonl.gz", config.scoring.primary_language, keep=lambda _: False, check_all=True)
+        read_transcripts(transcripts, "transcripts.jsonl.gz", config.scoring.primary_language, keep=lambda _: False, check_all=True,
+                         conditions=categorical(config.scoring.results_extras()))
     # Each file to the key its opt-in names (builder.bundles.sealing): opted in, the embargo
     # key (published at a full release); kept private, the private results key (never published).
     files = {RESULTS: seal(results, recipients_for(config, description.publish_results, maintainer_recipients, RESULTS))}

@@ -446,7 +446,11 @@ def _first_duplicate(table: pa.Table, extra_keys: list[str], known: Mapping[str,
     return int(order[repeated + 1].min()) if repeated.size else None
 
 
+def categorical(extras: Mapping[str, ExtraType]) -> dict[str, ExtraType]:
+    """Categorical extras (e.g. LiveMathematicianBench variant and sketch mode) distinguish
+    runs of the same item and sample (transcripts name them too); free-form numbers (cost) do not."""
+    return {k: kind for k, kind in extras.items() if isinstance(kind, tuple) or kind == "bool"}
+
+
 def _extra_keys(extras: Mapping[str, ExtraType]) -> list[str]:
-    # Categorical extras (e.g. LiveMathematicianBench variant and sketch mode) distinguish
-    # runs of the same item; free-form numbers (cost) do not.
-    return [k for k, kind in extras.items() if isinstance(kind, tuple) or kind == "bool"]
+    return list(categorical(extras))

@@ -5,7 +5,9 @@ gzip-compressed JSON Lines, one line per sample transcript::
     {"item": "m001", "lang": "en", "sample": 0, "text": "…the model's whole output…"}
 
 ``item`` and ``text`` are required, ``lang`` (default: the benchmark's primary language)
-and ``sample`` (default 0) optional; nothing else. ``bundle create`` checks the format, and
+and ``sample`` (default 0) optional, and so are the benchmark's categorical result fields
+(``conditions``: e.g. LiveMathematicianBench's ``variant`` and ``sketch``, which tell apart
+the results of one sample, as in ``results.jsonl``); nothing else. ``bundle create`` checks the format, and
 the build reads only the lines of released items, as a stream: the decompressed size is
 bounded (a gzip bomb is refused, not inflated), and lines of other items are never kept.
 """
@@ -13,7 +15,7 @@ bounded (a gzip bomb is refused, not inflated), and lines of other items are nev
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -66,10 +68,16 @@ def _skippable(line: bytes, keep: Callable[[str], bool]) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("item"), str) and not keep(obj["item"])
 
 
+def _condition_ok(value: Any, kind: str | tuple[str, ...]) -> bool:
+    return type(value) is bool if kind == "bool" else isinstance(value, str) and value in kind
+
+
 def read_transcripts(
-    gz: bytes, where: str, primary_language: str, keep: Callable[[str], bool] = lambda _: True, *, check_all: bool = False
+    gz: bytes, where: str, primary_language: str, keep: Callable[[str], bool] = lambda _: True, *, check_all: bool = False,
+    conditions: Mapping[str, str | tuple[str, ...]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every valid line whose item ``keep`` accepts, as ``{item, lang, sample, text}``.
+    """Every valid line whose item ``keep`` accepts, as ``{item, lang, sample, text}`` plus
+    the ``conditions`` it names (categorical field -> "bool" or its allowed values).
 
     Lines of other items are skipped unparsed unless ``check_all`` (``bundle create``: the
     lab sees every problem before signing)."""
@@ -83,8 +91,15 @@ def read_transcripts(
             except ParseError as exc:
                 raise ParseError(exc.message, where=where, line=number, reason=exc.reason, hint=exc.hint) from None
             line = number
-            obj = check_fields(obj, {"item", "text"}, {"lang", "sample"}, where=where, line=line, context="transcript")
+            conds = conditions or {}
+            obj = check_fields(obj, {"item", "text"}, {"lang", "sample", *conds}, where=where, line=line, context="transcript")
             row = {"item": obj["item"], "lang": obj.get("lang", primary_language), "sample": obj.get("sample", 0), "text": obj["text"]}
+            for key, kind in conds.items():
+                if key in obj:
+                    if not _condition_ok(obj[key], kind):
+                        allowed = "true or false" if kind == "bool" else ", ".join(kind)
+                        raise BundleError(f"{key} must be {allowed}, as in results.jsonl", where=where, line=line, reason="bad-transcripts")
+                    row[key] = obj[key]
             if not all(isinstance(row[k], str) for k in ("item", "lang", "text")) or type(row["sample"]) is not int or row["sample"] < 0:
                 raise BundleError("item, lang and text must be strings and sample an integer >= 0", where=where, line=line,
                                   reason="bad-transcripts")

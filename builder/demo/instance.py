@@ -20,6 +20,7 @@ import orjson
 from builder.bundles.create import Description, create_bundle, sign_bundle
 from builder.bundles.dataset import new_salt
 from builder.bundles.dataset_create import sign_dataset, write_dataset
+from builder.bundles.results import categorical
 from builder.config import load_config
 from builder.demo import optin
 from builder.demo.releases import write_releases
@@ -238,7 +239,8 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
                 description=description,
                 created=now,
                 config=config,
-                transcripts=optin.transcripts(synth.benchmark, key, sub.model["name"], sub.results),
+                transcripts=optin.transcripts(synth.benchmark, key, sub.model["name"], sub.results,
+                                              tuple(categorical(config.scoring.results_extras()))),
             )
             sign_bundle(bundle_dir, load_private_key(keys_dir / sub.lab))
         made["benchmarks"][synth.benchmark] = {"items": len(synth.items), "submissions": len(synth.submissions)}

@@ -5,8 +5,9 @@ shows every case the sealing design has (builder.bundles.sealing):
   them private: sealed to the benchmark's private results key, scored by the authorised
   build, never opened by the embargo identity that KCSAT-ML's full release publishes;
 - in every benchmark one submission publishes its transcripts and one keeps them private
-  (``TRANSCRIPTS``). A demo transcript is one line per item, language and sample 0:
-  ``{"item", "lang", "sample", "text"}`` (synthetic text that never quotes the question).
+  (``TRANSCRIPTS``). A demo transcript is one line per result row of sample 0:
+  ``{"item", "lang", "sample", "text"}`` plus the row's categorical fields (variant, sketch),
+  which tell its transcripts apart (synthetic text that never quotes the question).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def opt_in(benchmark: str, key: str) -> tuple[bool, bool]:
     return key not in PRIVATE_RESULTS.get(benchmark, set()), TRANSCRIPTS.get(benchmark, {}).get(key, False)
 
 
-def transcripts(benchmark: str, key: str, model: str, results: list[dict[str, Any]]) -> bytes | None:
+def transcripts(benchmark: str, key: str, model: str, results: list[dict[str, Any]], conditions: tuple[str, ...] = ()) -> bytes | None:
     """The demo transcripts.jsonl.gz of a submission that has one (gzip without a time
     stamp, so the demo is reproducible), else None."""
     if key not in TRANSCRIPTS.get(benchmark, {}):
@@ -48,5 +49,6 @@ def transcripts(benchmark: str, key: str, model: str, results: list[dict[str, An
             f"[synthetic transcript] {model} worked on item {row['item']} ({row['lang']}) and "
             + ("declined to answer." if answer is None else f"gave the final answer {answer}.")
         )
-        lines.append(orjson.dumps({"item": row["item"], "lang": row["lang"], "sample": 0, "text": text}) + b"\n")
+        named = {k: row[k] for k in conditions if row.get(k) is not None}
+        lines.append(orjson.dumps({"item": row["item"], "lang": row["lang"], "sample": 0, **named, "text": text}) + b"\n")
     return gzip.compress(b"".join(lines), mtime=0)

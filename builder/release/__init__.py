@@ -9,10 +9,12 @@
   changed item is refused
 - ``dataset_admission``: A dataset bundle is judged against the registry in force when git
   admitted it
+- ``explore``: Items and models, both ways, after a release: the item × model grid and each
+  model's per-item results
 - ``identity``: Publishing the embargo identity after a full release, and reading it back
 - ``outputs``: The data a release in force publishes, under `data/<benchmark>/`
-- ``pages``: Pages a release adds: the item browser, one page per item, the changelog and the
-  "Verify this release" page
+- ``pages``: Pages a release adds: the item browser, one page per item, the grid, the changelog
+  and the "Verify this release" page
 - ``registry_history``: Which registry version was in force at a given time: the maintainers a
   release counts
 - ``scope``: Which items a release scope covers

@@ -126,6 +126,7 @@ def item_row(s: ItemSummary) -> dict[str, Any]:
         "type": it.get("problem_type") or it["answer_type"],
         "answer_type": it["answer_type"],
         "languages": sorted(it["question"]),
+        "year": it.get("year"),
         "edition": it.get("edition"),
         "difficulty": it.get("points"),
         "solve_rate": s.solve_rate,

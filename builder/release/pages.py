@@ -1,4 +1,4 @@
-"""Pages a release adds: the item browser, one page per item, the changelog and the
+"""Pages a release adds: the item browser, one page per item, the grid, the changelog and the
 "Verify this release" page. Rendered from the same dicts as the data files.
 
 Item pages stay out of the mkdocs nav (a nav of thousands of pages makes every page's
@@ -18,9 +18,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
 from builder.release.audit_record import read_audit
+from builder.release.explore import anchor, embedded_json, grid_data, grid_json, model_results
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
 from builder.release.registry_history import registry_history
 from builder.release.transcripts import by_item, publishes_transcripts
+from builder.render.formulas import has_math
 from builder.render.labels import option_order
 from builder.report.records import BenchmarkState, BuildReport, ReleaseOutput
 
@@ -33,16 +35,25 @@ _ENV = Environment(
     keep_trailing_newline=True,
 )
 _SAFE_PAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
-_COLUMNS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("languages", "Languages"), ("edition", "Edition"), ("difficulty", "Difficulty"))
-_FILTERS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("language", "Language"), ("edition", "Edition"), ("difficulty", "Difficulty"))
+_COLUMNS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("languages", "Languages"), ("year", "Year"), ("edition", "Edition"),
+            ("difficulty", "Difficulty"))
+_FILTERS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("language", "Language"), ("year", "Year"), ("edition", "Edition"),
+            ("difficulty", "Difficulty"))
 
 
 def _render(name: str, **context: Any) -> str:
     return _ENV.get_template(name).render(
         e=lambda s: html.escape(str(s)) if s is not None else "",
         pct=lambda v: "—" if v is None else f"{100 * v:.1f}%",
+        verdict=_verdict,
+        sortable=lambda v: "-1" if v is None else f"{v:.6f}",  # an unknown rate sorts below 0
         **context,
     )
+
+
+def _verdict(r: dict[str, Any]) -> str:
+    """A cell's colour class: 2 every sample correct, 1 some, 0 none."""
+    return "2" if r["samples"] and r["correct"] == r["samples"] else "1" if r["correct"] else "0"
 
 
 def page_name(item_id: str) -> str:
@@ -50,10 +61,11 @@ def page_name(item_id: str) -> str:
     return item_id if _SAFE_PAGE.match(item_id) else "x-" + item_id.encode().hex()[:120]
 
 
-def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Data files (under data/) and pages (under pages/) of one released benchmark."""
+def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str, str], dict[str, str]]:
+    """Data files (under data/), pages (under pages/) and model pages' per-item sections
+    (by submission) of one released benchmark."""
     if not is_released(state):
-        return {}, {}
+        return {}, {}, {}
     bench, title = state.config.id, state.config.title
     matrix = matrix_frame(state)
     summaries = item_summaries(state, matrix)
@@ -72,24 +84,40 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
             "items.md.j2", bench=bench, bench_title=title, rows=rows, filters=filters, columns=columns,
             has_cohort=any(r["cohort_solve_rate"] is not None for r in rows),
             release_summary=state.release.summary(published=True).capitalize(), has_matrix=f"{bench}/matrix.csv" in files,
+            has_grid=not matrix.empty,
         )
     }
     transcripts = by_item(state)
     for s, row in zip(summaries, rows):
         pages[f"{bench}/items/{row['page']}.md"] = _item_page(state, s, row, transcripts.get(s.item["id"], []))
-    return files, pages
+    sections: dict[str, str] = {}
+    if not matrix.empty:  # per-item verdicts: only where a statement in force publishes results
+        names = {r["id"]: r["page"] for r in rows}
+        shown = [s for s in summaries if s.per_submission]
+        grid = grid_data(bench, shown, names)
+        files[f"{bench}/grid.json"] = grid_json(grid)
+        pages[f"{bench}/grid.md"] = _render("grid.md.j2", bench=bench, bench_title=title, grid=grid,
+                                            grid_json=embedded_json(files[f"{bench}/grid.json"]))
+        for sub, results in model_results(shown, names).items():
+            sections[sub] = _render("model_items.md.j2", rows=results, anchor=anchor(sub))
+    return files, pages, sections
 
 
 def _item_page(state: BenchmarkState, s: ItemSummary, row: dict[str, Any], transcripts: list[dict[str, Any]]) -> str:
+    texts = [*s.item["question"].values(), *s.item["answer"].values(), *(t["text"] for t in transcripts)]
     return _render(
         "item.md.j2", bench=state.config.id, bench_title=state.config.title, item=s.item, row=row,
-        subs=s.per_submission, commitment=state.dataset_commitments.get(s.item["id"], ""),
-        transcripts=transcripts, shows_transcripts=publishes_transcripts(state),
+        subs=[dict(r, anchor=anchor(r["submission"])) for r in s.per_submission],
+        commitment=state.dataset_commitments.get(s.item["id"], ""), math=has_math(*texts) or any("\\" in a for a in s.item["answer"].values()),
+        transcripts=[dict(t, anchor=anchor(t["submission"])) for t in transcripts], with_transcripts={t["submission"] for t in transcripts},
+        shows_transcripts=publishes_transcripts(state),
     )
 
 
-def release_nav(state: BenchmarkState) -> list[dict[str, str]]:
-    return [{"Released items": f"{state.config.id}/items.md"}] if is_released(state) else []
+def release_nav(state: BenchmarkState, pages: dict[str, str]) -> list[dict[str, str]]:
+    """The item browser, and the grid where per-item results are published."""
+    bench = state.config.id
+    return [{title: rel} for title, rel in (("Released items", f"{bench}/items.md"), ("Item × model grid", f"{bench}/grid.md")) if rel in pages]
 
 
 def _when(at: datetime | None) -> str | None:
@@ -178,14 +206,16 @@ def release_output(report: BuildReport) -> ReleaseOutput:
     nav: dict[str, list[Any]] = {}
     data: dict[str, bytes] = {}
     pages: dict[str, str] = {}
+    sections: dict[str, str] = {}
     for state in report.benchmarks:
-        nav[state.config.id] = release_nav(state)
-        # A release in force adds the dataset, the results matrix and the item pages.
-        bench_data, bench_pages = benchmark_release(state)
+        # A release in force adds the dataset, the results matrix, the item pages and grid.
+        bench_data, bench_pages, bench_sections = benchmark_release(state)
         data.update(bench_data)
         pages.update(bench_pages)
+        sections.update({f"{state.config.id}/{sub}": text for sub, text in bench_sections.items()})
+        nav[state.config.id] = release_nav(state, bench_pages)
     pages.update(site_release_pages(report))
-    return ReleaseOutput(nav, data, pages)
+    return ReleaseOutput(nav, data, pages, sections)
 
 
 __all__ = ["benchmark_release", "page_name", "release_nav", "release_output", "site_release_pages"]

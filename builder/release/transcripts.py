@@ -21,6 +21,7 @@ import orjson
 
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import TRANSCRIPTS
+from builder.bundles.results import categorical
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.transcripts import read_transcripts
 from builder.errors import BuilderError
@@ -47,12 +48,13 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
         where = f"{bundle.where}/{TRANSCRIPTS}"
         try:
             plain = keys.open(bundle.files[TRANSCRIPTS], True, where)
-            rows = read_transcripts(plain, where, state.config.scoring.primary_language, released.__contains__)
+            rows = read_transcripts(plain, where, state.config.scoring.primary_language, released.__contains__,
+                                    conditions=categorical(state.config.scoring.results_extras()))
         except BuilderError as exc:
             rejections.append(Rejection(where, exc.reason, f"transcripts not published: {exc}", exc.hint, state.config.id, bundle.manifest.lab))
             continue
         if rows:
-            found[bundle.manifest.key] = tuple(sorted(rows, key=lambda r: (r["item"], r["lang"], r["sample"])))
+            found[bundle.manifest.key] = tuple(sorted(rows, key=lambda r: (r["item"], r["lang"], r["sample"], *_condition_key(r))))
     return replace(state, transcripts=found)
 
 
@@ -93,16 +95,33 @@ def transcript_files(state: BenchmarkState) -> dict[str, bytes]:
     }
 
 
+_BASE = ("item", "lang", "sample", "text")
+
+
+def _condition_key(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """The row's categorical fields (variant, sketch …) as sortable (name, value) pairs."""
+    return sorted((k, str(v)) for k, v in row.items() if k not in _BASE)
+
+
+def _shown(value: Any) -> str:
+    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+
 def by_item(state: BenchmarkState) -> dict[str, list[dict[str, Any]]]:
-    """Item id -> what its page shows: submission, model, lab, lang, sample, text (cut), more."""
+    """Item id -> what its page shows: submission, model, lab, lang, sample, its conditions
+    (categorical fields, so two transcripts of one sample are told apart), text (cut), more;
+    ``first`` marks a submission's first transcript of the item (the verdict row links it)."""
     models = {b.manifest.key: (b.manifest.model.name, b.manifest.lab) for b in state.bundles}
     out: dict[str, list[dict[str, Any]]] = {}
     for key, rows in sorted(published(state).items()):
         model, lab = models[key]
+        seen: set[str] = set()
         for r in rows:
             text = r["text"]
             out.setdefault(r["item"], []).append({
                 "submission": key, "model": model, "lab": lab, "lang": r["lang"], "sample": r["sample"],
+                "conditions": [(k, _shown(r[k])) for k, _ in _condition_key(r)], "first": r["item"] not in seen,
                 "text": text[:PAGE_CHARS], "more": max(0, len(text) - PAGE_CHARS),
             })
+            seen.add(r["item"])
     return out

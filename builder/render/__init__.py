@@ -6,6 +6,7 @@
 - ``exports``: board rows as Every Eval Ever 0.3 aggregate records and Hugging Face
   `.eval_results` entries, each pointing back to its bundle's manifest digest
 - ``forest``: Forest bars: each row's 95% interval drawn as a bar on one axis shared by the board
+- ``formulas``: Which page text holds formulas: KaTeX loads only there
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox

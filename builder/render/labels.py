@@ -26,6 +26,15 @@ MEASURE_TITLES = {
 
 UNIT_LABELS = {"fraction": "%", "difference": "pp", "usd": "USD", "tokens": "tokens"}
 
+# A board's summary facts (builder.scoring.gate.SUMMARY_RULES keys) as a reader says them.
+SUMMARY_TITLES = {"items": "Items", "unsolved_items": "Items solved by no submission"}
+
+
+def summary_facts(summary: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(title, value) of each published summary fact; one without a value is left out
+    rather than shown as an empty "key:" line."""
+    return [(SUMMARY_TITLES.get(k, k.replace("_", " ").capitalize()), v) for k, v in summary.items() if v is not None and v != ""]
+
 # MSC2020 top-level classes (https://msc2020.org), the names SOOHAK's Table 7 uses.
 MSC_NAMES = {
     "00": "General", "01": "History and biography", "03": "Logic and foundations", "05": "Combinatorics",

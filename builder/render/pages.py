@@ -21,7 +21,18 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from builder.render.charts import chart_json, chart_spec
 from builder.render.compare import compare_data, compare_json
 from builder.render.forest import forest_axis, forest_cell, forest_head
-from builder.render.labels import field_title, interval, metric_header, metric_title, natural_key, number, option_order, unit_label
+from builder.render.formulas import has_math
+from builder.render.labels import (
+    field_title,
+    interval,
+    metric_header,
+    metric_title,
+    natural_key,
+    number,
+    option_order,
+    summary_facts,
+    unit_label,
+)
 from builder.scoring.tables import FLAGS
 
 _ENV = Environment(
@@ -243,6 +254,7 @@ def board_page(bench: dict[str, Any], board: dict[str, Any], subs: dict[str, dic
         forest=forest_axis(board["rows"] + board.get("reference_rows", []), metrics[0] if metrics else None),
         plain_metrics=[m for m in board["metrics"] if not m.get("group")],
         groups=[m for m in board["metrics"] if m.get("group")],
+        summary=summary_facts(board.get("summary") or {}),
     )
 
 
@@ -339,7 +351,9 @@ def standing(submission: str, boards: list[dict[str, Any]]) -> list[dict[str, An
 
 
 def model_page(bench: dict[str, Any], sub: dict[str, Any], boards: list[dict[str, Any]], labs: dict[str, str],
-               elsewhere: list[dict[str, Any]], registry_version: int | None) -> str:  # fmt: skip
+               elsewhere: list[dict[str, Any]], registry_version: int | None, items_section: str = "") -> str:  # fmt: skip
+    """``items_section``: the submission's per-item results after a release (made by
+    builder.release.pages, already escaped), or empty."""
     return _render(
         "model.md.j2",
         bench=bench,
@@ -348,6 +362,8 @@ def model_page(bench: dict[str, Any], sub: dict[str, Any], boards: list[dict[str
         standing=standing(sub["submission"], boards),
         elsewhere=elsewhere,
         registry_version=registry_version,
+        items_section=items_section,
+        math=has_math(sub.get("notes")),
     )
 
 
@@ -390,7 +406,9 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
     # (module summary) paragraph.
     def body(text: str) -> str:
         text = text.split("\n\n", 1)[1] if "\n\n" in text else text
-        # Docstrings are reStructuredText: ":class:`x`" and "``x``" become Markdown code.
+        # Docstrings are reStructuredText: ":class:`x`" and "``x``" become Markdown code,
+        # a link "`text <url>`_" a Markdown link.
+        text = re.sub(r"`([^`<>]+?)\s*<(https?://[^>\s]+)>`__?", r"[\1](\2)", text)
         return re.sub(r":[a-z]+:`([^`]+)`", r"`\1`", text).replace("``", "`")
 
     return _render(

@@ -104,7 +104,7 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]], release: 
 
 
 def _model_and_lab_pages(write: Any, by_id: dict[str, Any], subs_of: dict[str, dict[str, Any]], boards: dict[str, list[dict[str, Any]]],
-                         labs: dict[str, str], registry_version: int | None) -> None:  # fmt: skip
+                         labs: dict[str, str], registry_version: int | None, sections: dict[str, str]) -> None:  # fmt: skip
     """One page per submission and per lab. Kept out of the nav: with every page carrying
     the whole nav, listing them there would make the mkdocs stage quadratic."""
     by_model: dict[str, list[dict[str, Any]]] = {}
@@ -115,7 +115,8 @@ def _model_and_lab_pages(write: Any, by_id: dict[str, Any], subs_of: dict[str, d
     for bench, subs in subs_of.items():
         for r in subs["rows"]:
             elsewhere = [o for o in by_model[r["model_id"]] if o["bench"] != bench]
-            page = pages.model_page(by_id[bench], r, boards.get(bench, []), labs, elsewhere, registry_version)
+            page = pages.model_page(by_id[bench], r, boards.get(bench, []), labs, elsewhere, registry_version,
+                                    sections.get(f"{bench}/{r['submission']}", ""))
             write(f"pages/{bench}/models/{r['submission']}.md", page)
             by_lab.setdefault(r["lab"], []).append({"bench": bench, "title": by_id[bench]["title"], "sub": r})
     for lab, entries in by_lab.items():
@@ -173,7 +174,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
         write(f"data/{rel}", data)
     for rel, text in released.pages.items():
         write(f"pages/{rel}", text)
-    _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version)
+    _model_and_lab_pages(write, by_id, subs_of, boards, labs, registry_version, released.model_sections)
     write("pages/rejected.md", pages.rejected_page(rejected))
     write("pages/reasons.md", reasons_page())
     access = access_data(report)

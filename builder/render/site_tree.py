@@ -51,8 +51,8 @@ DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
 NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n"
 # Instance keys the generated config sets itself (the site guard allows them in mkdocs.yml).
 FIXED_KEYS = frozenset({"docs_dir", "site_dir", "use_directory_urls", "not_in_nav"})
-OWN_CSS = ["assets/sealboard.css"]
-OWN_JS = ["assets/tablesort.min.js", "assets/sealboard.js"]
+OWN_CSS = ["assets/sealboard.css", "assets/items.css"]
+OWN_JS = ["assets/tablesort.min.js", "assets/sealboard.js", "assets/items.js"]
 # In the page head, before Material's bundle (extra.polyfills): the file:// worker shim and
 # the wrapper that loads the search documents when search is opened (search_index.py).
 OWN_HEAD_JS = ["assets/iframe-worker.js", "assets/sealboard-search.js"]
@@ -158,6 +158,29 @@ def _markdown_extensions(value: Any, docs: Path) -> Any:
     return [x for x in value if x != "md_in_html" and not (isinstance(x, dict) and "md_in_html" in x)]
 
 
+def _follow_os(palette: Any) -> Any:
+    """An instance's light/dark pair as Material's three toggles: the OS setting first
+    (``media: "(prefers-color-scheme)"``, followed on every visit), then light, then dark.
+    With two ``media`` entries only, Material follows the OS on a first visit and keeps
+    that choice. An instance's own ``media``, a single scheme or another shape is kept."""
+    if not (isinstance(palette, list) and len(palette) == 2 and all(isinstance(p, dict) and "media" not in p for p in palette)):
+        return palette
+    light, dark = sorted(palette, key=lambda p: p.get("scheme") == "slate")
+    colours = {k: v for k, v in light.items() if k in ("primary", "accent")}
+    return [
+        {"media": "(prefers-color-scheme)", **colours, "toggle": {"icon": "material/brightness-auto", "name": "Switch to light mode"}},
+        dict(light, media="(prefers-color-scheme: light)", toggle=dict(light.get("toggle") or {}, name="Switch to dark mode")),
+        dict(dark, media="(prefers-color-scheme: dark)", toggle=dict(dark.get("toggle") or {}, name="Follow the system setting")),
+    ]
+
+
+def _top_names(docs: Path) -> list[str]:
+    """The site's top folders and pages (``404.html`` finds the site's root from them)."""
+    if not docs.is_dir():
+        return []
+    return sorted(n.removesuffix(".md") + ".html" if n.endswith(".md") else n for n in os.listdir(docs))
+
+
 def generated_config(root: Path, staged: Path, generator: str, site_dir: str) -> dict[str, Any]:
     """The config the generator runs with: the instance's settings plus what Sealboard fixes."""
     instance = instance_config(root)
@@ -167,7 +190,10 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
     theme = dict(instance.get("theme") or {}) if isinstance(instance.get("theme"), dict) else {"name": instance.get("theme", "material")}
     theme["custom_dir"] = OVERRIDES
     theme["font"] = False  # system fonts: no request to Google Fonts
+    if "palette" in theme:
+        theme["palette"] = _follow_os(theme["palette"])
     extra = dict(instance.get("extra") or {})
+    extra["sealboard_top"] = _top_names(staged / DOCS)
     extra["sealboard_banner"] = meta.get("banner")
     extra["sealboard_noindex"] = bool(meta.get("noindex"))
     extra["polyfills"] = list(extra.get("polyfills") or []) + OWN_HEAD_JS

@@ -102,4 +102,6 @@ class ReleaseOutput:
 
     nav: dict[str, list[Any]]  # benchmark -> its release pages' nav entries
     data: dict[str, bytes]  # path under data/ -> bytes (dataset, results matrix, transcripts)
-    pages: dict[str, str]  # path under the pages -> text (item pages, changelog, verify page)
+    pages: dict[str, str]  # path under the pages -> text (item pages, grid, changelog, verify page)
+    # "<benchmark>/<lab>/<submission>" -> its model page's per-item results (Markdown + raw HTML)
+    model_sections: dict[str, str] = field(default_factory=dict)

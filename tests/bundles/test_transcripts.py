@@ -52,3 +52,33 @@ def test_line_numbers_hold_across_decompressed_chunks(monkeypatch):
     with pytest.raises(BuilderError) as exc:
         tr.read_transcripts(gzip.compress(good + b'{"item": "z"}\n' + good), "f", "en")
     assert (exc.value.reason, exc.value.line) == ("missing-field", 41)
+
+
+LMB = {"sketch": "bool", "variant": ("standard", "substitution")}  # its categorical result fields
+
+
+def test_categorical_result_fields_tell_one_samples_transcripts_apart():
+    """LiveMathematicianBench runs each sample as variant × sketch: four transcripts of
+    sample 0, told apart only by those fields (each kept on its row)."""
+    lines = [b'{"item": "a", "sample": 0, "variant": "%s", "sketch": %s, "text": "t"}\n' % (v, s)
+             for v in (b"standard", b"substitution") for s in (b"false", b"true")]
+    rows = tr.read_transcripts(gzip.compress(b"".join(lines)), "f", "en", conditions=LMB)
+    assert [(r["variant"], r["sketch"]) for r in rows] == [
+        ("standard", False), ("standard", True), ("substitution", False), ("substitution", True)]
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    (b'{"item": "a", "text": "t", "variant": "other"}\n', "bad-transcripts"),  # not an allowed value
+    (b'{"item": "a", "text": "t", "sketch": "yes"}\n', "bad-transcripts"),  # a bool, as in results.jsonl
+    (b'{"item": "a", "text": "t", "budget": 4096}\n', "unknown-field"),  # not one of the benchmark's categorical fields
+])
+def test_a_bad_categorical_field_is_named(line, reason):
+    with pytest.raises(BuilderError) as exc:
+        tr.read_transcripts(gzip.compress(line), "f", "en", conditions=LMB)
+    assert (exc.value.reason, exc.value.line) == (reason, 1)
+
+
+def test_without_declared_fields_a_categorical_key_is_unknown():
+    with pytest.raises(BuilderError) as exc:
+        tr.read_transcripts(gzip.compress(b'{"item": "a", "text": "t", "variant": "standard"}\n'), "f", "en")
+    assert exc.value.reason == "unknown-field"

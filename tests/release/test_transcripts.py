@@ -75,7 +75,9 @@ def test_no_out_of_scope_or_private_transcript_appears_anywhere(partial, site):
 def test_item_page_shows_transcripts_escaped_cut_and_collapsed(partial, site):
     first, second = partial.mini[0]["id"], partial.mini[1]["id"]
     page = (site / "soohak/items" / f"{first}.html").read_text()
-    assert '<details class="sb-transcript"><summary>Model One (acme) · en · sample 0</summary>' in page
+    # The first transcript of a submission carries the anchor its verdict row links to.
+    assert '<details class="sb-transcript" id="t-m-acme.open"><summary>Model One (acme) · en · sample 0</summary>' in page
+    assert '<a href="#t-m-acme.open">transcripts</a>' in page
     assert "<details open" not in page
     assert f"OPENMARK-{first} thinks &lt;script&gt;alert(1)&lt;/script&gt; &amp; answers" in page
     assert "<script>alert(1)" not in page

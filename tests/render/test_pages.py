@@ -209,3 +209,25 @@ def test_a_small_embargoed_board_says_why_nothing_shows():
     assert "at least 41 items." in large and "items in all" not in large
     released = pages.board_page({"id": "soohak", "title": "S", "status": "released", "min_cell_items": 41, "items": 6}, board, {}, {})
     assert "at least 41 items" not in released
+
+
+def test_board_summary_facts_read_as_words_and_an_empty_one_is_left_out():
+    # issue 25: the SOOHAK Challenge summary showed a bare "unsolved_items:" line.
+    board = dict(_board([("a", 1, 0.9)]), summary={"items": 340, "unsolved_items": 124})
+    md = pages.board_page({"id": "soohak", "title": "S", "status": "released"}, board, {}, {})
+    assert "- **Items**: 340\n" in md and "- **Items solved by no submission**: 124\n" in md
+    assert "unsolved_items" not in md
+    empty = pages.board_page({"id": "soohak", "title": "S", "status": "released"}, dict(board, summary={"items": 340, "unsolved_items": None}), {}, {})
+    assert "Items solved by no submission" not in empty and "- **Items**: 340\n" in empty
+    assert "## Summary" not in pages.board_page({"id": "soohak", "title": "S", "status": "released"}, dict(board, summary={"unsolved_items": ""}), {}, {})
+
+
+@pytest.mark.parametrize(("text", "math"), [
+    ("함수 $f(x) = x^3 -8x^2$ 에 대하여", True),  # Korean around a formula
+    ("with $k=4$ samples", True), ("$x$", True), ("$$\\int_0^1 f$$", True), ("\\(a+b\\)", True), ("\\[a\\]", True),
+    ("cost $0.18 per item, $1.20 in all", False), ("price $5 and $6", False), ("$ x $", False), ("no formula", False), (None, False),
+])
+def test_pages_with_formulas_are_told_from_prose_with_prices(text, math):
+    from builder.render.formulas import has_math
+
+    assert has_math(text) is math
