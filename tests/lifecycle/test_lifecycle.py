@@ -435,7 +435,6 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         branch = "sealboard/publish-identity/soohak-v1"
         assert branch in w.git(origin, "branch", "--list", "sealboard/*")
         assert w.git(origin, "show", "--stat", "--format=", branch).split()[0] == "keys/released/soohak-v1.txt"
-        w.git(board, "fetch", "-q", "origin", f"{branch}:refs/pull/3/head")
         w.git(origin, "update-ref", "refs/pull/3/head", branch)
 
     with life.step("the identity PR is checked (maintainer review required), reviewed and merged"):
