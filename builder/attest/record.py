@@ -27,6 +27,7 @@ DIR = "attestations"
 INDEX = "data/index.json"
 BOARDS = "boards"
 RELEASED = "released"
+AUDITS = "audits"  # attestations/audits/: the audit's results (builder.release.audit_record), not a deploy
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def recorded(root: Path) -> list[Recorded]:
     """Every recorded attestation, oldest first (folder names sort by build time)."""
     out = []
     base = root / DIR
-    for folder in sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else ():
+    for folder in sorted(p for p in base.iterdir() if p.is_dir() and p.name != AUDITS) if base.is_dir() else ():
         where = f"{DIR}/{folder.name}/statement.json"
         if not (folder / "statement.json").is_file():
             raise AttestationError("is missing", where=where, reason="attestation-missing", hint="restore it from git history")

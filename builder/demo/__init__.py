@@ -1,6 +1,8 @@
 """The demo instance: synthetic data (synth_*), written as a complete signed, sealed instance (instance).
 
 - ``figures``: The records the synthetic generators (`synth_*`) hand to the demo writer
+- ``history``: `sealboard demo --history`: the embargoed commit deployed, signed and recorded, then the
+  audit after release of KCSAT-ML recorded, so the demo's audit has a past to re-derive
 - ``instance``: Write a complete demo instance: throwaway keys, registry, configs, dataset and
   result bundles, all signed and sealed for real, in the repository …
 - ``optin``: What the demo's labs opt to publish at release (`publish_on_release`), so the demo

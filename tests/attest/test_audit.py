@@ -106,3 +106,11 @@ def test_recording_again_is_a_no_op_when_nothing_new_is_shown(history):
     from builder.attest.record import record
 
     assert record(history.site, history.root) is None  # the same deploy: nothing new to record
+
+
+def test_a_recorded_audit_is_not_read_as_a_deploy(history, tmp_path):
+    """attestations/audits/ sits beside the deploy folders: the audit runs again after --record."""
+    root = _copy(history.root, tmp_path)
+    assert CliRunner().invoke(main, ["audit", "--release", "kcsat-ml", "--root", str(root), "--record"]).exit_code == 0
+    again = CliRunner().invoke(main, ["audit", "--release", "kcsat-ml", "--root", str(root)])
+    assert again.exit_code == 0 and "all agree" in again.output
