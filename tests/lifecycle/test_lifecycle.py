@@ -170,7 +170,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
     require("inspect_ai")
     require("lm_eval")
     life, w = Life(), World(tmp_path)
-    keys = {n: w.keygen(n) for n in ("ada", "emmy", "sofia", "acme", "acme-2027", "beta")}
+    keys = {n: w.keygen(n) for n in ("ada", "emmy", "sofia", "acme", "acme-2027", "beta", "build")}
     board, origin, secure = tmp_path / "board", tmp_path / "origin.git", tmp_path / "secure"
     identity = secure / "identity.txt"
     items = soohak_items()
@@ -190,6 +190,12 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
             w.sb(board, "keys", "sign", "--key", keys[m])
         assert "v0001" in w.sb(board, "keys", "status").stdout
         w.commit(board, "registry v0001 signed", T0 + timedelta(minutes=10))
+
+    with life.step("the build key listed (signs every deploy's attestation), signed by 2 of 3"):
+        w.sb(board, "keys", "set-build-key", f"{keys['build']}.pub")
+        for m in ("emmy", "sofia"):
+            w.sb(board, "keys", "sign", "--key", keys[m])
+        w.commit(board, "build key", T0 + timedelta(minutes=20))
 
     with life.step("dataset created and threshold-signed"):
         plain = tmp_path / "maintainer" / "items.jsonl"  # outside the repository, as the checklist says
@@ -311,7 +317,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         merge(1, T0 + timedelta(days=2))
         merge(2, T0 + timedelta(days=2, hours=1))
 
-    secrets = {"secrets.SEALBOARD_IDENTITY": identity.read_text()}
+    secrets = {"secrets.SEALBOARD_IDENTITY": identity.read_text(), "secrets.SEALBOARD_BUILD_KEY": keys["build"].read_text()}
     builds = iter(range(1, 100))
 
     def scheduled_build() -> Path:
@@ -340,6 +346,8 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         assert boards and all("at least 41 items; this benchmark has 18 items in all" in p.read_text() for p in boards), boards
         harness = {row["lab"]: row["harness"].split()[0] for row in data(site, "soohak/submissions.json")["rows"]}
         assert harness == {"acme": "inspect_ai", "beta": "lm-evaluation-harness"}, harness
+        # The deploy is attested: anyone checks it offline against the registry's build key.
+        assert "verified:" in w.sb(site.parent, "verify-site", site, "--root", site.parent).stdout
 
     with life.step("acme rotates its key (the old one retired), beta's key is compromised"):
         w.sb(board, "keys", "add-lab", "acme", "--key", f"{keys['acme-2027']}.pub")  # no --name: a key for a lab
@@ -406,6 +414,7 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         scores = {board_id: {r["submission"]: r["metrics"]["avg@3"]["value"] for r in data(site, f"soohak/{board_id}.json")["rows"]}
                   for board_id in ("mini", "challenge")}
         assert scores == {"mini": {"acme/run-1": 1.0}, "challenge": {"acme/run-1": 0.0}}, scores
+        assert "verified:" in w.sb(site.parent, "verify-site", site, "--root", site.parent).stdout
         assert w.sb(board, "release", "identity-due").stdout.split() == ["soohak"]
 
     with life.step("the identity-publication PR (build.yml's publish-identity job)"):
