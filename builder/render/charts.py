@@ -132,8 +132,11 @@ def _scatter(board: dict[str, Any], x: dict[str, Any], y: dict[str, Any], ys: di
         return None
     out = {"type": "scatter", "points": points, "references": refs, "x_title": axis_title(x), "y_title": axis_title(y), "log_x": log_x}
     if better_x is None:
-        # No frontier to name (slope against intercept): the board's top five by rank are named.
+        # No frontier to name (slope against intercept): the board's top five by rank are
+        # named, or on an unranked board the points at the ends of either axis.
         top = {r["submission"] for r in sorted((r for r in board["rows"] if r.get("rank") is not None), key=lambda r: r["rank"])[:5]}
+        if not top:
+            top = {f(points, key=lambda p: p[axis])["key"] for f in (min, max) for axis in ("x", "y")}
         out["points"] = [{**p, "tag": True} for p in points if p["key"] in top] + [p for p in points if p["key"] not in top]
     else:
         # Frontier points first: the script names them before any other (and never over one).

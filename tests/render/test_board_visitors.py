@@ -115,13 +115,15 @@ def test_a_board_first_load_is_light_and_its_table_sorts_before_any_chart(served
     assert not problems, "\n".join(problems)
 
 
+# Where each row's bar and tick are drawn (CSS pseudo-elements of td.sb-forest), as
+# fractions of the column's width.
 FOREST = """(() => [...document.querySelectorAll('table.sb-board[data-sortable] tbody tr[data-sub]')].map(tr => {
-  const td = tr.querySelector('td.sb-forest'), bar = td && td.querySelector('.sb-fbar'), dot = td && td.querySelector('.sb-fdot');
-  const box = td ? td.getBoundingClientRect() : null, pad = td ? parseFloat(getComputedStyle(td).paddingLeft) : 0;
-  const w = box ? box.width - pad - parseFloat(getComputedStyle(td).paddingRight) : 0;
-  const at = el => el ? (el.getBoundingClientRect().left - box.left - pad) / w : null;
-  return {sub: tr.dataset.sub, lo: at(bar), hi: bar ? at(bar) + bar.getBoundingClientRect().width / w : null,
-          dot: dot ? (dot.getBoundingClientRect().left + dot.getBoundingClientRect().width / 2 - box.left - pad) / w : null};
+  const td = tr.querySelector('td.sb-forest'), w = td.getBoundingClientRect().width;
+  const bar = getComputedStyle(td, '::before'), dot = getComputedStyle(td, '::after');
+  const drawn = s => s.content !== 'none' && s.content !== 'normal' && parseFloat(s.width) > 0;
+  return {sub: tr.dataset.sub,
+          lo: drawn(bar) ? parseFloat(bar.left) / w : null, hi: drawn(bar) ? (parseFloat(bar.left) + parseFloat(bar.width)) / w : null,
+          dot: drawn(dot) ? (parseFloat(dot.left) + parseFloat(dot.width) / 2 + parseFloat(dot.marginLeft)) / w : null};
 }))()"""
 
 
@@ -164,7 +166,7 @@ def test_home_cards_show_ties(served, browser):
     page.goto(base + "index.html")
     cards = page.eval("""[...document.querySelectorAll('.sb-card table.sb-standings')].map(t =>
         [...t.querySelectorAll('tbody tr:not(.sb-reference)')].map(tr => ({rank: tr.querySelector('.sb-rank').textContent.trim(),
-           range: (tr.querySelector('.sb-rank-range') || {}).textContent || '', bar: !!tr.querySelector('.sb-fbar'),
+           range: (tr.querySelector('.sb-rank-range') || {}).textContent || '', bar: /--w:/.test((tr.querySelector('td.sb-forest') || {getAttribute: () => ''}).getAttribute('style') || ''),
            size: parseFloat(getComputedStyle(tr.querySelector('.sb-rank-range') || tr.querySelector('.sb-rank')).fontSize)})))""")
     page.close()
     assert cards and all(cards)
@@ -369,6 +371,8 @@ def test_compare_sets_models_side_by_side_with_honest_differences(served, browse
         assert {c["type"] for c in charts} == {"released", "cost"} and all(c["drawn"] for c in charts), charts
         assert [c["named"] for c in charts] == [3, costed] and costed >= 2, charts
         assert next(c for c in charts if c["type"] == "cost")["frontier"]
+        cut = page.eval("[...document.querySelectorAll('table.sb-compare-table')].filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).length")
+        assert cut == 0, f"{cut} compare tables wider than their box at {width} px"
         width_over = page.eval("document.documentElement.scrollWidth") - width
         assert width_over <= 0, f"compare page {width_over} px wider than a {width} px screen"
         assert page.errors() == []

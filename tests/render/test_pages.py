@@ -86,7 +86,7 @@ def test_board_page_rows_cells_and_links():
     assert '90.0 <span class="sb-ci">[80.0, 100.0]</span> <span class="sb-n">10</span>' in rows[1]
     assert '<div class="sb-chart">' in md  # the board charts
     # Its forest column: a's interval [80, 100] on the board's axis 40..100 (b's interval is [40, 60]).
-    assert '<span class="sb-fbar" style="left:66.7%;width:33.3%"></span><span class="sb-fdot" style="left:83.3%">' in rows[1], rows[1]
+    assert '<td class="sb-forest" style="--v:83.3;--l:66.7;--w:33.3"></td>' in rows[1], rows[1]
     # Empty descriptions are filled from what the board shows.
     assert "\nAcc.\n" in md
 

@@ -184,11 +184,11 @@ def test_every_board_at_both_widths(served, browser):
 
 def _one_of_each_kind(site: Path) -> list[str]:
     """Every page that is not a board, once per template: the site's own pages, and per
-    benchmark its overview, submissions, item browser, first model page and first item page."""
+    benchmark its overview, submissions, item browser, compare page, first model page and first item page."""
     rels = sorted(p.name for p in site.glob("*.html"))
     rels += [f"labs/{min(p.name for p in (site / 'labs').glob('*.html'))}"]
     for bench in sorted(p.parent.name for p in site.glob("*/submissions.html")):
-        rels += [f"{bench}/{name}" for name in ("index.html", "submissions.html", "items.html") if (site / bench / name).is_file()]
+        rels += [f"{bench}/{name}" for name in ("index.html", "submissions.html", "items.html", "compare.html") if (site / bench / name).is_file()]
         for sub in ("models", "items"):
             pages = sorted((site / bench / sub).rglob("*.html"))
             rels += [str(pages[0].relative_to(site))] if pages else []
@@ -199,7 +199,7 @@ def test_every_kind_of_page_fits_both_widths(served, browser):
     site, base = served
     rels = _one_of_each_kind(site)
     # The demo has all of these (its releases give item browsers and item pages).
-    assert {"methodology.html", "changelog.html", "maintainers.html", "kcsat-ml/items.html"} <= set(rels), rels
+    assert {"methodology.html", "changelog.html", "maintainers.html", "kcsat-ml/items.html", "kcsat-ml/compare.html"} <= set(rels), rels
     assert any(r.startswith("kcsat-ml/items/") for r in rels) and any(r.startswith("soohak/models/") for r in rels), rels
     problems: list[str] = []
     for width, height in WIDTHS:

@@ -23,6 +23,11 @@
   function setupTable(table) {
     if (table.dataset.ready || typeof Tablesort === "undefined") return;
     table.dataset.ready = "1";
+    // Each row's submission id, from its model link (models/<id>.html): what the charts' rows carry.
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      var a = tr.querySelector(".sb-model a[href]"), m = a && /models\/(.+)\.html$/.exec(a.getAttribute("href"));
+      if (m) tr.dataset.sub = decodeURIComponent(m[1]);
+    });
     var sorter = new Tablesort(table, { descending: true });
     sorter.current = table.querySelector("thead th[aria-sort]");  // rows come in rank order
     var box = table.closest(".sb-board-box");
@@ -370,7 +375,11 @@
     cap.appendChild(document.createTextNode(" · " + b.metric));
     t.appendChild(cap);
     var head = t.createTHead().insertRow();
-    ["Model", "Rank", "Value [95% interval]", "Δ vs " + names[keys[0]].label].forEach(function (h, i) { var th = make("th", i === 0 ? "sb-model" : null, h); head.appendChild(th); });
+    ["Model", "Rank", "Value [95% interval]", "Δ vs first [95% interval]"].forEach(function (h, i) {
+      var th = make("th", i === 0 ? "sb-model" : null, h);
+      if (i === 3) th.title = "difference from " + names[keys[0]].label;
+      head.appendChild(th);
+    });
     var body = t.createTBody(), first = b.cells[keys[0]];
     keys.forEach(function (k, i) {
       var tr = body.insertRow(), c = b.cells[k];
