@@ -94,8 +94,8 @@ def raw_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
             return -1  # a new block must start the next line with a block-level start tag
         if start is not None:
             tag = start.lower()
-            if attrs:
-                found.extend(_ids(tag, attrs))
+            if attrs and ("ID" in (up := attrs.upper()) or "NAME" in up):
+                found.extend(_ids(tag, attrs))  # only where an id or name attribute may be
             if not close and tag not in _EMPTY:
                 if tag in _OPAQUE:
                     return -1

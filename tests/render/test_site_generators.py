@@ -51,8 +51,10 @@ def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     config = orjson.loads((root / ".sealboard/staged/mkdocs.yml").read_bytes())
     plugins = config.get("plugins", [])
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
-    # Jinja's sandbox first (the others work in its environment), then the two that save time.
-    assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "raw_html_blocks.py"]
+    # Jinja's sandbox first (the others work in its environment), then those that save time,
+    # the search index, and the data files linked rather than copied.
+    assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "raw_html_blocks.py", "markdown_reuse.py",
+                                                       "search_index.py", "static_links.py"]  # fmt: skip
     assert all(Path(h).is_file() for h in config["hooks"])
     assert config["use_directory_urls"] is False and config["theme"]["font"] is False
     # Generated pages are raw HTML: md_in_html is dropped when no page uses it.
