@@ -82,10 +82,17 @@ SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
 # Generated pages at the site root (render/site.py, release/pages.py); data/, labs/ and each
 # benchmark's folder are reserved whole.
 GENERATED_PAGES = frozenset({"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md"})
-# Files the staged tree always holds (render/site_tree.py): Sealboard's assets.
-GENERATED_FILES = frozenset({"assets/sealboard.css", "assets/sealboard.js", "assets/tablesort.min.js", "assets/plotly.min.js",
-                             "assets/iframe-worker.js", "assets/sealboard-search.js",
-                             "search/search_index.json", "search/search_index.js", "search/search_docs.js"})
+# Files the staged tree always holds (render/site_tree.py): every file of Sealboard's
+# assets folder, read from the folder itself so that a new asset is reserved the day it is
+# added, and the vendored plotly.js published beside them.
+_ASSETS = Path(__file__).parent / "site_template" / "assets"
+GENERATED_FILES = frozenset(
+    {f"assets/{p.relative_to(_ASSETS).as_posix()}" for p in _ASSETS.rglob("*") if p.is_file()}
+    | {"assets/plotly.min.js", "assets/plotly-LICENSE.txt"}
+)
+# Folders the build writes whole: the search index (render/search_index.py) and the
+# deploy's attestation (attest/write.py: a file there would be published unattested).
+GENERATED_DIRS = frozenset({"search", "attestation"})
 # Sealboard's theme override (site_template/overrides/): the banner and noindex live there.
 OVERRIDE_TEMPLATES = frozenset({"main.html"})
 # Keys whose value may name a file the browser fetches: a URL there loads it from another host.
@@ -259,7 +266,7 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
     """Findings for the files of the site sources: ``(path relative to the root, kind)``
     with kind ``file``, ``link`` or ``other`` (a submodule, a device…). Files under
     ``custom_dir`` (a folder of site_src/) are judged as theme files, the rest as pages."""
-    reserved = {"data", "labs", *benchmarks}  # labs/: the generated lab pages (render/site.py)
+    reserved = {"data", "labs", *GENERATED_DIRS, *benchmarks}  # labs/: the generated lab pages (render/site.py)
     theme_parts = PurePosixPath(custom_dir).parts if custom_dir else ()  # (): no theme folder
     out = []
     for path, kind in entries:

@@ -111,6 +111,15 @@ def site_src_replaces_an_asset(inst: Instance, marker: Path) -> None:
     append(inst, "site_src/assets/tablesort.min.js", "fetch('https://evil.example/')")
 
 
+def site_src_replaces_a_vendored_asset(inst: Instance, marker: Path) -> None:
+    append(inst, "site_src/assets/katex/katex.min.js", "fetch('https://evil.example/')")
+
+
+def site_src_adds_an_unattested_file(inst: Instance, marker: Path) -> None:
+    # attestation/ lists every other file; a file placed there would be published unattested.
+    append(inst, "site_src/attestation/statement.json", "{}")
+
+
 def site_src_replaces_the_changelog(inst: Instance, marker: Path) -> None:
     append(inst, "site_src/changelog.md", "# Nothing changed\n")
 
@@ -174,6 +183,8 @@ SITE_CASES: dict[str, tuple[Callable[[Instance, Path], None], list[tuple[str, st
     "site/custom-dir-replaces-main-html": (custom_dir_replaces_main_template, [("site_src/overrides/main.html", "shadows-generated")]),
     "site/custom-dir-replaces-an-asset": (custom_dir_replaces_an_asset, [("site_src/overrides/assets/sealboard.js", "shadows-generated")]),
     "site/site-src-replaces-an-asset": (site_src_replaces_an_asset, [("site_src/assets/tablesort.min.js", "shadows-generated")]),
+    "site/site-src-replaces-a-vendored-asset": (site_src_replaces_a_vendored_asset, [("site_src/assets/katex/katex.min.js", "shadows-generated")]),
+    "site/site-src-writes-into-the-attestation": (site_src_adds_an_unattested_file, [("site_src/attestation/statement.json", "shadows-generated")]),
     "site/site-src-replaces-the-changelog": (site_src_replaces_the_changelog, [("site_src/changelog.md", "shadows-generated")]),
     "site/extra-javascript-elsewhere": (external_javascript, [("mkdocs.yml", "external-script")]),
     "site/extra-javascript-protocol-relative": (external_javascript_protocol_relative, [("mkdocs.yml", "external-script")]),
