@@ -46,8 +46,10 @@ SECTION_CHARS = 400
 # needed: words are separated by spaces), and that language.
 # A word of three letters or more: Greek letters in formulas are not Greek text.
 SCRIPT_LANGS = (("ko", re.compile(r"[\uac00-\ud7a3]{2}")), ("ru", re.compile(r"[\u0400-\u04ff]{3}")))
-# A section that is mostly a table's rows lists other pages (the models on an item page, the
-# boards on a model page): indexed by its heading only, or every name would match every page listing it.
+# A section whose table rows link to other pages (the models on an item page, the boards on a
+# model page) or that holds many transcripts is a listing: indexed by its heading only, or every
+# name would match every page listing it. A table of facts (a model page's provenance, the
+# lab's notes among them) is indexed: its rows do not link.
 LISTING_ROWS = 8
 DOCS_GLOBAL = "__sealboard_search_docs"
 
@@ -65,7 +67,8 @@ def plain(source: str) -> str:
 
 
 def _text(source: str) -> str:
-    if source.count("<tr") + source.count("<details") > LISTING_ROWS:
+    linked_rows = sum("<a " in row for row in source.split("<tr")[1:])
+    if linked_rows + source.count("<details") > LISTING_ROWS:
         return ""
     return _cut(plain(source))
 

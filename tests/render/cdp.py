@@ -175,6 +175,8 @@ class Page:
         width = int(self.eval("window.innerWidth"))
         clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
         data = self.b.send("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}, session=self.session)["data"]
+        # The folder is gitignored and any test (or xdist worker) may be the first to shoot.
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:

@@ -24,13 +24,15 @@ from builder.demo.instance import write_demo
 from builder.pipeline.build import build, load_identities
 from tests.render.test_pages_browser import WIDTHS, _Quiet
 
-# Open search as a visitor does (focus the box), wait until Material's worker is ready, type
-# the query and wait for its results: the result links and the result count line.
+# Open search as a visitor does (focus the box), wait until Material's worker is ready (its
+# result line turns from "Initializing search" to "Type to start searching": waiting only while
+# it reads "Initializing" raced a loaded machine, where the line may still be empty), type the
+# query and wait for its results: the result links and the result count line.
 SEARCH = """(async (q) => {
   const input = document.querySelector('.md-search__input');
-  const meta = () => document.querySelector('.md-search-result__meta').textContent.trim();
+  const meta = () => (document.querySelector('.md-search-result__meta') || {textContent: ''}).textContent.trim();
   input.focus();
-  for (let i = 0; i < 300 && /Initializing/.test(meta()); i++) await new Promise(r => setTimeout(r, 100));
+  for (let i = 0; i < 600 && !/type to start/i.test(meta()); i++) await new Promise(r => setTimeout(r, 100));
   input.value = q;
   input.dispatchEvent(new Event('input', {bubbles: true}));
   input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'a'}));
