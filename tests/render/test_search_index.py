@@ -38,7 +38,7 @@ PAGE = (
 
 <table>
 """
-    + "".join(f"<tr><td>Model {i}</td></tr>\n" for i in range(LISTING_ROWS + 1))
+    + "".join(f'<tr><td><a href="../models/lab/m{i}.html">Model {i}</a></td></tr>\n' for i in range(LISTING_ROWS + 1))
     + "</table>\n"
 )
 
@@ -57,6 +57,14 @@ def test_a_generated_page_has_one_entry_per_heading_from_its_source():
     assert entries[1] == {"location": "kcsat-ml/items/kcsat-2014-a-01.html#question", "title": "Question",
                           "text": "함수 $f(x)$ 에 대하여 & 구하는 값을 답하시오."}  # fmt: skip
     assert entries[2]["text"] == ""  # a listing of other pages: its heading only
+
+
+def test_a_table_of_facts_is_indexed_however_many_rows_it_has():
+    # A model page's provenance: rows of facts that link nowhere (the lab's notes among them).
+    facts = "".join(f"<tr><th>Fact {i}</th><td>value {i}</td></tr>\n" for i in range(LISTING_ROWS + 4))
+    page = f"# Model\n\nintro\n\n## Provenance\n\n<table>\n{facts}</table>\n"
+    entries = page_entries("m.html", "Model", page, [Anchor("model", "Model", [Anchor("provenance", "Provenance")])])
+    assert entries[1]["text"].startswith("Fact 0 value 0 Fact 1 value 1")
 
 
 def test_headings_that_do_not_pair_with_the_toc_make_one_entry():
