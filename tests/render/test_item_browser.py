@@ -131,7 +131,6 @@ def test_every_filter_shows_exactly_the_matching_items(sites, browser, site_name
     values = {name: sorted({str(v) for it in items for v in meaning(it) if v is not None}) for name, meaning in MEANING.items()}
     assert {name for name, vs in values.items() if len(vs) > 1} == expected_filters
     assert solved_by_none and solved_by_none < every, "the data must give solved-by-none something to do"
-    SHOTS.mkdir(exist_ok=True)
     url = f"{base}{site_name}/{bench}/items.html"
     for width, height in WIDTHS:
         page = browser.page(width, height)

@@ -138,7 +138,6 @@ def test_every_board_at_both_widths(served, browser):
     site, base = served
     boards = _boards(site)
     assert len(boards) >= 25
-    SHOTS.mkdir(exist_ok=True)
     problems: list[str] = []
     for width, height in WIDTHS:
         page = browser.page(width, height)
