@@ -4,9 +4,11 @@ One folder per deploy (not per benchmark: one statement covers the whole site, e
 benchmark's status in it), named by the stamped build time (``20261202T061500Z``) and the
 first 12 hex digits of the statement's sha256, holding ``statement.json`` and its
 ``statement.json.sig`` exactly as the site published them, and ``boards/<benchmark>/<board>.json``:
-the board files of every benchmark not yet fully released, as published (their sha256 is in
-the signed statement, so a changed copy shows). So the history of what was shown is itself
-signed and public, and ``sealboard audit`` re-derives it after a release, cell by cell.
+the board files of every benchmark, as published (their sha256 is in the signed statement,
+so a changed copy shows). So the history of what was shown is itself signed and public:
+``sealboard audit`` re-derives the embargoed boards after a release, cell by cell, and the
+site shows every recorded deploy's boards as a dated snapshot (builder.attest.snapshots).
+Records made before snapshots kept only the boards of benchmarks not yet fully released.
 
 A deploy is recorded only when it shows something new: a board or data file other than
 ``data/index.json`` (which names the commit) changed, or a benchmark's status did, since
@@ -21,7 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.attest.statement import SIG_SUFFIX, STATEMENT, AttestationError, Statement, parse
+from builder.attest.verify import check_signer
+from builder.errors import BuilderError
 from builder.strict import loads_json
+from builder.trust.sshsig import NS_SITE, verify
 
 DIR = "attestations"
 INDEX = "data/index.json"
@@ -39,15 +44,38 @@ class Recorded:
 
 def recorded(root: Path) -> list[Recorded]:
     """Every recorded attestation, oldest first (folder names sort by build time)."""
-    out = []
+    return [read_recorded(folder) for folder in folders(root)]
+
+
+def folders(root: Path) -> list[Path]:
+    """The deploy folders under attestations/, oldest first (not attestations/audits/)."""
     base = root / DIR
-    for folder in sorted(p for p in base.iterdir() if p.is_dir() and p.name != AUDITS) if base.is_dir() else ():
-        where = f"{DIR}/{folder.name}/statement.json"
-        if not (folder / "statement.json").is_file():
-            raise AttestationError("is missing", where=where, reason="attestation-missing", hint="restore it from git history")
-        sig = folder / ("statement.json" + SIG_SUFFIX)
-        out.append(Recorded(folder.name, parse((folder / "statement.json").read_bytes(), where), sig.read_bytes() if sig.is_file() else None))
-    return out
+    return sorted(p for p in base.iterdir() if p.is_dir() and p.name != AUDITS) if base.is_dir() else []
+
+
+def read_recorded(folder: Path) -> Recorded:
+    """One deploy folder's statement (parsed, not verified: check_recorded) and signature."""
+    where = f"{DIR}/{folder.name}/statement.json"
+    if not (folder / "statement.json").is_file():
+        raise AttestationError("is missing", where=where, reason="attestation-missing", hint="restore it from git history")
+    sig = folder / ("statement.json" + SIG_SUFFIX)
+    return Recorded(folder.name, parse((folder / "statement.json").read_bytes(), where), sig.read_bytes() if sig.is_file() else None)
+
+
+def check_recorded(root: Path, rec: Recorded) -> None:
+    """The recorded statement is signed by the build key its registry version lists (the
+    repository's verified chain, builder.attest.verify), and is not a rehearsal. attestations/
+    is a folder a pull request can touch: nothing in it is believed before this."""
+    where = f"{DIR}/{rec.name}/statement.json"
+    if rec.signature is None:
+        raise AttestationError("is not signed", where=where, reason="attestation-unsigned")
+    try:
+        signer = verify(rec.signature, rec.statement.data, NS_SITE, where=where + SIG_SUFFIX)
+    except BuilderError as exc:
+        raise AttestationError(f"signature does not verify ({exc.reason})", where=where + SIG_SUFFIX, reason="attestation-bad-signature") from None
+    check_signer(root, rec.statement, signer)
+    if rec.statement.rehearsal is not None:
+        raise AttestationError("is a rehearsal", where=STATEMENT, reason="attestation-rehearsal")
 
 
 def _shown(st: Statement) -> tuple[frozenset[tuple[str, str]], tuple[tuple[str, str], ...]]:
@@ -90,12 +118,13 @@ def record(site: Path, root: Path) -> Path | None:
 
 def shown_boards(site: Path, st: Statement) -> list[str]:
     """The board JSON files (``data/<bench>/<board>.json``, as data/index.json lists them) of
-    every benchmark the statement says is not fully released."""
+    every benchmark the statement names, released or not: the audit needs the embargoed
+    ones, the snapshots all of them."""
     index = loads_json((site / INDEX).read_bytes(), INDEX) if (site / INDEX).is_file() else {}
     listed = {s.name for s in st.subjects}
     out = []
     for bench in index.get("benchmarks", []):
-        if st.status(str(bench.get("id"))) in (None, RELEASED):
+        if st.status(str(bench.get("id"))) is None:
             continue
         out += [b["json"] for b in bench.get("boards", []) if isinstance(b.get("json"), str) and b["json"] in listed]
     return sorted(out)

@@ -18,17 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.attest.record import RELEASED, Recorded, recorded, recorded_board
-from builder.attest.statement import SIG_SUFFIX, STATEMENT, AttestationError
-from builder.attest.verify import check_signer
+from builder.attest.record import RELEASED, check_recorded, recorded, recorded_board
+from builder.attest.statement import STATEMENT, AttestationError
 from builder.audit.compare import BoardComparison, compare_board
 from builder.audit.rebuild import Rebuilt, rebuild
 from builder.config import load_configs
-from builder.errors import BuilderError, ConfigError
+from builder.errors import ConfigError
 from builder.release.identity import identity_path
 from builder.trust.registry_format import parse_time
 from builder.trust.seal import Identity, load_identity
-from builder.trust.sshsig import NS_SITE, verify
 
 
 @dataclass
@@ -111,20 +109,6 @@ def released_identity(root: Path, benchmark: str) -> tuple[Identity, str, str]:
     return load_identity(path.read_bytes(), str(path.relative_to(root))), str(path.relative_to(root)), config.version
 
 
-def _check(root: Path, rec: Recorded) -> None:
-    """The recorded statement is signed by a listed build key, and each board copy matches it."""
-    where = f"attestations/{rec.name}/statement.json"
-    if rec.signature is None:
-        raise AttestationError("is not signed", where=where, reason="attestation-unsigned")
-    try:
-        signer = verify(rec.signature, rec.statement.data, NS_SITE, where=where + SIG_SUFFIX)
-    except BuilderError as exc:
-        raise AttestationError(f"signature does not verify ({exc.reason})", where=where + SIG_SUFFIX, reason="attestation-bad-signature") from None
-    check_signer(root, rec.statement, signer)
-    if rec.statement.rehearsal is not None:
-        raise AttestationError("is a rehearsal", where=STATEMENT, reason="attestation-rehearsal")
-
-
 def audit(root: Path, benchmark: str, progress: Any = lambda _m: None) -> Audit:
     root = root.resolve()
     identity, identity_where, version = released_identity(root, benchmark)
@@ -138,7 +122,7 @@ def audit(root: Path, benchmark: str, progress: Any = lambda _m: None) -> Audit:
         deploy = DeployAudit(rec.name, pred.get("commit"), pred.get("built"), status)
         deploys.append(deploy)
         try:
-            _check(root, rec)
+            check_recorded(root, rec)
         except AttestationError as exc:
             deploy.verdict, deploy.reason = "unverified", f"{exc.reason}: {exc.message}"
             continue

@@ -43,9 +43,10 @@ def verify_site_command(site: Path, root: Path, as_json: bool) -> None:
 @root_option
 @translate_errors
 def record_attestation_command(site: Path, root: Path) -> None:
-    """Keep SITE's signed attestation in the repository (attestations/<built>-<digest>/),
-    when it shows anything new since the newest recorded one; prints the folder written,
-    or nothing. The scheduled build opens a pull request with it.
+    """Keep SITE's signed attestation and its board files in the repository
+    (attestations/<built>-<digest>/), when it shows anything new since the newest recorded
+    one; prints the folder written, or nothing. The scheduled build opens a pull request
+    with it; the site's Snapshots page shows each recorded deploy's boards.
 
     \b
     Example:

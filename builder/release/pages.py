@@ -9,31 +9,25 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
-
+from builder.attest.snapshots import Snapshot
 from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
 from builder.release.audit_record import read_audit
 from builder.release.explore import anchor, embedded_json, grid_data, grid_json, model_results
 from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
 from builder.release.registry_history import registry_history
+from builder.release.snapshot_pages import snapshot_entries, snapshot_pages, snapshots
+from builder.release.templating import render
 from builder.release.transcripts import by_item, publishes_transcripts
 from builder.render.formulas import has_math
 from builder.render.labels import option_order
 from builder.report.records import BenchmarkState, BuildReport, ReleaseOutput
 
-_ENV = Environment(
-    loader=PackageLoader("builder.release", "templates"),
-    undefined=StrictUndefined,
-    autoescape=False,  # Markdown output; every value goes through `e` explicitly
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
 _SAFE_PAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 _COLUMNS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("languages", "Languages"), ("year", "Year"), ("edition", "Edition"),
             ("difficulty", "Difficulty"))
@@ -42,8 +36,8 @@ _FILTERS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("la
 
 
 def _render(name: str, **context: Any) -> str:
-    return _ENV.get_template(name).render(
-        e=lambda s: html.escape(str(s)) if s is not None else "",
+    return render(
+        name,
         pct=lambda v: "—" if v is None else f"{100 * v:.1f}%",
         verdict=_verdict,
         sortable=lambda v: "-1" if v is None else f"{v:.6f}",  # an unknown rate sorts below 0
@@ -158,9 +152,10 @@ def _withdrawal_entries(root: Path, benchmarks: set[str]) -> list[dict[str, Any]
     return entries
 
 
-def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
+def changelog_entries(report: BuildReport, snaps: Sequence[Snapshot] = ()) -> list[dict[str, Any]]:
     """Releases (dated by not_before), new submissions (their signed `created`), withdrawals
-    (the tombstone's `withdrawn`) and registry versions (git admission), newest first.
+    (the tombstone's `withdrawn`), registry versions (git admission) and recorded deploys
+    (their signed build time, linking their snapshots), newest first.
 
     The changelog is judged at the build's clock, like the releases' verdicts: a rehearsal's
     ``as_of`` or now. A submission, withdrawal or registry version dated after it has not
@@ -183,6 +178,7 @@ def changelog_entries(report: BuildReport) -> list[dict[str, Any]]:
     entries += _withdrawal_entries(report.root, {s.config.id for s in report.benchmarks})
     entries += _registry_entries(report)
     clock = report.as_of or report.now
+    entries += snapshot_entries(list(snaps), clock)
     entries = [e for e in entries if e["at"] is None or e["at"] <= clock]
     return sorted(entries, key=lambda e: (e["date"] or "", e["what"]), reverse=True)
 
@@ -194,10 +190,12 @@ def site_release_pages(report: BuildReport) -> dict[str, str]:
          "audit": read_audit(report.root, s.config.id) if s.status == "released" else None}
         for s in report.benchmarks if s.release is not None
     ]
+    snaps = snapshots(report.root)
     return {
-        "changelog.md": _render("changelog.md.j2", entries=changelog_entries(report),
+        "changelog.md": _render("changelog.md.j2", entries=changelog_entries(report, snaps),
                                 as_of=f"{report.as_of:%Y-%m-%d %H:%M} UTC" if report.as_of else None),
         "verify-release.md": _render("verify-release.md.j2", releases=releases),
+        **snapshot_pages(report, snaps),
     }
 
 

@@ -51,6 +51,9 @@ SCRIPT_LANGS = (("ko", re.compile(r"[\uac00-\ud7a3]{2}")), ("ru", re.compile(r"[
 # name would match every page listing it. A table of facts (a model page's provenance, the
 # lab's notes among them) is indexed: its rows do not link.
 LISTING_ROWS = 8
+# Pages left out of the index: a snapshot (release/snapshot_pages.py) repeats every model name
+# of a past deploy's boards; a search for a model should find its page, not each dated copy.
+UNINDEXED = ("snapshots/",)
 DOCS_GLOBAL = "__sealboard_search_docs"
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -163,7 +166,7 @@ def on_pre_build(config: Any) -> None:
 
 
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
-    if generated(page, config) and page.markdown is not None:
+    if generated(page, config) and page.markdown is not None and not page.file.src_uri.startswith(UNINDEXED):
         _ENTRIES.extend(page_entries(page.url, str(page.meta.get("title") or page.title), page.markdown, page.toc))
     return context
 

@@ -96,6 +96,7 @@ def _nav(report: BuildReport, boards: dict[str, list[dict[str, Any]]], release: 
                 {"Rejected submissions": "rejected.md"},
                 {"Reason codes": "reasons.md"},
                 {"Changelog": "changelog.md"},
+                {"Snapshots": "snapshots.md"},
                 {"Verify this release": "verify-release.md"},
             ]
         }

@@ -81,7 +81,8 @@ SAFE_ATTRIBUTES = frozenset({"binary", "-text", "text", "eol=lf", "-diff", "diff
 SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
 # Generated pages at the site root (render/site.py, release/pages.py); data/, labs/ and each
 # benchmark's folder are reserved whole.
-GENERATED_PAGES = frozenset({"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md"})
+GENERATED_PAGES = frozenset({"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md",
+                             "snapshots.md"})
 # Files the staged tree always holds (render/site_tree.py): every file of Sealboard's
 # assets folder, read from the folder itself so that a new asset is reserved the day it is
 # added, and the vendored plotly.js published beside them.
@@ -266,7 +267,8 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
     """Findings for the files of the site sources: ``(path relative to the root, kind)``
     with kind ``file``, ``link`` or ``other`` (a submodule, a device…). Files under
     ``custom_dir`` (a folder of site_src/) are judged as theme files, the rest as pages."""
-    reserved = {"data", "labs", *GENERATED_DIRS, *benchmarks}  # labs/: the generated lab pages (render/site.py)
+    # labs/: the generated lab pages (render/site.py); snapshots/: each recorded deploy's boards (release/snapshot_pages.py)
+    reserved = {"data", "labs", "snapshots", *GENERATED_DIRS, *benchmarks}
     theme_parts = PurePosixPath(custom_dir).parts if custom_dir else ()  # (): no theme folder
     out = []
     for path, kind in entries:

@@ -144,9 +144,9 @@ def _uses_md_in_html(docs: Path) -> bool:
 
 
 def is_generated(rel: str) -> bool:
-    """A generated page's path (render/site.py, release/pages.py: model, lab and item pages;
-    they never use md_in_html, and search_index.py indexes them from their source)."""
-    return "/models/" in rel or "/items/" in rel or rel.startswith("labs/")
+    """A generated page's path (render/site.py, release/pages.py: model, lab, item and snapshot
+    pages; they never use md_in_html, and search_index.py indexes them from their source)."""
+    return "/models/" in rel or "/items/" in rel or rel.startswith(("labs/", "snapshots/"))
 
 
 def _markdown_extensions(value: Any, docs: Path) -> Any:

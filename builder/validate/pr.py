@@ -15,7 +15,8 @@ Three outcomes (``ValidationReport.status``):
   bundle. Not a defect in itself, but not a lab's to make: the lab check fails and a
   maintainer (CODEOWNERS) must review and merge;
 - **failed** — something is wrong: bad signature, unsafe path, a symlink, a withdrawn or
-  over-budget submission, a stale ``created``, mkdocs config the build would refuse…
+  over-budget submission, a stale ``created``, mkdocs config the build would refuse, a
+  recorded deploy (``attestations/``) changed, removed, or not verifying…
 
 Problems are collected, never raised one at a time, and rendered as Markdown whose
 untrusted text sits in code spans (no links, images, HTML or @-mentions).
@@ -31,6 +32,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.attest.record import AUDITS
+from builder.attest.record import DIR as RECORDS
+from builder.attest.snapshots import snapshots
 from builder.bundles.access import ACCESS_DIR
 from builder.bundles.access import review as review_access
 from builder.bundles.admission_policy import Facts, Submission, decide, screen
@@ -175,6 +179,7 @@ class _Change:
     registry_changed: bool = False
     site_changed: list[str] = field(default_factory=list)
     access_changed: set[str] = field(default_factory=set)  # labs' item copies under keys/access/
+    attestations_changed: list[Change] = field(default_factory=list)  # recorded deploys under attestations/
 
 
 def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> ValidationReport:
@@ -232,6 +237,10 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
         if change.access_changed:
             _check_access(repo, merged, Path(tmp) / "merged", change.access_changed, registry, configs, report)
 
+        # 5. Recorded deploys the site's snapshots would list as not shown (builder.attest.snapshots).
+        if change.attestations_changed:
+            _check_attestations(repo, merged, base_dir, change.attestations_changed, report)
+
     _check_one_lab(change, report)
     _check_bundles(repo, target, target_tree, head_bundles, change, configs, registry, report, now)
     return report
@@ -259,6 +268,9 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
                 out.bad_dirs.add(folder)
         elif path.startswith(REGISTRY_DIR + "/"):
             out.registry_changed = True
+        elif path.startswith(RECORDS + "/") and not path.startswith(f"{RECORDS}/{AUDITS}/"):
+            out.attestations_changed.append(change)
+            report.review(path, "maintainer-review", "records a deploy: maintainer review required", "the scheduled build's recording pull request adds these")
         elif path.startswith(ACCESS_DIR + "/"):
             out.access_changed.add(path)
             report.review(path, "maintainer-review", "changes a lab's item copy: maintainer review required", "maintainers write item copies with 'sealboard dataset share'")
@@ -267,6 +279,27 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
         else:
             report.review(path, "maintainer-review", "is outside bundles/<benchmark>/<lab>/: maintainer review required", "a lab's pull request adds only its own bundles")
     return out
+
+
+def _check_attestations(repo: Repo, merged: str, base_dir: Path, changes: list[Change], report: ValidationReport) -> None:
+    """A recorded deploy is written once, by the recording pull request, and is history: a
+    change to or removal of one is refused; a new one must verify as the snapshot pages
+    verify it (signed by the target registry's build key, every board copy attested)."""
+    new: set[str] = set()
+    for change in changes:
+        folder = "/".join(change.path.split("/")[:2])
+        if change.status != "A":
+            report.add(change.path, "attestation-immutable", "changes or removes a recorded deploy",
+                       "a recorded deploy is history: record a new deploy instead (sealboard record-attestation)")
+        elif folder.count("/") == 1:
+            new.add(folder.split("/")[1])
+    if not new:
+        return
+    repo.materialise(merged, RECORDS, base_dir)  # beside the target's registry: trust comes from there
+    for snap in snapshots(base_dir):
+        if snap.name in new and snap.problem is not None:
+            reason, _, message = snap.problem.partition(": ")
+            report.add(f"{RECORDS}/{snap.name}", reason, message, "record the site the authorised build wrote and signed")
 
 
 def _check_mode(path: str, entry: Entry | None, report: ValidationReport) -> None:

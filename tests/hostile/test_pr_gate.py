@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -15,8 +16,11 @@ from pathlib import Path
 import markdown
 import pytest
 
+from builder.attest.statement import PREDICATE_TYPE, STATEMENT_TYPE, canonical
 from builder.bundles.withdrawn import FORMAT as TOMBSTONE_FORMAT
 from builder.demo.instance import DEMO_EMBARGO
+from builder.pipeline.build import load_build_key
+from builder.trust.sshsig import NS_SITE, sign
 from builder.validate.pr import FAILED, PASSED, REVIEW, validate
 from hostile import test_validate_pr as _pr
 from hostile.support import NOW, VALID_ROWS
@@ -142,7 +146,44 @@ def withdrawn_still_counts(repo: Repo) -> None:
     repo.inst.add_submission("acme", "run-5", VALID_ROWS)
 
 
+RECORD = "attestations/20261201T000000Z-aaaaaaaaaaaa"  # a deploy folder of the snapshots (builder.attest.record)
+
+
+def _record(root: Path, key: Path | None = None) -> None:
+    """A recorded deploy's statement (well-formed), signed with ``key`` or not at all."""
+    st = {"_type": STATEMENT_TYPE, "predicateType": PREDICATE_TYPE, "subject": [{"name": "index.html", "digest": {"sha256": "0" * 64}}],
+          "predicate": {"built": "2026-12-01T00:00:00Z", "registry": {"version": 1}, "benchmarks": [{"id": "soohak", "status": "embargoed"}]}}
+    data = canonical(st)
+    edit(root, f"{RECORD}/statement.json", data.decode(), append=False)
+    if key is not None:
+        edit(root, f"{RECORD}/statement.json.sig", sign(load_build_key(key, None), data, NS_SITE), append=False)
+
+
+def unsigned_record(repo: Repo) -> None:
+    _record(repo.root)
+
+
+def record_by_a_stranger(repo: Repo) -> None:
+    key = repo.root.parent / "stranger-build-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    _record(repo.root, key)
+
+
+def rewrites_a_record(repo: Repo) -> None:
+    maintainers_commit(repo, lambda root: _record(root))
+    edit(repo.root, f"{RECORD}/statement.json", " ")
+
+
 CASES: dict[str, tuple[Callable[[Repo], None], list[tuple[str, str]], str]] = {
+    # attestations/: what the Snapshots page shows. A record is refused as the page would list it.
+    "gate/unsigned-deploy-record": (unsigned_record, [(f"{RECORD}/statement.json", "maintainer-review"), (RECORD, "attestation-unsigned")], FAILED),
+    "gate/deploy-record-signed-by-a-stranger": (
+        record_by_a_stranger,
+        [(f"{RECORD}/statement.json", "maintainer-review"), (f"{RECORD}/statement.json.sig", "maintainer-review"), (RECORD, "attestation-key-not-registered")],
+        FAILED,
+    ),
+    "gate/rewrites-a-recorded-deploy": (
+        rewrites_a_record, [(f"{RECORD}/statement.json", "maintainer-review"), (f"{RECORD}/statement.json", "attestation-immutable")], FAILED),
     "gate/docs-only-change-is-not-passed": (docs_only, [("site_src/index.md", "maintainer-review")], REVIEW),
     "gate/empty-pr-is-not-passed": (empty_change, [("(none)", "no-change")], REVIEW),
     "gate/mkdocs-hooks": (mkdocs_hooks, [("mkdocs.yml", "mkdocs-hooks"), ("mkdocs.yml", "maintainer-review"), ("hooks/leak.py", "maintainer-review")], FAILED),

@@ -27,21 +27,30 @@ from tests.render.test_pages_browser import WIDTHS, _Quiet
 # Open search as a visitor does (focus the box), wait until Material's worker is ready (its
 # result line turns from "Initializing search" to "Type to start searching": waiting only while
 # it reads "Initializing" raced a loaded machine, where the line may still be empty), type the
-# query and wait for its results: the result links and the result count line.
+# query and wait for its results: the result links and the result count line. "No matching
+# documents" is taken as the answer only once it has stood for 3 s: CI once saw it for a query
+# that has 825 matches, on a loaded machine, and it did not recur in 40 runs under load; the
+# line's timeline (``log``) is returned so that a failure shows what the page said, and when.
 SEARCH = """(async (q) => {
   const input = document.querySelector('.md-search__input');
   const meta = () => (document.querySelector('.md-search-result__meta') || {textContent: ''}).textContent.trim();
+  const t0 = performance.now(), log = [];
+  const note = (tag) => { const m = meta(); if (!log.length || log[log.length - 1][2] !== m) log.push([Math.round(performance.now() - t0), tag, m]); };
   input.focus();
-  for (let i = 0; i < 600 && !/type to start/i.test(meta()); i++) await new Promise(r => setTimeout(r, 100));
+  for (let i = 0; i < 600 && !/type to start/i.test(meta()); i++) { note('wait'); await new Promise(r => setTimeout(r, 100)); }
+  note('ready');
   input.value = q;
   input.dispatchEvent(new Event('input', {bubbles: true}));
   input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'a'}));
+  let none = 0;
   for (let i = 0; i < 300; i++) {
     await new Promise(r => setTimeout(r, 100));
+    note('query');
     const links = [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href);
-    if (links.length || /no matching/i.test(meta())) return {meta: meta(), links};
+    if (links.length) return {meta: meta(), links, log};
+    if (/no matching/i.test(meta()) && ++none >= 30) return {meta: meta(), links, log};
   }
-  return {meta: meta(), links: []};
+  return {meta: meta(), links: [], log};
 })"""
 
 

@@ -1,0 +1,76 @@
+"""Snapshots in a real headless Chromium, as a visitor meets them: from the changelog.
+
+The package fixture's demo (one recorded deploy, under embargo) is built authorised, as the
+scheduled build would deploy it, and opened from disk at 1400 and 390 px: the changelog's
+deploy line links to that deploy's boards; the snapshot page shows every recorded board with
+its recorded rows; the snapshots index links it back; nothing overflows sideways and the
+console stays clean. Screenshots land in tests/render/screenshots/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+import pytest
+
+from builder.pipeline.build import build, load_build_key, load_identities
+from tests.render.cdp import CHROMIUM
+from tests.render.conftest import browser  # noqa: F401 - the shared fixture
+from tests.render.test_pages_browser import SHOTS, WIDTHS, overflow_problems
+
+if CHROMIUM is None:
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("headless Chromium is required in CI (apt-get install chromium)")
+    pytest.skip("chromium not installed", allow_module_level=True)
+
+LINKS = "[...document.querySelectorAll('article a[href*=\"snapshots/\"]')].map(a => a.href)"
+TABLES = """[...document.querySelectorAll('table.sb-snapshot')].map(t => ({
+  title: t.closest('.sb-table-wrap').previousElementSibling.textContent.replace(/¶$/, '').trim(),
+  rows: t.tBodies[0].rows.length,
+  first: t.tBodies[0].rows.length ? [...t.tBodies[0].rows[0].cells].map(c => c.textContent.trim()) : [],
+}))"""
+
+
+@pytest.fixture(scope="module")
+def site(history, tmp_path_factory):
+    out = tmp_path_factory.mktemp("snapshot-site") / "site"
+    root = history.root
+    build(root, out, identities=load_identities(root / "keys/demo/identity.txt", None),
+          build_key=load_build_key(root / "keys/demo/build_key", None))
+    return out
+
+
+@pytest.mark.parametrize("width,height", WIDTHS, ids=[f"{w}px" for w, _ in WIDTHS])
+def test_the_changelog_opens_the_board_as_it_stood(history, site, browser, width, height):  # noqa: F811
+    name = history.recorded.name
+    # A snapshot repeats every model name of the deploy: search finds model pages, not copies.
+    assert f"snapshots/{name}/" not in (site / "search/search_docs.js").read_text(encoding="utf-8")
+    recorded = history.root / "attestations" / name / "boards" / "kcsat-ml"
+    boards = {orjson.loads(p.read_bytes())["title"]: orjson.loads(p.read_bytes()) for p in recorded.glob("*.json")}
+    page = browser.page(width, height)
+    try:
+        page.goto((site / "changelog.html").resolve().as_uri())
+        links = page.eval(LINKS)
+        target = next(u for u in links if u.endswith(f"snapshots/{name}/kcsat-ml.html"))
+        page.goto(target)
+        heading = page.eval("document.querySelector('article h1').textContent")
+        assert heading.startswith("KCSAT-ML as of "), heading
+        tables = page.eval(TABLES)
+        shown = {t["title"]: t for t in tables}
+        assert set(shown) == set(boards), (sorted(shown), sorted(boards))
+        for title, board in boards.items():
+            assert shown[title]["rows"] == len(board["rows"]) + len(board.get("reference_rows", [])), title
+        full = next(b for b in boards.values() if b["board"] == "full")
+        top = min(full["rows"], key=lambda r: r["rank"])
+        assert shown[full["title"]]["first"][1] == top["model"], shown[full["title"]]["first"]
+        problems = overflow_problems(page, width, f"snapshot @{width}px") + page.errors()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(SHOTS / f"snapshot-kcsat-ml-{width}.png")
+        page.goto((site / "snapshots.html").resolve().as_uri())
+        assert any(u.endswith(f"snapshots/{name}/soohak.html") for u in page.eval(LINKS))
+        problems += overflow_problems(page, width, f"snapshots index @{width}px") + page.errors()
+        page.screenshot(SHOTS / f"snapshots-index-{width}.png")
+        assert not problems, "\n".join(problems)
+    finally:
+        page.close()
