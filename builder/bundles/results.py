@@ -62,7 +62,9 @@ _BASE_SCHEMA = [
     *((key, pa.float64()) for key in OPTIONAL_NUMERIC),
 ]
 _EXTRA_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "number": pa.float64()}
-_NOT_NULL = ("item", "lang", "sample", "correct", "refused")
+# `correct` may be null: a lab without the gold answers leaves the verdict to the build's
+# regrade (builder.pipeline.ungraded refuses a null on a row the build does not regrade).
+_NOT_NULL = ("item", "lang", "sample", "refused")
 
 
 @dataclass(frozen=True)
@@ -241,8 +243,11 @@ def _columns_ok(table: pa.Table, extras: Mapping[str, ExtraType], ascii_source: 
     False sends the file to the strict path, which names the line and the reason.
     """
     col = table.column
-    if any(col(name).null_count for name in _NOT_NULL):
-        return False  # absent or null: "missing-field" or "wrong-type", the strict path decides
+    if any(col(name).null_count for name in _NOT_NULL + ("correct",)):
+        # Absent or null: "missing-field" or "wrong-type", the strict path decides; a null
+        # `correct` is valid, but Arrow reads an absent key as null too, and only the strict
+        # path tells the two apart.
+        return False
     if not ascii_source:
         strings = [name for name, typ in zip(table.column_names, table.schema.types) if typ == pa.string()]
         try:
@@ -327,9 +332,10 @@ def _check_row(obj: Any, where: str, line: int, extras: Mapping[str, ExtraType])
         _fail(f"sample must be an integer from 0 to {MAX_SAMPLE}", where, line, "wrong-type")
     if answer is not None and (not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS):
         _fail(f"answer must be a string of at most {MAX_ANSWER_CHARS} characters, or null", where, line, "wrong-type")
-    for key in ("correct", "refused"):
-        if type(obj[key]) is not bool:
-            _fail(f"{key} must be true or false", where, line, "wrong-type")
+    if obj["correct"] is not None and type(obj["correct"]) is not bool:
+        _fail("correct must be true, false, or null (ungraded: the build's regrade decides)", where, line, "wrong-type")
+    if type(obj["refused"]) is not bool:
+        _fail("refused must be true or false", where, line, "wrong-type")
     for key in OPTIONAL_NUMERIC:
         value = obj.get(key)
         if value is None:

@@ -27,6 +27,7 @@ from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.regrade_budget import pregrade
 from builder.pipeline.source_time import source_time
 from builder.pipeline.stages import reject_clones, score_states, unseal_state, verify_datasets
+from builder.pipeline.ungraded import refuse_ungraded
 from builder.release.identity import published_identities
 from builder.release.status import release_states
 from builder.release.transcripts import screen_transcripts
@@ -183,6 +184,8 @@ def build(
     # Regrading's equivalence path (math-verify) under a per-bundle time budget, in child
     # processes where its alarm holds: a bundle over the budget is rejected, the rest publish.
     with timer.stage("regrade", "Regrading answers that need math-verify (time budget per bundle)"):
+        # A sample left ungraded (correct: null) must be one the regrade decides.
+        report.benchmarks = refuse_ungraded(report.benchmarks, report.rejections)
         report.benchmarks = pregrade(report.benchmarks, report.rejections)
     _check_strict(report, strict)
 

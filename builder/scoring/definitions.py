@@ -80,8 +80,9 @@ GRADING = {
     "regraded_samples": "Samples of regraded answer types (the benchmark's regrade types) whose correctness Sealboard recomputed from the extracted answer and the gold answer: the verdict is Sealboard's.",
     "equivalence_graded": "Regraded samples decided by math-verify's symbolic equivalence (LaTeX, expressions) rather than by exact comparison of plain numbers or letters.",
     "judge_graded_samples": "Samples whose correctness is the lab's judge verdict (ill-posed and other judge-graded types): the verdict is the lab's.",
-    "disagreements": "Regraded samples where the lab's verdict differs from Sealboard's.",
-    "disagreement_rate": "Disagreements as a fraction of regraded samples.",
+    "lab_ungraded_samples": "Samples the lab left ungraded (correct: null, a lab holding the questions but not the gold answers): all of them regraded, their verdict is Sealboard's.",
+    "disagreements": "Regraded samples where the lab gave a verdict and it differs from Sealboard's.",
+    "disagreement_rate": "Disagreements as a fraction of the regraded samples the lab gave a verdict on.",
     "unparsed_answers": "Regraded samples whose answer is missing, unreadable, or refused before grading (over-long, huge exponents; counted incorrect).",
 }
 

@@ -155,8 +155,8 @@ def count_coded(
 ) -> dict[str, np.ndarray]:
     """Each cell's count of the rows whose `code` a flag holds: ``{name: per_cell(counts)}``.
 
-    `cell` maps rows to cells (below `n_cells`); `code` (uint8 per row) indexes each flag's
-    table `flags[name]` (256 bools); `most` is the most rows any cell has, and `per_cell`
+    `cell` maps rows to cells (below `n_cells`); `code` (the row code, per row) indexes each flag's
+    table `flags[name]` (a bool per row code); `most` is the most rows any cell has, and `per_cell`
     picks the cells kept from the counts (as float). One pass for all flags: a row's flags
     become one float weight, `width` bits per flag (wide enough for any cell's count), and
     a single weighted bincount adds them up. Every partial sum is an integer below 2^52, so
@@ -174,21 +174,27 @@ def count_coded(
     return {name: ((packed >> np.uint64(width * j)) & mask).astype(np.float64) for j, name in enumerate(flags)}
 
 
-# prepare's row byte, bit by bit: its (answer, item) pair's regraded verdict, whether the
-# answer parsed, whether the equivalence path decided; then the row's own lab verdict,
-# refusal, whether it is regraded, whether its tokens and its cost are known.
-ROW_BYTE_BITS = ("r_correct", "r_parsed", "r_equivalence", "lab", "refused", "regraded", "tok_known", "cost_known")
+# prepare's row code (the "row byte", nine bits since verdicts may be null), bit by bit: its
+# (answer, item) pair's regraded verdict, whether the answer parsed, whether the equivalence
+# path decided; then the row's own lab verdict, refusal, whether it is regraded, whether its
+# tokens and its cost are known, and whether the lab gave a verdict at all (``correct: null``
+# leaves it to the regrade: builder.pipeline.ungraded).
+ROW_BYTE_BITS = ("r_correct", "r_parsed", "r_equivalence", "lab", "refused", "regraded", "tok_known", "cost_known", "lab_known")
 
 
 def _flag_tables() -> dict[str, np.ndarray]:
-    """What each per-row flag scoring counts is, as a table over the row byte (ROW_BYTE_BITS)."""
-    byte = np.arange(256)
-    r_correct, r_parsed, r_equivalence, lab, refused, regraded, tok_known, cost_known = (((byte >> j) & 1) == 1 for j in range(len(ROW_BYTE_BITS)))
+    """What each per-row flag scoring counts is, as a table over the row code (ROW_BYTE_BITS)."""
+    code = np.arange(1 << len(ROW_BYTE_BITS))
+    r_correct, r_parsed, r_equivalence, lab, refused, regraded, tok_known, cost_known, lab_known = (
+        ((code >> j) & 1) == 1 for j in range(len(ROW_BYTE_BITS)))
     return {
-        "correct": np.where(regraded, r_correct, lab),
+        "correct": np.where(regraded, r_correct, lab & lab_known),
         "refused": refused,
         "regraded": regraded,
-        "disagree": regraded & (r_correct != lab),
+        # The lab's verdict against Sealboard's, where the lab gave one.
+        "compared": regraded & lab_known,
+        "disagree": regraded & lab_known & (r_correct != lab),
+        "ungraded": ~lab_known,
         "unparsed": regraded & ~r_parsed,
         "equivalence": r_equivalence,
         "tok_known": tok_known,
@@ -469,13 +475,16 @@ def _row_quantities(
     # Every other per-row quantity is a flag derived from eight bits: one byte a row, its
     # pair's verdict bits looked up once (FLAG_TABLES says which byte values hold each flag).
     bit = ROW_BYTE_BITS.index
-    pair_bits = np.zeros(len(p_correct), dtype=np.uint8)
+    pair_bits = np.zeros(len(p_correct), dtype=np.uint16)
     for name, w in (("r_correct", p_correct), ("r_parsed", p_parsed), ("r_equivalence", p_how == HOW["equivalence"])):
-        pair_bits |= w.view(np.uint8) << bit(name)
+        pair_bits |= w.astype(np.uint16) << bit(name)
     row_byte = pair_bits[pair_of_row]
-    lab = results[correct_col].to_numpy(dtype=bool)
-    for name, w in (("lab", lab), ("refused", results["refused"].to_numpy(dtype=bool)), ("regraded", row_regrade), ("tok_known", tok_known), ("cost_known", cost_known)):
-        row_byte |= w.view(np.uint8) << bit(name)
+    verdicts = results[correct_col]
+    lab_known = verdicts.notna().to_numpy()
+    lab = verdicts.to_numpy(dtype=bool, na_value=False) if not lab_known.all() else verdicts.to_numpy(dtype=bool)
+    for name, w in (("lab", lab), ("refused", results["refused"].to_numpy(dtype=bool)), ("regraded", row_regrade), ("tok_known", tok_known),
+                    ("cost_known", cost_known), ("lab_known", lab_known)):
+        row_byte |= w.astype(np.uint16) << bit(name)
     return row_byte, tok, cost
 
 

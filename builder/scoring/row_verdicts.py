@@ -18,17 +18,13 @@ from builder.scoring.regrade import gold_key, regrade
 from builder.scoring.spec import ScoringSpec
 
 
-def row_verdicts(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Per row of `results` (index kept): ``lab_correct`` (the lab's verdict, as given),
-    ``regrade_correct`` (Sealboard's, None where the row is not regraded), ``graded_by``
-    (``regrade`` or ``lab``) and ``correct`` (the verdict the boards count)."""
+def _regrade_plan(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str | None], np.ndarray]:
+    """(each row's item position, each item's regrade type index or -1, its gold key, the rows regraded)."""
     types = tuple(spec.regrade_types)
     item_ids = items["item"].astype(str).tolist()
-    golds = items["gold"].tolist()
-    answer_types = items["answer_type"].tolist()
     item_type = np.full(len(item_ids), -1, dtype=np.int64)
     item_gold: list[str | None] = [None] * len(item_ids)
-    for i, (name, gold) in enumerate(zip(answer_types, golds)):
+    for i, (name, gold) in enumerate(zip(items["answer_type"].tolist(), items["gold"].tolist())):
         if name in types:
             key = gold_key(name, gold)
             if key is not None:
@@ -41,6 +37,21 @@ def row_verdicts(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) 
             mask &= results[name].map(token).isin(values).to_numpy()
         else:
             mask &= False
+    return row_item, item_type, item_gold, mask
+
+
+def regraded_rows(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) -> np.ndarray:
+    """Whether Sealboard regrades each row of `results`: the rule the boards count by."""
+    return _regrade_plan(spec, items, results)[3]
+
+
+def row_verdicts(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Per row of `results` (index kept): ``lab_correct`` (the lab's verdict, as given),
+    ``regrade_correct`` (Sealboard's, None where the row is not regraded), ``graded_by``
+    (``regrade`` or ``lab``) and ``correct`` (the verdict the boards count)."""
+    types = tuple(spec.regrade_types)
+    golds = items["gold"].tolist()
+    row_item, item_type, item_gold, mask = _regrade_plan(spec, items, results)
     tolerance = items["tolerance"].tolist() if "tolerance" in items.columns else None
     gold_text = [g if isinstance(g, str) else None for g in golds]
     r_correct, _, _ = regrade(results["answer"].reset_index(drop=True), row_item, mask, item_type, item_gold, types, gold_text,

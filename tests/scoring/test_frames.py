@@ -121,17 +121,20 @@ def test_flags_counted_together_equal_one_bincount_each(cells, rows, n_flags, cr
 
 
 def test_flag_tables_derive_each_flag_as_its_definition() -> None:
-    """FLAG_TABLES over prepare's row byte: correct is the regraded verdict on regraded rows
-    and the lab's elsewhere; disagreement and unparsed only on regraded rows."""
+    """FLAG_TABLES over prepare's row code: correct is the regraded verdict on regraded rows
+    and the lab's elsewhere (none when the lab gave none: correct null); disagreement only on
+    regraded rows the lab gave a verdict on, and unparsed only on regraded rows."""
     from builder.scoring.frames import FLAG_TABLES
 
-    for byte in range(256):
-        r_correct, r_parsed, r_equiv, lab, refused, regraded, tok_known, cost_known = ((byte >> j) & 1 == 1 for j in range(8))
+    for byte in range(512):
+        r_correct, r_parsed, r_equiv, lab, refused, regraded, tok_known, cost_known, lab_known = ((byte >> j) & 1 == 1 for j in range(9))
         want = {
-            "correct": r_correct if regraded else lab,
+            "correct": r_correct if regraded else (lab and lab_known),
             "refused": refused,
             "regraded": regraded,
-            "disagree": regraded and r_correct != lab,
+            "compared": regraded and lab_known,
+            "disagree": regraded and lab_known and r_correct != lab,
+            "ungraded": not lab_known,
             "unparsed": regraded and not r_parsed,
             "equivalence": r_equiv,
             "tok_known": tok_known,

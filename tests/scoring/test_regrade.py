@@ -214,6 +214,48 @@ def test_regrading_overrides_the_lab_and_is_reported():
     assert r.metrics["disagreement_rate"].value == pytest.approx(4 / 9)
 
 
+def test_a_lab_without_gold_answers_leaves_verdicts_to_the_regrade():
+    """correct: null (a lab granted the questions, not the answers) on regraded items: the
+    boards count Sealboard's verdicts, the grading board counts the ungraded samples apart
+    and compares only where the lab gave a verdict (issue 21: no false disagreements)."""
+    inst = Instance("soohak")
+    inst.item("m0", "mini", "integer", gold="42")
+    inst.item("m1", "mini", "fraction", gold="3/2")
+    a = inst.sub("acme/a")
+
+    def sample(item, j, answer, lab):
+        inst.results.append(dict(submission=a, item=item, lang="en", sample=j, answer=answer, lab_correct=lab, refused=False))
+
+    sample("m0", 0, "42", None)  # correct, ungraded
+    sample("m0", 1, "41", None)  # wrong, ungraded
+    sample("m0", 2, "42", None)  # correct, ungraded
+    sample("m1", 0, "6/4", None)  # correct, ungraded
+    sample("m1", 1, "0.5", True)  # wrong; the lab said right → the one disagreement
+    sample("m1", 2, "1.5", True)  # correct, agrees
+    boards = inst.score()
+    # m0: 2/3 correct, m1: 2/3 → avg@3 = 2/3, by Sealboard's verdicts alone
+    assert value(boards["mini"], a, "avg@3") == pytest.approx(2 / 3)
+    r = row(boards["grading"], a)
+    assert r.metrics["regraded_samples"].value == 6
+    assert r.metrics["lab_ungraded_samples"].value == 4
+    assert r.metrics["disagreements"].value == 1
+    # over the 2 samples with both verdicts, not the 6 regraded: 1 / 2
+    assert r.metrics["disagreement_rate"].value == pytest.approx(1 / 2)
+
+
+def test_a_lab_that_grades_nothing_has_no_disagreement_rate():
+    inst = Instance("soohak")
+    inst.item("m0", "mini", "integer", gold="42")
+    a = inst.sub("acme/a")
+    for j, answer in enumerate(("42", "7", "42")):
+        inst.results.append(dict(submission=a, item="m0", lang="en", sample=j, answer=answer, lab_correct=None, refused=False))
+    boards = inst.score()
+    r = row(boards["grading"], a)
+    assert (r.metrics["lab_ungraded_samples"].value, r.metrics["disagreements"].value) == (3, 0)
+    assert r.metrics["disagreement_rate"].value is None and r.metrics["disagreement_rate"].flag == "undefined"
+    assert value(boards["mini"], a, "avg@3") == pytest.approx(2 / 3)
+
+
 def test_gold_that_does_not_parse_is_a_dataset_error_that_does_not_echo_it():
     from builder.scoring import ScoringInputError
 

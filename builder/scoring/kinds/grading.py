@@ -20,8 +20,8 @@ from builder.scoring.spec import BoardSpec, KindParams, Pairing
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import count, ratio
 
-COLUMNS = ("regraded_samples", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers")
-QUANTITIES = ("n", "regraded", "disagree", "unparsed", "equivalence")
+COLUMNS = ("regraded_samples", "judge_graded_samples", "lab_ungraded_samples", "disagreements", "disagreement_rate", "unparsed_answers")
+QUANTITIES = ("n", "regraded", "compared", "disagree", "ungraded", "unparsed", "equivalence")
 
 
 @dataclass(frozen=True)
@@ -52,25 +52,30 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
     raw.est["regraded_samples"] = count(total("regraded"), n_items, flag)
     raw.est["equivalence_graded"] = count(total("equivalence"), n_items, flag)
     raw.est["judge_graded_samples"] = count(total("n") - total("regraded"), n_items, flag)
+    raw.est["lab_ungraded_samples"] = count(total("ungraded"), n_items, flag)
     raw.est["disagreements"] = count(total("disagree"), n_items, flag)
-    rated = elig & (q["regraded"] > 0)
+    # The rate is over the samples where both verdicts exist: a lab without the gold answers
+    # (correct: null) has nothing to disagree with, and is not diluted into agreeing.
+    rated = elig & (q["compared"] > 0)
     rate_flag = flag.copy()
     rate_flag[is_none(rate_flag) & (rated.sum(axis=1) == 0)] = "undefined"
     # Disagreements and equivalence grading depend on the gold answers: audited like rates
     # (the count and the rate share their unknowns, the per-item disagreement counts).
     stream = ("disagree", 0, sel.conds.tobytes())
-    raw.est["disagreement_rate"] = ratio(q["disagree"], q["regraded"], rated, rate_flag, stream=stream)
+    raw.est["disagreement_rate"] = ratio(q["disagree"], q["compared"], rated, rate_flag, stream=stream)
     raw.est["disagreements"].basis = (Term(1.0, stream, rows, elig, None),)
     raw.est["equivalence_graded"].basis = (Term(1.0, ("equivalence", 0, sel.conds.tobytes()), rows, elig, None),)
     raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
-    for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "disagreements", "disagreement_rate", "unparsed_answers"):
+    for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "lab_ungraded_samples", "disagreements", "disagreement_rate",
+                 "unparsed_answers"):
         unit = "fraction" if name == "disagreement_rate" else "count"
         better = False if name in ("disagreements", "disagreement_rate", "unparsed_answers") else None
         raw.columns.append(MetricDef(name, name.replace("_", " ").capitalize(), D.GRADING[name], unit, better))
     note = (
         "Verdicts by source: regraded samples (types " + (", ".join(ctx.prep.spec.regrade_types) or "none") + ") are Sealboard's — "
         "exact comparison of plain numbers and letters, else math-verify equivalence (counted in Equivalence graded); "
-        "judge-graded samples keep the lab's judge verdict."
+        "judge-graded samples keep the lab's judge verdict; lab-ungraded samples (correct: null, a lab without the gold answers) "
+        "are regraded ones the lab left to Sealboard, and are not compared."
     )
     if (ctx.prep.item_tokens["answer_type"] == "ill_posed").any():
         note += " " + D.REFUSAL_GRADING

@@ -1,0 +1,53 @@
+"""Samples a lab left ungraded (``correct: null``): the build's regrade decides them, or the
+bundle is left out.
+
+A lab granted the questions but not the gold answers (builder.bundles.access) cannot grade
+its own samples; on the answer types Sealboard regrades (the benchmark's ``regrade.types``,
+under ``regrade.when``) it need not, since the boards count Sealboard's verdict there
+anyway. A null verdict on any other row would have nothing to count, so the bundle is
+rejected (``ungraded-not-regraded``) and the rest of the site publishes. The grading board
+counts the ungraded samples apart, and compares the lab's verdicts with Sealboard's only
+where the lab gave one (builder.scoring.kinds.grading).
+
+The message names how many samples, never which items: which item is of which answer type
+is dataset metadata, embargoed, and the Rejected page is public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.bundles.ingest import Rejection
+from builder.report.records import restrict
+from builder.scoring.row_verdicts import regraded_rows
+
+REASON = "ungraded-not-regraded"
+
+
+def refuse_ungraded(states: list[Any], rejections: list[Rejection]) -> list[Any]:
+    """Each state without the bundles that left a row Sealboard does not regrade ungraded."""
+    out = []
+    for state in states:
+        results = state.results
+        if results is None or state.items is None or not len(results) or "lab_correct" not in results:
+            out.append(state)
+            continue
+        null = results["lab_correct"].isna().to_numpy()
+        if not null.any():
+            out.append(state)
+            continue
+        left = null & ~regraded_rows(state.config.scoring, state.items, results)
+        counts = results.loc[left, "submission"].astype(str).value_counts()
+        by_key = {b.manifest.key: b for b in state.bundles}
+        for submission, n in sorted(counts.items()):
+            bundle = by_key.get(submission)
+            where = bundle.where if bundle is not None else f"bundles/{state.config.id}/{submission}"
+            rejections.append(Rejection(
+                where, REASON,
+                f"{where}: {n} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade "
+                f"(regraded types: {', '.join(state.config.scoring.regrade_types) or 'none'}); the boards would have no verdict to count",
+                "give the lab's verdict (true or false) on those samples; only answers of the regraded types may be left to the build",
+                state.config.id, bundle.manifest.lab if bundle is not None else submission.split("/")[0],
+            ))  # fmt: skip
+        out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(counts.index)) if len(counts) else state)
+    return out
