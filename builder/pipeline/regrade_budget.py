@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from builder.bundles.ingest import Rejection
+from builder.pipeline.left_out import left_out
 from builder.report.records import restrict
 from builder.scoring import regrade
 
@@ -138,7 +139,6 @@ def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
     budget = budget_s()
     out = []
     for state in states:
-        by_key = {b.manifest.key: b for b in state.bundles}
         wanted = sorted(equivalence_pairs(state).items())
         over: list[str] = []
         sizes: dict[str, int] = {}
@@ -160,15 +160,12 @@ def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
             regrade.seed(verdicts)
             over += late
         for submission in over:
-            bundle = by_key.get(submission)
-            where = bundle.where if bundle is not None else f"bundles/{state.config.id}/{submission}"
-            rejections.append(Rejection(
-                where, REASON,
-                f"{where}: regrading its {sizes[submission]} answer(s) that need the equivalence path (math-verify) took longer "
+            rejections.append(left_out(
+                state, submission, REASON,
+                f"regrading its {sizes[submission]} answer(s) that need the equivalence path (math-verify) took longer "
                 f"than the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
                 "answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
                 "long computations; resubmit with the extracted final answers",
-                state.config.id, bundle.manifest.lab if bundle is not None else submission.split("/")[0],
             ))  # fmt: skip
         out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(over)) if over else state)
     return out

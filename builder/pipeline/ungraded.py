@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.bundles.ingest import Rejection
+from builder.pipeline.left_out import left_out
 from builder.report.records import restrict
 from builder.scoring.row_verdicts import regraded_rows
 
@@ -38,16 +39,12 @@ def refuse_ungraded(states: list[Any], rejections: list[Rejection]) -> list[Any]
             continue
         left = null & ~regraded_rows(state.config.scoring, state.items, results)
         counts = results.loc[left, "submission"].astype(str).value_counts()
-        by_key = {b.manifest.key: b for b in state.bundles}
         for submission, n in sorted(counts.items()):
-            bundle = by_key.get(submission)
-            where = bundle.where if bundle is not None else f"bundles/{state.config.id}/{submission}"
-            rejections.append(Rejection(
-                where, REASON,
-                f"{where}: {n} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade "
+            rejections.append(left_out(
+                state, submission, REASON,
+                f"{n} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade "
                 f"(regraded types: {', '.join(state.config.scoring.regrade_types) or 'none'}); the boards would have no verdict to count",
                 "give the lab's verdict (true or false) on those samples; only answers of the regraded types may be left to the build",
-                state.config.id, bundle.manifest.lab if bundle is not None else submission.split("/")[0],
             ))  # fmt: skip
         out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(counts.index)) if len(counts) else state)
     return out
