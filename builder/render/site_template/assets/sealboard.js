@@ -412,7 +412,9 @@
         if (d[1] != null) {
           dt.appendChild(make("span", "sb-ci", " [" + one(d[1]) + ", " + one(d[2]) + "]"));
           if (d[1] > 0 || d[2] < 0) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
-          dt.appendChild(make("span", "sb-pairing", rho == null ? " not paired" : " paired, n = " + b.paired.n));
+          var how = dt.appendChild(make("span", "sb-pairing", rho == null ? " not paired" : " paired, n = " + b.paired.n));
+          how.title = rho == null ? "Newcombe's square-and-add of the two published intervals, as if independent"
+            : "paired: Newcombe's method 10 (MOVER, item-clustered) over the " + b.paired.n + " items both models were graded on, item correlation " + rho.toFixed(3);
         }
         dt.dataset.diff = String(Math.round(d[0] * 1000) / 1000);
         dt.dataset.paired = rho == null ? "" : String(b.paired.n);
