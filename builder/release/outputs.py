@@ -11,6 +11,9 @@
   builder.scoring.row_verdicts). ``answer`` is the answer as a JSON string literal
   (``"-4"``, ``null``): exact for any JSON reader, and a cell starting with ``"`` is text,
   never a formula, in a spreadsheet, so no answer is altered to neutralise one;
+- ``paired.json``: for the compare page, the correlation of each pair of models' per-item
+  results on each board they can be paired on (builder.scoring.paired), derived from the
+  rows ``matrix.csv`` publishes;
 - ``transcripts/<lab>/<submission>.jsonl``: opted-in transcripts of released items, if the
   release publishes transcripts (builder.release.transcripts).
 
@@ -30,6 +33,7 @@ from builder.bundles.dataset import ITEM_METADATA
 from builder.release.transcripts import transcript_files
 from builder.render.data import to_csv
 from builder.report.records import BenchmarkState
+from builder.scoring.paired import RHO_SCALE, PairedBoard, paired_boards
 from builder.scoring.row_verdicts import row_verdicts
 
 MATRIX_FIRST = ["submission", "item", "lang", "sample", "answer", "correct", "graded_by", "lab_correct", "regrade_correct", "refused"]
@@ -60,6 +64,27 @@ def matrix_frame(state: BenchmarkState) -> pd.DataFrame:
     frame = frame.drop(columns=[c for c in ("correct", "lab_correct") if c in frame.columns]).join(verdicts)
     columns = MATRIX_FIRST + [c for c in MATRIX_EXTRA if c in frame.columns]
     return frame[columns].sort_values(["submission", "item", "lang", "sample"], kind="stable").reset_index(drop=True)
+
+
+def paired_figures(state: BenchmarkState) -> dict[str, PairedBoard]:
+    """The compare page's paired figures (builder.scoring.paired), from exactly the rows
+    ``matrix.csv`` publishes: opted-in submissions, released items whose results a
+    statement in force publishes. Nothing while the release publishes no results."""
+    if not is_released(state) or state.results is None or state.items is None or state.submissions is None or not state.release.publishes("results"):
+        return {}
+    ids = {it["id"] for it in state.released_items} & state.release.published_ids("results")
+    return paired_boards(state.config.scoring, state.items, state.results, state.submissions, public_items=ids, public_submissions=set(opted_in(state)))
+
+
+def paired_file(bench: str, pairs: dict[str, PairedBoard]) -> bytes:
+    """``paired.json``: the compare page's item correlations, board by board (the page
+    renders from this data; builder.scoring.paired says what ρ is and when it is given)."""
+    return orjson.dumps({
+        "benchmark": bench,
+        "method": "paired MOVER (Newcombe's method 10 with item-clustered limits): see the Methodology page",
+        "rho_scale": RHO_SCALE,
+        "boards": {b: {"n": p.n, "submissions": list(p.submissions), "rho": list(p.rho)} for b, p in pairs.items()},
+    }, option=orjson.OPT_SORT_KEYS) + b"\n"  # fmt: skip
 
 
 def json_cell(value: Any) -> str:

@@ -19,7 +19,16 @@ from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
 from builder.release.audit_record import read_audit
 from builder.release.explore import anchor, embedded_json, grid_data, grid_json, model_results
-from builder.release.outputs import ItemSummary, is_released, item_row, item_summaries, matrix_frame, release_files
+from builder.release.outputs import (
+    ItemSummary,
+    is_released,
+    item_row,
+    item_summaries,
+    matrix_frame,
+    paired_figures,
+    paired_file,
+    release_files,
+)
 from builder.release.registry_history import registry_history
 from builder.release.snapshot_pages import snapshot_entries, snapshot_pages, snapshots
 from builder.release.templating import render
@@ -205,6 +214,7 @@ def release_output(report: BuildReport) -> ReleaseOutput:
     data: dict[str, bytes] = {}
     pages: dict[str, str] = {}
     sections: dict[str, str] = {}
+    paired: dict[str, dict[str, Any]] = {}
     for state in report.benchmarks:
         # A release in force adds the dataset, the results matrix, the item pages and grid.
         bench_data, bench_pages, bench_sections = benchmark_release(state)
@@ -212,8 +222,12 @@ def release_output(report: BuildReport) -> ReleaseOutput:
         pages.update(bench_pages)
         sections.update({f"{state.config.id}/{sub}": text for sub, text in bench_sections.items()})
         nav[state.config.id] = release_nav(state, bench_pages)
+        # The compare page's paired differences: per-item results made public (scoring/paired.py).
+        if pairs := paired_figures(state):
+            paired[state.config.id] = dict(pairs)
+            data[f"{state.config.id}/paired.json"] = paired_file(state.config.id, pairs)
     pages.update(site_release_pages(report))
-    return ReleaseOutput(nav, data, pages, sections)
+    return ReleaseOutput(nav, data, pages, sections, paired)
 
 
 __all__ = ["benchmark_release", "page_name", "release_nav", "release_output", "site_release_pages"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -296,13 +297,14 @@ def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, An
     )
 
 
-def compare_page(bench: dict[str, Any], boards: list[dict[str, Any]], submissions: dict[str, Any]) -> str | None:
-    """The benchmark's compare page (render/compare.py), or None when no board has a value."""
-    data = compare_data(boards, submissions)
+def compare_page(bench: dict[str, Any], boards: list[dict[str, Any]], submissions: dict[str, Any], paired: Mapping[str, Any] | None = None) -> str | None:
+    """The benchmark's compare page (render/compare.py), or None when no board has a value;
+    ``paired``: the release's pairable boards (builder.scoring.paired.PairedBoard by board id)."""
+    data = compare_data(boards, submissions, paired)
     if data is None:
         return None
     headline = next(b for b in data["boards"] if b["board"] == data["headline"])
-    return _render("compare.md.j2", bench=bench, data=data, payload=compare_json(data), headline_title=f"{headline['title']}, {headline['metric']}")
+    return _render("compare.md.j2", bench=bench, data=data, payload=compare_json(data), paired=bool(data["pairing"]), headline_title=f"{headline['title']}, {headline['metric']}")
 
 
 def submissions_page(bench: dict[str, Any], submissions: dict[str, Any], labs: dict[str, str] | None = None) -> str:

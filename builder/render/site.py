@@ -166,7 +166,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
         specs = {spec.id: spec for spec in state.config.scoring.boards}
         write(f"pages/{bench['id']}/index.md", pages.benchmark_page(bench, state.config, boards[bench["id"]], subs))
         write(f"pages/{bench['id']}/submissions.md", pages.submissions_page(bench, subs, labs))
-        if (compare := pages.compare_page(bench, boards[bench["id"]], subs)) is not None:
+        if (compare := pages.compare_page(bench, boards[bench["id"]], subs, released.paired.get(bench["id"]))) is not None:
             write(f"pages/{bench['id']}/compare.md", compare)
         for board in boards[bench["id"]]:
             page = pages.board_page(bench, board, by_sub, labs, specs.get(board["board"]), board_dicts)

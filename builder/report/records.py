@@ -105,3 +105,6 @@ class ReleaseOutput:
     pages: dict[str, str]  # path under the pages -> text (item pages, grid, changelog, verify page)
     # "<benchmark>/<lab>/<submission>" -> its model page's per-item results (Markdown + raw HTML)
     model_sections: dict[str, str] = field(default_factory=dict)
+    # benchmark -> board id -> builder.scoring.paired.PairedBoard: the compare page's item
+    # correlations, from the per-item results the release publishes
+    paired: dict[str, dict[str, Any]] = field(default_factory=dict)

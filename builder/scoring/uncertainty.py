@@ -56,6 +56,20 @@ answers is not a separation (its interval contains 0), so neither model is a sol
 ranges are marginal, like the intervals: each says which places a model plausibly holds,
 not a joint statement about all ranks at once.
 
+**Differences on the compare page.** After a benchmark's release, a difference between
+two models on a board is **paired** when the release published both models' per-item
+results on every item of the board (so a board of a partly released benchmark that rests on
+any embargoed item is not) and the board's ranking metric is a mean of per-item scores
+(accuracy, avg@k, pass@k; not a gain, a composite, a slope or a cost per correct answer):
+its interval is the MOVER limit above, with ρ the correlation over the board's n items of
+the two models' per-item scores (``data/<benchmark>/paired.json``) — for one 0/1 sample per
+item, Newcombe's (1998) method 10 for paired proportions, with each model's item-clustered
+Wilson limits. It is labelled "paired, n = …", and a Δ it separates from 0 is a separation
+of the rank ranges too. Otherwise (under embargo, when per-item results are sealed; a model
+whose lab keeps them private; other metrics) the page combines the two published intervals
+by Newcombe's square-and-add as if independent (ρ = 0), labelled "not paired": conservative
+for models that ran the same items.
+
 **Determinism.** No randomness: every figure is a closed-form function of the item scores,
 independent of row order, submission names, or which other items exist.
 """

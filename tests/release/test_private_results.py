@@ -86,3 +86,20 @@ def test_no_secret_rebuild_is_the_authorised_build_without_private_bundles(relea
     # the authorised site differs exactly by the private submission's rows, never its items
     matrix = (tmp_path / "authorised" / "data" / "soohak" / "matrix.csv").read_text()
     assert "beta/private" not in matrix and "acme/open-transcripts" in matrix
+
+
+def test_a_submission_keeping_its_results_private_is_paired_with_no_one(released, tmp_path):
+    """paired.json (the compare page's item correlations) rests on the published per-item
+    results only: beta/private, scored and on the boards, is in no board's pairable set,
+    and the compare page embeds no ρ for it."""
+    build(released.root, tmp_path / "site", identities=[released.identity], now=AFTER)
+    paired = orjson.loads((tmp_path / "site/data/soohak/paired.json").read_bytes())
+    assert paired["boards"], paired
+    for board, p in paired["boards"].items():
+        assert "beta/private" not in p["submissions"], board
+        assert {"acme/run-1", "beta/run-1"} <= set(p["submissions"]), board
+        assert len(p["rho"]) == len(p["submissions"]) * (len(p["submissions"]) - 1) // 2
+    mini = orjson.loads((tmp_path / "site/data/soohak/mini.json").read_bytes())
+    assert "beta/private" in {r["submission"] for r in mini["rows"]}  # on the board, unpaired
+    page = (tmp_path / "site/soohak/compare.html").read_text()
+    assert "paired, n =" in page and "not paired" in page

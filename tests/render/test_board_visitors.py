@@ -6,7 +6,8 @@ requested; each row's interval is a bar on one axis per board; ties show on the 
 wide boards pick a column instead of cutting columns off; the charts follow the table's
 filters, name no "trace 0", keep legends off axis titles and labels off each other, give
 twelve lines twelve colours and download as PNG and SVG; the compare page sets models side
-by side with differences and their intervals. Screenshots land in tests/render/screenshots/.
+by side with differences and their intervals, paired after a release (KCSAT-ML) and
+labelled so, not paired under embargo (SOOHAK). Screenshots land in tests/render/screenshots/.
 """
 
 from __future__ import annotations
@@ -337,17 +338,45 @@ def test_every_chart_downloads_as_png_and_svg(served, browser, tmp_path):
     page.close()
 
 
+def _limits(first: dict, c: dict, rho: float) -> tuple[float, float, float]:
+    """Δ = c − first in percentage points with its MOVER interval, by hand from the two
+    published intervals (display values, as the page holds them) and ρ (0: Newcombe's
+    square-and-add): lower = Δ − √(e_c⁻² + e_f⁺² − 2ρ e_c⁻ e_f⁺), upper likewise."""
+    v, lo, hi = (round(100 * c[k], 3) for k in ("value", "ci_low", "ci_high"))
+    fv, flo, fhi = (round(100 * first[k], 3) for k in ("value", "ci_low", "ci_high"))
+    d = v - fv
+    low = d - sqrt(max((v - lo) ** 2 + (fhi - fv) ** 2 - 2 * rho * (v - lo) * (fhi - fv), 0))
+    high = d + sqrt(max((hi - v) ** 2 + (fv - flo) ** 2 - 2 * rho * (hi - v) * (fv - flo), 0))
+    return d, low, high
+
+
+def _rho(paired: dict, board: str, a: str, b: str) -> float | None:
+    """ρ of a and b on `board` from paired.json, or None when the pair is not paired there."""
+    p = paired["boards"].get(board)
+    if p is None or a not in p["submissions"] or b not in p["submissions"]:
+        return None
+    i, j = sorted((p["submissions"].index(a), p["submissions"].index(b)))
+    m = len(p["submissions"])
+    return p["rho"][i * m - i * (i + 1) // 2 + (j - i - 1)] / paired["rho_scale"]
+
+
 def test_compare_sets_models_side_by_side_with_honest_differences(served, browser):
-    """Three models picked by URL: every board with a published value shows each of them
-    with the published value, and the difference from the first with Newcombe's
-    square-and-add interval computed from the published intervals (checked here by hand);
-    at 390 px nothing is wider than the screen. The release-date and cost charts draw, the
-    cost one with its Pareto frontier."""
+    """Three models picked by URL on the released KCSAT-ML: every board with a published
+    value shows each of them with the published value and the difference from the first.
+    On the boards ranked by a mean of item scores the difference is paired (labelled
+    "paired, n = <items>"): its interval is MOVER over the published intervals with the two
+    models' item correlation from paired.json, checked here by hand; on the others (the TTS
+    gain) it is Newcombe's square-and-add, labelled "not paired". At 390 px nothing is wider
+    than the screen. The release-date and cost charts draw, the cost one with its Pareto
+    frontier."""
     site, base = served
     subs = [r["submission"] for r in orjson.loads((site / "data/kcsat-ml/submissions.json").read_bytes())["rows"]]
     core = orjson.loads((site / "data/kcsat-ml/core.json").read_bytes())
+    paired = orjson.loads((site / "data/kcsat-ml/paired.json").read_bytes())
+    assert set(paired["boards"]) == {"core", "full", "tiers", "points", "years"}, paired["boards"].keys()
     ranked = sorted((r for r in core["rows"] if r.get("rank")), key=lambda r: r["rank"])
-    pick = [ranked[0]["submission"], ranked[1]["submission"], ranked[-1]["submission"]]
+    pairable = [r["submission"] for r in ranked if r["submission"] in paired["boards"]["core"]["submissions"]]
+    pick = [pairable[0], pairable[1], pairable[-1]]
     assert all(p in subs for p in pick)
     query = "&".join(f"m={p}" for p in pick)
     for width, height in WIDTHS:
@@ -355,20 +384,30 @@ def test_compare_sets_models_side_by_side_with_honest_differences(served, browse
         page.goto(f"{base}kcsat-ml/compare.html?{query}")
         assert page.eval("[...document.querySelectorAll('.sb-compare-pick select')].map(s => s.value).filter(Boolean)") == pick
         tables = page.eval("""[...document.querySelectorAll('table.sb-compare-table')].map(t => ({board: t.caption.querySelector('a').getAttribute('href'),
-            rows: [...t.tBodies[0].rows].map(tr => ({sub: tr.dataset.sub, cells: [...tr.cells].map(c => c.textContent), diff: (tr.querySelector('[data-diff]') || {dataset: {}}).dataset.diff}))}))""")
+            rows: [...t.tBodies[0].rows].map(tr => ({sub: tr.dataset.sub, cells: [...tr.cells].map(c => c.textContent), diff: (tr.querySelector('[data-diff]') || {dataset: {}}).dataset.diff,
+                   paired: (tr.querySelector('[data-diff]') || {dataset: {}}).dataset.paired, visible: !!(tr.querySelector('.sb-pairing') || {}).offsetParent}))}))""")
         assert len(tables) == len([b for _, b in _boards(site) if _.startswith("kcsat-ml/") and b["rows"]]), tables
-        core_table = next(t for t in tables if t["board"] == "core.html")
-        cells = {r["submission"]: r["metrics"]["accuracy"] for r in core["rows"]}
-        first = cells[pick[0]]
-        for row in core_table["rows"][1:]:
-            c = cells[row["sub"]]
-            d = 100 * (c["value"] - first["value"])
-            lo = d - 100 * sqrt((c["value"] - c["ci_low"]) ** 2 + (first["ci_high"] - first["value"]) ** 2)
-            hi = d + 100 * sqrt((c["ci_high"] - c["value"]) ** 2 + (first["value"] - first["ci_low"]) ** 2)
-            assert float(row["diff"]) == pytest.approx(d, abs=0.01)
-            shown = row["cells"][3].replace("\u2212", "-")
-            assert f"[{lo:.1f}, {hi:.1f}]" in shown, (shown, lo, hi)
-            assert ("separable" in shown) == (lo > 0 or hi < 0)
+        for name in ("core", "tts"):
+            board = orjson.loads((site / f"data/kcsat-ml/{name}.json").read_bytes())
+            table = next(t for t in tables if t["board"] == f"{name}.html")
+            cells = {r["submission"]: r["metrics"][board["rank_by"]] for r in board["rows"]}
+            first = cells[pick[0]]
+            checked = 0
+            for row in table["rows"][1:]:
+                if row["sub"] not in cells or cells[row["sub"]]["value"] is None or first["value"] is None:
+                    continue
+                rho = _rho(paired, name, pick[0], row["sub"])
+                assert (rho is not None) == (name == "core")  # the TTS gain is not a mean of item scores
+                d, lo, hi = _limits(first, cells[row["sub"]], rho or 0.0)
+                assert float(row["diff"]) == pytest.approx(d, abs=0.01)
+                shown = row["cells"][3].replace("\u2212", "-")
+                assert f"[{lo:.1f}, {hi:.1f}]" in shown, (name, shown, lo, hi)
+                assert ("separable" in shown) == (lo > 0 or hi < 0)
+                label = f"paired, n = {paired['boards']['core']['n']}" if rho is not None else "not paired"
+                assert shown.endswith(label) and row["visible"], (name, shown)
+                assert row["paired"] == ("" if rho is None else str(paired["boards"]["core"]["n"]))
+                checked += 1
+            assert checked >= (2 if name == "core" else 1), (name, table)
         assert page.draw_charts()
         charts = page.eval("[...document.querySelectorAll('.sb-compare-chart')].map(el => ({type: el.dataset.compare, drawn: !!el.querySelector('svg.main-svg'), frontier: (el._fullData || []).some(t => t.name === 'Pareto frontier'), named: (el.spec.points || []).filter(p => p.named).length}))")
         costed = sum(1 for p in pick if any(q["key"] == p for q in page.eval("document.querySelector('.sb-compare-chart[data-compare=cost]').spec.points")))
@@ -382,3 +421,42 @@ def test_compare_sets_models_side_by_side_with_honest_differences(served, browse
         assert page.errors() == []
         page.screenshot(SHOTS / f"visitors-compare-{width}.png")
         page.close()
+
+
+def test_an_embargoed_compare_page_pairs_nothing_and_says_so(served, browser):
+    """SOOHAK is embargoed in the demo: no paired.json, every Δ labelled "not paired" with
+    Newcombe's square-and-add interval, at both widths."""
+    site, base = served
+    assert not (site / "data/soohak/paired.json").exists()
+    for width, height in WIDTHS:
+        page = browser.page(width, height)
+        page.goto(f"{base}soohak/compare.html")
+        labels = page.eval("[...document.querySelectorAll('table.sb-compare-table .sb-pairing')].map(s => s.textContent.trim())")
+        assert labels and set(labels) == {"not paired"}, labels
+        assert "paired, n =" not in page.eval("document.body.textContent")
+        assert page.errors() == []
+        page.close()
+
+
+def test_paired_separations_agree_with_the_rank_ranges(served):
+    """A paired Δ whose interval excludes 0 is a separation of the rank ranges (both are the
+    MOVER interval with the item correlation): on each paired board, each pairable model's
+    rank range starts right after the pairable models the page separates above it, give or
+    take the ranked models it cannot pair (their per-item results are private)."""
+    site, _ = served
+    paired = orjson.loads((site / "data/kcsat-ml/paired.json").read_bytes())
+    for name, p in paired["boards"].items():
+        board = orjson.loads((site / f"data/kcsat-ml/{name}.json").read_bytes())
+        cells = {r["submission"]: r for r in board["rows"] if r.get("rank")}
+        keys = [s for s in p["submissions"] if s in cells]
+        others = len(cells) - len(keys)
+        metric = board["rank_by"]
+        for s in keys:
+            above = 0
+            for j in keys:
+                if j == s:
+                    continue
+                _d, lo, _hi = _limits(cells[s]["metrics"][metric], cells[j]["metrics"][metric], _rho(paired, name, s, j) or 0.0)
+                above += lo > 0  # j separated above s
+            low = (cells[s].get("rank_range") or [cells[s]["rank"]])[0]
+            assert above + 1 <= low <= above + 1 + others, (name, s, above, low)

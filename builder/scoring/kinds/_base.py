@@ -6,8 +6,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from builder.scoring.boards import Context, RawBoard
 from builder.scoring.config_base import ParserBase
+from builder.scoring.measures import Scores
 from builder.scoring.spec import BoardSpec, KindParams, Pairing
 
 
@@ -25,3 +28,7 @@ class Kind:
     summaries: frozenset[str] = frozenset()  # summary facts a board of this kind may add
     # the measure kind of each metric a composite board may average (table boards)
     metric_kinds: Callable[[KindParams], dict[str, str]] = field(default=lambda params: {})
+    # (ctx, board, column, contaminated) -> the per-item scores the column is the plain mean
+    # of, and the column's item mask; None where it is no such mean (a difference, a
+    # composite, a slope): builder.scoring.paired pairs only such columns.
+    item_scores: Callable[[Context, BoardSpec, str, bool], tuple[Scores, np.ndarray] | None] = field(default=lambda ctx, board, column, contaminated: None)

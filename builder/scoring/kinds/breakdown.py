@@ -12,7 +12,7 @@ from builder.scoring.boards import Context, RawBoard, _add_refs, _all_rows, _ref
 from builder.scoring.config_base import ParserBase, token
 from builder.scoring.definitions import measure_def
 from builder.scoring.kinds._base import Kind
-from builder.scoring.measures import estimate, scores, select
+from builder.scoring.measures import Scores, estimate, scores, select
 from builder.scoring.nulls import is_none
 from builder.scoring.spec import BoardSpec, KindParams, Measure, Pairing
 
@@ -125,4 +125,15 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
     return raw
 
 
-KIND = Kind("breakdown", frozenset({"by", "measure", "values", "min_group_items"}), parse, build)
+def _item_scores(ctx: Context, board: BoardSpec, column: str, contaminated: bool) -> tuple[Scores, np.ndarray] | None:
+    """The overall column's per-item scores (a group column is a mean over fewer items:
+    not offered, as no board ranks by one)."""
+    params = board.params
+    assert isinstance(params, Params) and params.measure is not None
+    if column != params.measure.name:
+        return None
+    sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)
+    return scores(ctx.prep, sel, params.measure), ctx.prep.item_mask(board.items)
+
+
+KIND = Kind("breakdown", frozenset({"by", "measure", "values", "min_group_items"}), parse, build, item_scores=_item_scores)

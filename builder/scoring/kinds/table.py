@@ -6,11 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from builder.scoring.boards import Context, RawBoard, _add_refs, _all_rows, _reference_estimates, _regrade_note, results_filter
 from builder.scoring.config_base import COLUMN_RE, ParserBase
 from builder.scoring.definitions import measure_def
 from builder.scoring.kinds._base import Kind
-from builder.scoring.measures import estimate, scores, select
+from builder.scoring.measures import Scores, estimate, scores, select
 from builder.scoring.spec import BoardSpec, KindParams, MetricSpec, Pairing
 
 
@@ -84,4 +86,16 @@ def _metric_kinds(params: KindParams) -> dict[str, str]:
     return {m.name: m.measure.kind for m in params.metrics}
 
 
-KIND = Kind("table", frozenset({"metrics"}), parse, build, summaries=frozenset({"unsolved"}), metric_kinds=_metric_kinds)
+def _item_scores(ctx: Context, board: BoardSpec, column: str, contaminated: bool) -> tuple[Scores, np.ndarray] | None:
+    """The per-item scores column `column` is the mean of (every table column is one)."""
+    params = board.params
+    assert isinstance(params, Params)
+    m = next((m for m in params.metrics if m.name == column), None)
+    if m is None:
+        return None
+    items = m.items.merged_over(board.items)
+    sel = select(ctx.prep, items, results_filter(ctx, board.results, m.results), contaminated)
+    return scores(ctx.prep, sel, m.measure), ctx.prep.item_mask(items)
+
+
+KIND = Kind("table", frozenset({"metrics"}), parse, build, summaries=frozenset({"unsolved"}), metric_kinds=_metric_kinds, item_scores=_item_scores)

@@ -358,17 +358,30 @@
 
   /* ---- compare page ---------------------------------------------------------- */
   // 2–5 models on every board of a benchmark, from the boards' published figures embedded
-  // in the page (render/compare.py). Δ is a difference of published values; its interval
-  // is Newcombe's square-and-add of the two published intervals (labelled on the page).
+  // in the page (render/compare.py). Δ is a difference of published values; its interval is
+  // MOVER over the two published intervals: paired (ρ, the two models' item correlation,
+  // published after a release: builder.scoring.paired) where the page has ρ for the pair,
+  // else Newcombe's square-and-add (ρ = 0), labelled "not paired".
   function one(v) { return v == null ? "—" : v.toFixed(1).replace("-", "\u2212"); }
   function make(tag, cls, txt) { var e = document.createElement(tag); if (cls) e.className = cls; if (txt != null) e.textContent = txt; return e; }
-  function diff(a, b) {  // b minus a, each [value, lo, hi, ...]
+  function diff(a, b, rho) {  // b minus a, each [value, lo, hi, ...]; rho: their correlation (0: unpaired)
     var d = b[0] - a[0];
     if (a[1] == null || a[2] == null || b[1] == null || b[2] == null) return [d, null, null];
-    return [d, d - Math.sqrt(Math.pow(b[0] - b[1], 2) + Math.pow(a[2] - a[0], 2)),
-               d + Math.sqrt(Math.pow(b[2] - b[0], 2) + Math.pow(a[0] - a[1], 2))];
+    var bl = b[0] - b[1], bu = b[2] - b[0], al = a[0] - a[1], au = a[2] - a[0];
+    return [d, d - Math.sqrt(Math.max(bl * bl + au * au - 2 * rho * bl * au, 0)),
+               d + Math.sqrt(Math.max(bu * bu + al * al - 2 * rho * bu * al, 0))];
   }
-  function compareTable(b, keys, names) {
+  // ρ of submissions x and y on a board, or null when the page has none for the pair.
+  function pairRho(b, data, x, y) {
+    if (!b.paired) return null;
+    var t = data.pairing[b.paired.table];
+    if (!t.pos) { t.pos = {}; t.keys.forEach(function (k, i) { t.pos[k] = i; }); }
+    var i = t.pos[x], j = t.pos[y], m = t.keys.length;
+    if (i == null || j == null) return null;
+    if (i > j) { var s = i; i = j; j = s; }
+    return t.rho[i * m - i * (i + 1) / 2 + (j - i - 1)] / data.rho_scale;
+  }
+  function compareTable(b, keys, names, data) {
     var wrap = make("div", "sb-table-wrap"), t = make("table", "sb-board sb-compare-table"), cap = make("caption"), a = make("a", null, b.title);
     a.href = b.board + ".html";
     cap.appendChild(a);
@@ -394,13 +407,17 @@
       if (i === 0) dt.textContent = "reference";
       else if (!first) dt.textContent = "—";
       else {
-        var d = diff(first, c);
+        var rho = pairRho(b, data, keys[0], k), d = diff(first, c, rho == null ? 0 : rho);
         dt.textContent = (d[0] > 0 ? "+" : "") + one(d[0]);
         if (d[1] != null) {
           dt.appendChild(make("span", "sb-ci", " [" + one(d[1]) + ", " + one(d[2]) + "]"));
           if (d[1] > 0 || d[2] < 0) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
+          var how = dt.appendChild(make("span", "sb-pairing", rho == null ? " not paired" : " paired, n = " + b.paired.n));
+          how.title = rho == null ? "Newcombe's square-and-add of the two published intervals, as if independent"
+            : "paired: Newcombe's method 10 (MOVER, item-clustered) over the " + b.paired.n + " items both models were graded on, item correlation " + rho.toFixed(3);
         }
         dt.dataset.diff = String(Math.round(d[0] * 1000) / 1000);
+        dt.dataset.paired = rho == null ? "" : String(b.paired.n);
       }
       tr.appendChild(dt);
     });
@@ -444,7 +461,7 @@
       setURL(p);
       out.textContent = "";
       if (keys.length < 2) out.appendChild(make("p", null, "Pick at least two models."));
-      else data.boards.forEach(function (b) { out.appendChild(compareTable(b, keys, names)); });
+      else data.boards.forEach(function (b) { out.appendChild(compareTable(b, keys, names, data)); });
       charts(keys);
     }
     selects.forEach(function (s) { s.addEventListener("change", render); });
