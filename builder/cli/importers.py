@@ -25,11 +25,22 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--map", "map_path", type=_FILE, help="CSV: id in the log, benchmark item id (one pair per line)."),
         click.option("--field", "fields", multiple=True, metavar="NAME=KEY", help="Copy a per-sample field into a result field, e.g. variant=variant (repeatable)."),
         click.option("--benchmark", help="Check the imported results against this benchmark's dataset and config now."),
+        click.option("--no-gold", "no_gold", type=_FILE, metavar="ITEMS",
+                     help="You hold no gold answers: ITEMS is your opened item copy; samples of answer types the benchmark regrades are "
+                          "written ungraded (correct: null), Sealboard's regrade decides them. Needs --benchmark."),
         root_option,
     ]
+    import functools
+
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("no_gold") is not None and not kwargs.get("benchmark"):  # before any log is read
+            raise click.UsageError("--no-gold needs --benchmark (its regraded answer types decide which samples are left ungraded)")
+        return func(*args, **kwargs)
+
     for option in reversed(options):
-        func = option(func)
-    return func
+        checked = option(checked)
+    return checked
 
 
 def _fields(values: tuple[str, ...]) -> dict[str, str]:
@@ -42,10 +53,15 @@ def _fields(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _finish(report: Any, out: Path, describe_out: Path, force: bool, benchmark: str | None, root: Path) -> None:
+def _finish(report: Any, out: Path, describe_out: Path, force: bool, benchmark: str | None, root: Path, no_gold: Path | None) -> None:
     from builder.importers.common import check_unique, write_outputs
 
     check_unique(report.rows, str(out))
+    if no_gold is not None:
+        from builder.bundles.create import benchmark_config
+        from builder.importers.no_gold import leave_ungraded
+
+        leave_ungraded(report, no_gold, benchmark_config(root, benchmark or "").scoring)
     write_outputs(report, out, describe_out, force=force)
     items = len({r["item"] for r in report.rows})
     langs = sorted({r["lang"] for r in report.rows})
@@ -114,7 +130,7 @@ def import_group() -> None:
 @_common
 @translate_errors
 @_escaped
-def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | None, errored_as_incorrect: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
+def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | None, errored_as_incorrect: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
     """Import inspect_ai logs (.eval or .json): one row per sample and epoch.
 
     \b
@@ -127,7 +143,7 @@ def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | 
     id_map = IdMap.load(map_path)
     progress(f"Reading {len(logs)} inspect log(s)…")
     report = _guard(str(logs[0]), lambda: import_logs(list(logs), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, scorer=scorer, fields=_fields(fields), errored_as_incorrect=errored_as_incorrect))
-    _finish(report, out, describe_out, force, benchmark, root)
+    _finish(report, out, describe_out, force, benchmark, root, no_gold)
 
 
 @import_group.command("lm-eval")
@@ -139,7 +155,7 @@ def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | 
 @_common
 @translate_errors
 @_escaped
-def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None, filter_name: str | None, grade_by_target: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
+def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None, filter_name: str | None, grade_by_target: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
     """Import lm-evaluation-harness samples files (lm_eval --log_samples).
 
     Pass one file per sampling run to report several samples per item (sample 0 is the
@@ -158,7 +174,7 @@ def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None
         str(samples[0]),
         lambda: import_samples(list(samples), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, metric=metric, filter_name=filter_name, grade_by_target=grade_by_target, fields=_fields(fields)),
     )
-    _finish(report, out, describe_out, force, benchmark, root)
+    _finish(report, out, describe_out, force, benchmark, root, no_gold)
 
 
 @import_group.command("eee")
@@ -168,7 +184,7 @@ def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None
 @click.option("--errored", type=click.Choice(["refuse", "skip"]), default="refuse", show_default=True, help="Samples that ended in an error: stop, or leave them out (never scored as wrong).")
 @_common
 @translate_errors
-def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str | None, errored: str, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, root: Path) -> None:
+def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str | None, errored: str, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
     """Import Every Eval Ever instance-level JSONL (schema 0.3): one row per line.
 
     \b
@@ -184,4 +200,4 @@ def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str |
         str(files[0]),
         lambda: import_instances(list(files), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, evaluation=evaluation, errored=errored, fields=_fields(fields)),
     )
-    _finish(report, out, describe_out, force, benchmark, root)
+    _finish(report, out, describe_out, force, benchmark, root, no_gold)

@@ -224,6 +224,8 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         opened = [orjson.loads(line) for line in w.run(["age", "-d", "-i", str(keys["acme"]), str(copy)], tmp_path).stdout.splitlines()]
         assert [it["id"] for it in opened] == ids
         assert all("answer" not in it and "salt" not in it for it in opened)
+        # Outside the repository (the labs page's command writes items.jsonl, which .gitignore ignores).
+        (work["acme"] / "items.jsonl").write_bytes(b"".join(orjson.dumps(it) + b"\n" for it in opened))
         gold = {it["id"]: it["answer"]["en"] for it in items}  # what the model happens to get right
 
         def reply(it: dict[str, Any]) -> str:
@@ -245,9 +247,13 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
 
     def lab_bundle(lab: str, clone: Path) -> None:
         """sealboard import → bundle create → sign, from the lab's work folder."""
-        importer = ["inspect-ai", acme_log] if lab == "acme" else ["lm-eval", beta_log, "--lang", "en", "--grade-by-target"]
+        # acme holds no gold answers (its targets are empty): its regraded samples go ungraded.
+        importer = (["inspect-ai", acme_log, "--no-gold", work["acme"] / "items.jsonl"] if lab == "acme"
+                    else ["lm-eval", beta_log, "--lang", "en", "--grade-by-target"])
         out = w.sb(work[lab], "import", *importer, "--benchmark", "soohak", "--root", clone).stdout
         assert "Coverage OK for soohak: 18 items × en × 3 sample(s) = 54 rows" in out, out
+        if lab == "acme":
+            assert "36 sample(s) of regraded answer types written ungraded (correct: null, --no-gold)" in out, out
         described = yaml.safe_load((work[lab] / "run.yaml").read_text())
         assert described["harness"]["name"] == ("inspect_ai" if lab == "acme" else "lm-evaluation-harness")
         # The lab fills in what the log cannot say.
@@ -414,6 +420,9 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         scores = {board_id: {r["submission"]: r["metrics"]["avg@3"]["value"] for r in data(site, f"soohak/{board_id}.json")["rows"]}
                   for board_id in ("mini", "challenge")}
         assert scores == {"mini": {"acme/run-1": 1.0}, "challenge": {"acme/run-1": 0.0}}, scores
+        # acme graded nothing it could not: no false disagreements, its samples counted as lab-ungraded.
+        (grading,) = [r["metrics"] for r in data(site, "soohak/grading.json")["rows"] if r["submission"] == "acme/run-1"]
+        assert (grading["lab_ungraded_samples"]["value"], grading["disagreements"]["value"]) == (36, 0), grading
         assert "verified:" in w.sb(site.parent, "verify-site", site, "--root", site.parent).stdout
         assert w.sb(board, "release", "identity-due").stdout.split() == ["soohak"]
 
