@@ -16,7 +16,7 @@ The generated config takes the instance's presentation settings (the site guard 
 checked them against its allow-list before the build read any bundle) and fixes what the
 site's contract needs: pages are ``x.html`` files (it opens from disk and under any
 sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``noindex``,
-and ``not_in_nav`` for the generated pages kept out of the nav (model, lab and item pages),
+and ``not_in_nav`` for the generated pages kept out of the nav (model, lab, item and snapshot pages),
 so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandboxes Jinja
 (``jinja_sandbox.py``), the others only save time with the output unchanged
 (``nav_cache.py``, ``raw_html_blocks.py``); Zensical renders templates with minijinja, which has no
@@ -48,7 +48,7 @@ SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
 DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
 # Generated pages that stay out of the nav (render/site.py, release/pages.py): gitignore-style.
-NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n"
+NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n/snapshots/\n"
 # Instance keys the generated config sets itself (the site guard allows them in mkdocs.yml).
 FIXED_KEYS = frozenset({"docs_dir", "site_dir", "use_directory_urls", "not_in_nav"})
 OWN_CSS = ["assets/sealboard.css", "assets/items.css"]

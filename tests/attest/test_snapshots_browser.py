@@ -74,3 +74,27 @@ def test_the_changelog_opens_the_board_as_it_stood(history, site, browser, width
         assert not problems, "\n".join(problems)
     finally:
         page.close()
+
+
+def _nav_pages(nav) -> set[str]:
+    out: set[str] = set()
+    for entry in nav:
+        for value in (entry.values() if isinstance(entry, dict) else [entry]):
+            out |= _nav_pages(value) if isinstance(value, list) else {value}
+    return out
+
+
+def test_every_generated_page_is_in_the_nav_or_kept_out_of_it(history, site):
+    """A page neither in the nav nor in ``not_in_nav`` makes mkdocs (and `mkdocs serve`)
+    list it on every build: the snapshot pages are kept out like model and item pages."""
+    import pathspec
+
+    from builder.render.site_tree import NOT_IN_NAV
+
+    staged = history.root / ".sealboard" / "staged"
+    nav = _nav_pages(orjson.loads((staged / "meta.json").read_bytes())["nav"])
+    spec = pathspec.PathSpec.from_lines("gitignore", NOT_IN_NAV.splitlines())
+    pages = sorted(p.relative_to(staged / "pages").as_posix() for p in (staged / "pages").rglob("*.md"))
+    assert any(p.startswith("snapshots/") for p in pages), pages[:5]
+    stray = [p for p in pages if p not in nav and not spec.match_file(p)]
+    assert stray == [], stray[:10]
