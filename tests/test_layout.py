@@ -124,8 +124,8 @@ def test_no_module_left_in_the_flat_hall():
 # the release pages from the build instead of reaching into release/. ``builder`` itself
 # (its __init__: the version) is the floor.
 LAYERS = [
-    "cli", "demo", "scaffold", "audit", "pipeline", "attest", "validate", "release", "render", "leakscan", "report",
-    "importers", "bundles", "config", "scoring", "gitrepo", "trust", "strict", "formats", "errors", "builder",
+    "cli", "demo", "scaffold", "audit", "pipeline", "validate", "release", "render", "leakscan", "report",
+    "importers", "bundles", "config", "scoring", "gitrepo", "attest", "trust", "strict", "formats", "errors", "builder",
 ]  # fmt: skip
 
 

@@ -7,4 +7,6 @@
 - ``verify``: ``sealboard verify-site``: the signature, the key against the registry, no
   rehearsal, every file's sha256, nothing missing, nothing extra
 - ``record``: each deploy's statement kept in the repository under ``attestations/``
+- ``snapshots``: those records verified (signature, board copies, folder name): each
+  deploy's boards as they stood, which the site's snapshot pages show (release/snapshot_pages.py)
 """

@@ -9,6 +9,8 @@
   may not trust (issue 22, "Hostile logs and answers")
 - ``lm_eval_samples``: Import lm-evaluation-harness per-sample logs
   (`samples_<task>_<date>.jsonl`)
+- ``no_gold``: ``--no-gold ITEMS``: a lab without the gold answers writes the regraded samples
+  ``correct: null`` (answer types from its own item copy)
 
 Each reader parses the harness's log format itself (no harness needs to be installed to
 import its logs) and reports every field it did not carry over instead of dropping it.

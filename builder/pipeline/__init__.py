@@ -10,6 +10,7 @@
 - ``lab_status``: `sealboard status`: a lab's view of its bundles (design: "a lab's view of its
   bundles")
 - ``labels``: Board labels: two submissions of one benchmark never show the same model name
+- ``left_out``: the rejection of one submission a stage leaves out
 - ``publish``: Publish: scan every output byte for key material and embargoed text, then the
   checkout (builder.pipeline.checkout), then move the site into place
 - ``regrade_budget``: A per-bundle time budget on regrading (issue 22, "Hostile logs and
@@ -17,4 +18,6 @@
 - ``source_time``: the one time a build stamps into its output (--as-of, SOURCE_DATE_EPOCH, the
   commit's time, else the clock), apart from the clock it judges at
 - ``stages``: Per-benchmark steps of the build that sit between verification and rendering
+- ``ungraded``: samples left ungraded (``correct: null``): the regrade decides them, or the
+  bundle is left out (``ungraded-not-regraded``)
 """

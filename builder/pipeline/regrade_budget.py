@@ -161,10 +161,10 @@ def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
             over += late
         for submission in over:
             rejections.append(left_out(
-                state, submission, REASON,
-                f"regrading its {sizes[submission]} answer(s) that need the equivalence path (math-verify) took longer "
+                state, submission, reason="regrade-budget",
+                what=f"regrading its {sizes[submission]} answer(s) that need the equivalence path (math-verify) took longer "
                 f"than the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
-                "answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
+                hint="answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
                 "long computations; resubmit with the extracted final answers",
             ))  # fmt: skip
         out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(over)) if over else state)

@@ -22,8 +22,6 @@ from builder.pipeline.left_out import left_out
 from builder.report.records import restrict
 from builder.scoring.row_verdicts import regraded_rows
 
-REASON = "ungraded-not-regraded"
-
 
 def refuse_ungraded(states: list[Any], rejections: list[Rejection]) -> list[Any]:
     """Each state without the bundles that left a row Sealboard does not regrade ungraded."""
@@ -41,10 +39,10 @@ def refuse_ungraded(states: list[Any], rejections: list[Rejection]) -> list[Any]
         counts = results.loc[left, "submission"].astype(str).value_counts()
         for submission, n in sorted(counts.items()):
             rejections.append(left_out(
-                state, submission, REASON,
-                f"{n} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade "
+                state, submission, reason="ungraded-not-regraded",
+                what=f"{n} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade "
                 f"(regraded types: {', '.join(state.config.scoring.regrade_types) or 'none'}); the boards would have no verdict to count",
-                "give the lab's verdict (true or false) on those samples; only answers of the regraded types may be left to the build",
+                hint="give the lab's verdict (true or false) on those samples; only answers of the regraded types may be left to the build",
             ))  # fmt: skip
         out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(counts.index)) if len(counts) else state)
     return out

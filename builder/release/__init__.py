@@ -18,8 +18,11 @@
 - ``registry_history``: Which registry version was in force at a given time: the maintainers a
   release counts
 - ``scope``: Which items a release scope covers
+- ``snapshot_pages``: each recorded deploy's boards as they stood (snapshots.md, snapshots/),
+  and their changelog lines
 - ``statement``: Release statements, format `sealboard-release/1`: parse one strictly, write one
 - ``status``: Every benchmark's release state, with the reasons a maintainer needs to act on
+- ``templating``: the release pages' Jinja environment (release/templates/)
 - ``transcripts``: Opted-in transcripts of released items: read in the build, published as data
   and on item pages
 - ``verify``: Does a release statement take effect? Signatures, digest, registry version, clock

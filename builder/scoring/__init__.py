@@ -23,6 +23,7 @@
 - ``ladder``: What an embargoed board may show: the Ladder (Blum & Hardt, 2015) on a grid
 - ``measures``: Item-level scores: what each (submission, item) contributes to a cell
 - ``nulls``: Elementwise ``is None`` over the object arrays scoring keeps its row flags in
+- ``paired``: item correlations for the compare page's paired differences after a release
 - ``pairs``: TTS pairing for the KCSAT-ML kinds pairs and drg (builder.scoring.kinds)
 - ``regrade``: Regrading: recompute correctness from the extracted answer, as the papers' judges
   would
