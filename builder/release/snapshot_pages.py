@@ -22,6 +22,7 @@ from builder.attest.record import DIR
 from builder.attest.snapshots import BenchmarkSnapshot, Snapshot, snapshots
 from builder.errors import BuilderError
 from builder.release.templating import render
+from builder.render.compare import lead_metric
 from builder.render.labels import metric_header
 from builder.render.pages import fmt_cell, fmt_rank, ordered_rows
 from builder.report.records import BuildReport
@@ -47,12 +48,8 @@ def _date(snap: Snapshot) -> str:
     return f"{when:%Y-%m-%d %H:%M} UTC" if when else "undated"
 
 
-def _lead(board: dict[str, Any]) -> dict[str, Any] | None:
-    return next((m for m in board["metrics"] if m.get("name") == board.get("rank_by")), None) or (board["metrics"][0] if board["metrics"] else None)
-
-
 def _board(board: dict[str, Any], labs: dict[str, str]) -> dict[str, Any]:
-    lead = _lead(board)
+    lead = lead_metric(board)
     rows = []
     for item in ordered_rows(board):
         row = item["row"]

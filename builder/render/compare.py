@@ -35,12 +35,13 @@ from builder.render.labels import metric_title, unit_label
 from builder.scoring.paired import RHO_SCALE, PairedBoard
 
 
-def _lead(board: dict[str, Any]) -> dict[str, Any] | None:
+def lead_metric(board: dict[str, Any]) -> dict[str, Any] | None:
+    """A board's ranking metric, else its first (what the compare and snapshot pages show)."""
     return next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None) or (board["metrics"][0] if board["metrics"] else None)
 
 
 def _board(board: dict[str, Any]) -> dict[str, Any] | None:
-    lead = _lead(board)
+    lead = lead_metric(board)
     if lead is None or not board["rows"]:
         return None
     cells: dict[str, list[Any]] = {}
