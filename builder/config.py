@@ -78,6 +78,20 @@ class BenchmarkConfig:
     # The private results key (builder.bundles.sealing): never published, so what a lab keeps
     # private stays sealed after a full release publishes the embargo identity.
     private_recipient: str | None = None
+    # Set on an earlier dataset version's config (builder.pipeline.earlier_versions): the
+    # version that replaced it in leaderboards/<benchmark>.yaml. Its id is then
+    # "<benchmark>@<version>", the folder its pages and data are published under.
+    superseded_by: str | None = None
+
+    @property
+    def benchmark(self) -> str:
+        """The benchmark's own id (bundles/<benchmark>/), an earlier version's included."""
+        return self.id.split(EARLIER_SEPARATOR, 1)[0]
+
+
+# "<benchmark>@<version>": a benchmark id never holds "@" (IDENTIFIER_RE), so the folder of an
+# earlier version can never be a benchmark's.
+EARLIER_SEPARATOR = "@"
 
 
 def load_configs(root: Path) -> list[BenchmarkConfig]:
@@ -92,11 +106,15 @@ def load_configs(root: Path) -> list[BenchmarkConfig]:
 
 
 def load_config(path: Path, root: Path) -> BenchmarkConfig:
+    where = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    return parse_config(path.read_bytes(), where, path.stem)
+
+
+def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
+    """A config's bytes (a file's, or a past commit's: builder.pipeline.earlier_versions)."""
     from builder.scoring import parse_scoring_config
     from builder.trust.seal import parse_recipient
 
-    where = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    data = path.read_bytes()
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError("config is larger than 1 MiB", where=where)
     raw = loads_yaml(data, where)
@@ -115,8 +133,8 @@ def load_config(path: Path, root: Path) -> BenchmarkConfig:
     if isinstance(bench, str):
         if not IDENTIFIER_RE.match(bench):
             errors.append(("benchmark", "must be 1–64 characters of a-z, 0-9 and '-'"))
-        elif bench != path.stem:
-            errors.append(("benchmark", f"is {bench!r} but the file is named {path.name}; they must agree"))
+        elif bench != stem:
+            errors.append(("benchmark", f"is {bench!r} but the file is named {stem}.yaml; they must agree"))
     for key in ("embargo_recipient", "private_recipient"):
         if isinstance(raw.get(key), str):
             try:

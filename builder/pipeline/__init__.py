@@ -6,6 +6,8 @@
   releases, tool versions) from the build report, written and signed by builder.attest
 - ``build``: The build, as one script: ingest → verify → unseal → score → render → publish
 - ``checkout``: The checkout scan: no embargoed text or canary anywhere a push could carry it
+- ``earlier_versions``: Earlier dataset versions stay on the site while a release of them is in
+  force, as ``<benchmark>@<version>``, scored by the config git last committed for them
 - ``isolation``: One isolation boundary per submission at every stage (unseal, score, render)
 - ``lab_status``: `sealboard status`: a lab's view of its bundles (design: "a lab's view of its
   bundles")

@@ -22,6 +22,7 @@ from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
 from builder.leakscan.scan import screen_lab_text
 from builder.pipeline.admission import admit, ingest, reject
+from builder.pipeline.earlier_versions import earlier_versions, unseal_earlier
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.publish import needles_for, publish
 from builder.pipeline.regrade_budget import pregrade
@@ -167,6 +168,13 @@ def build(
             state = unseal_state(config, admitted.bundles[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
             # A re-sealed clone is only visible in the plaintext (builder.bundles.duplicates).
             report.benchmarks.append(reject_clones(state, list(admitted.order), report.rejections))
+        # An earlier dataset version with a release in force stays on the site, beside its
+        # benchmark (builder.pipeline.earlier_versions): nothing un-releases it.
+        for earlier in earlier_versions(root, configs, datasets, registry, as_of or now, now, progress):
+            shown = unseal_earlier(root, earlier, ingested, registry, datasets, identities + published, admissions, now, report.rejections)
+            if shown is not None:
+                at = next(i for i, s in enumerate(report.benchmarks) if s.config.id == earlier.config.id)
+                report.benchmarks.insert(at + 1, shown)
         if identities:
             # Decrypted and parsed: the sealed results (as large as their plaintext) are not
             # read again, so they need not stay in memory beside the frames (bench_build.py).

@@ -74,7 +74,8 @@ def last_build(site: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     for path in sorted((site / "data").glob("*/submissions.json")):
         data = _read_json(path) or {}
         for row in data.get("rows", []):
-            where = f"bundles/{data.get('benchmark')}/{row.get('submission')}"
+            # an earlier dataset version's board ("<benchmark>@<version>") ranks the benchmark's bundles
+            where = f"bundles/{str(data.get('benchmark')).partition('@')[0]}/{row.get('submission')}"
             published[where] = str(row.get("manifest_sha256"))
     return rejected, published
 
@@ -89,6 +90,10 @@ def lab_status(root: Path, *, lab: str | None, site: Path, now: datetime) -> lis
     for r in report.rejections:
         key = bundle_key(r.where)
         if key is None:
+            continue
+        if r.reason == "wrong-version" and key[0] in published:
+            # a run of an earlier version, on that version's boards (builder.pipeline.earlier_versions)
+            found.setdefault(key[0], BundleStatus(*key, "published", decided_by=LAST_BUILD))
             continue
         status = "withdrawn" if r.reason == "withdrawn" else "rejected"
         found.setdefault(key[0], BundleStatus(*key, status, r.reason, r.message, r.hint, CHECKS))

@@ -60,13 +60,20 @@ def without_public(needles: Needles, public_texts: Iterable[str]) -> Needles:
 
 
 def needles_for(report: BuildReport) -> Needles:
+    """The embargoed items' needles, less what a release in force published: a partial
+    release's items, and an earlier version's released items that a new version kept
+    (builder.pipeline.earlier_versions), whose canary is then public too."""
     entries = []
     public: list[str] = []
+    public_canaries: set[str] = set()
+    for state in report.benchmarks:
+        public += [text for item in state.released_items for text in item["question"].values()]
+        public_canaries.update(item.get("canary") or "" for item in state.released_items)
     for state in report.benchmarks:
         if state.status == "released":
             continue
-        entries += [(f"{state.config.id} item {item}", canary, qs) for item, canary, qs in state.embargoed_text]
-        public += [text for item in state.released_items for text in item["question"].values()]
+        entries += [(f"{state.config.id} item {item}", "" if canary in public_canaries else canary, qs)
+                    for item, canary, qs in state.embargoed_text]
     return without_public(build_needles(entries), public)
 
 

@@ -149,7 +149,9 @@ def verify_site(site: Path, root: Path | None = None) -> list[str]:
             continue
         commitments = loads_json(_read(site / "data" / bid / "commitments.json", site), f"data/{bid}/commitments.json")["commitments"]
         if root is not None:
-            changed = changed_commitment(first_commitments(root, bid, bench.get("version", "")), commitments, f"data/{bid}/commitments.json")
+            # an earlier version's folder is "<benchmark>@<version>"; its dataset is the benchmark's
+            changed = changed_commitment(first_commitments(root, bench.get("benchmark") or bid, bench.get("version", "")), commitments,
+                                         f"data/{bid}/commitments.json")
             if changed is not None:
                 raise changed
         where = f"data/{bid}/items.jsonl"

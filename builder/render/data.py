@@ -132,6 +132,10 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
                 "id": bench,
                 "title": state.config.title,
                 "version": state.config.version,
+                # An earlier dataset version, shown while its release is in force, names its
+                # benchmark and the version that replaced it (builder.pipeline.earlier_versions).
+                "benchmark": state.config.benchmark,
+                "superseded_by": state.config.superseded_by,
                 "status": state.status,
                 "submissions": len(state.bundles),
                 "submissions_data": f"data/{bench}/submissions.json",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -280,13 +280,16 @@ def standings(board: dict[str, Any] | None, top: int) -> list[dict[str, Any]]:
     return out
 
 
-def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, Any]], submissions: dict[str, Any]) -> str:
+def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, Any]], submissions: dict[str, Any],
+                   earlier: Sequence[dict[str, Any]] = ()) -> str:
+    """``earlier``: index entries of the benchmark's earlier versions still shown."""
     board = headline(boards)
     lead = next((m for m in board["metrics"] if m["name"] == board["rank_by"]), None) if board else None
     return _render(
         "benchmark.md.j2",
         bench=bench,
         config=config,
+        earlier=list(earlier),
         boards=boards,
         describe=describe,
         submissions=submissions,

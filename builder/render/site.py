@@ -164,7 +164,8 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
         by_sub = {r["submission"]: r for r in subs["rows"]}
         board_dicts = {b["board"]: b for b in boards[bench["id"]]}
         specs = {spec.id: spec for spec in state.config.scoring.boards}
-        write(f"pages/{bench['id']}/index.md", pages.benchmark_page(bench, state.config, boards[bench["id"]], subs))
+        earlier = [b for b in index["benchmarks"] if b["superseded_by"] and b["benchmark"] == bench["id"]]
+        write(f"pages/{bench['id']}/index.md", pages.benchmark_page(bench, state.config, boards[bench["id"]], subs, earlier))
         write(f"pages/{bench['id']}/submissions.md", pages.submissions_page(bench, subs, labs))
         if (compare := pages.compare_page(bench, boards[bench["id"]], subs, released.paired.get(bench["id"]))) is not None:
             write(f"pages/{bench['id']}/compare.md", compare)

@@ -249,7 +249,8 @@ def _shadowed(rel: tuple[str, ...], reserved: set[str], theme: bool) -> str | No
     """The generated path a site file at ``rel`` would replace, if any. A theme folder's
     files are copied into the site as they are (``x.html`` there is a template instead)."""
     joined = "/".join(rel)
-    if len(rel) > 1 and rel[0] in reserved:
+    # "<benchmark>@<version>/": an earlier dataset version's pages (builder.pipeline.earlier_versions)
+    if len(rel) > 1 and (rel[0] in reserved or rel[0].partition("@")[0] in reserved):
         return f"{rel[0]}/"
     if joined in GENERATED_FILES:
         return joined

@@ -334,8 +334,8 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
             w.run(["bash", "-ec", spec["run"].replace("sealboard ", SB)], ci, env=step_env(spec, secrets))
         return ci / "site"
 
-    def soohak(site: Path) -> dict[str, Any]:
-        (bench,) = data(site, "index.json")["benchmarks"]
+    def soohak(site: Path, bid: str = "soohak") -> dict[str, Any]:
+        (bench,) = [b for b in data(site, "index.json")["benchmarks"] if b["id"] == bid]
         return bench
 
     def rows(site: Path) -> list[str]:
@@ -487,23 +487,42 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         w.sb(board, "dataset", "sign", "soohak", "--key", keys["sofia"])
         push("soohak 1.1", REAL - timedelta(hours=12))
 
-    with life.step("the build after 1.1: 1.1 embargoed under its new key; 1.0's release still verifies"):
+    with life.step("the build after 1.1: 1.1 embargoed under its new key; 1.0 stays on the site, released, and verifies"):
         secrets["secrets.SEALBOARD_IDENTITY"] = identity.read_text() + new_key.read_text()  # the secret, updated
+        # A run of 1.0 merged after 1.1 replaced it (1.0's answers are public by now): ranked nowhere.
+        late = board / "bundles" / "soohak" / "acme" / "run-2"
+        shutil.copytree(folder, late)
+        push("acme's late 1.0 run", REAL - timedelta(hours=6))
         site = scheduled_build()
         bench = soohak(site)
         assert (bench["version"], bench["status"], bench["items"], bench["released_items"]) == ("1.1", "embargoed", 19, 0), bench
         assert bench["release"]["summary"] == "embargoed: no release statement for version 1.1 (2 for other versions)", bench["release"]
         assert sorted(data(site, "soohak/commitments.json")["commitments"]) == sorted(it["id"] for it in items_11)
-        # acme's 1.0 run is not a 1.1 result: it leaves the boards, named on the Rejected page.
-        reasons = {(r["lab"], r["reason"]) for r in data(site, "rejected.json")["rejected"]}
-        assert reasons == {("acme", "wrong-version"), ("beta", "key-revoked")}, reasons
+        # acme's 1.0 run is not a 1.1 result: it leaves 1.1's boards for 1.0's, which stay on
+        # the site as soohak@v1 (released: nothing un-releases them), scored by 1.0's own config.
+        assert [b["id"] for b in data(site, "index.json")["benchmarks"]] == ["soohak", "soohak@v1"]
+        v1 = soohak(site, "soohak@v1")
+        assert (v1["version"], v1["status"], v1["superseded_by"], v1["benchmark"], v1["released_items"], v1["submissions"]) == (
+            "v1", "released", "1.1", "soohak", len(items), 1), v1
+        assert sorted(r["submission"] for r in data(site, "soohak@v1/submissions.json")["rows"]) == ["acme/run-1"]
+        assert len((site / "data" / "soohak@v1" / "items.jsonl").read_text().splitlines()) == len(items)
+        assert (site / "data" / "soohak@v1" / "matrix.csv").is_file() and (site / "soohak@v1" / "items" / f"{items[0]['id']}.html").is_file()
+        assert "replaced by version 1.1" in (site / "soohak@v1" / "index.html").read_text()
+        assert 'href="../soohak@v1/index.html">Version v1</a> (released)' in (site / "soohak" / "index.html").read_text()
+        reasons = {(r["lab"], r["where"].split("/")[3], r["reason"]) for r in data(site, "rejected.json")["rejected"]}
+        assert reasons == {("beta", "run-1", "key-revoked"), ("acme", "run-2", "wrong-version")}, reasons
         assert not (site / "data" / "soohak" / "items.jsonl").exists()  # nothing of 1.1 is public
+        told = orjson.loads(w.sb(board, "status", "--lab", "acme", "--site", site, "--json").stdout)["bundles"]
+        assert {(b["submission"], b["status"], b["reason"]) for b in told} == {("run-1", "published", None), ("run-2", "rejected", "wrong-version")}, told
         # 1.0's release stays checkable by anyone: its published identity opens its dataset,
-        # whose every item matches the commitment made during its embargo.
+        # whose every item matches the commitment made during its embargo; a rebuild with no
+        # secret shows 1.0's boards as the authorised build does.
         w.sb(board, "release", "verify", "--root", board)
         assert w.sb(board, "release", "identity-due").stdout.split() == []
-        # Not yet (reported): the site keeps only the current version, so 1.0's released
-        # items and boards leave it when 1.1 arrives, though nothing un-releases them.
+        w.run(["git", "-C", str(public), "pull", "-q", "--ff-only"], tmp_path)
+        w.sb(public, "build", "--root", public, "--out", public / "site")
+        assert soohak(public / "site", "soohak@v1")["status"] == "released"
+        assert (public / "site" / "data" / "soohak@v1" / "mini.json").read_bytes() == (site / "data" / "soohak@v1" / "mini.json").read_bytes()
 
     wall, cpu = sum(t for _, t, _ in life.times), sum(c for _, _, c in life.times)
     print(f"[lifecycle] {len(life.times)} steps: {wall:.1f} s wall, {cpu:.1f} s CPU (load average {os.getloadavg()[0]:.1f})")
