@@ -1,21 +1,14 @@
-"""The release pages' Jinja environment (release/templates/): Markdown out, nothing autoescaped,
-so every value goes through ``e`` (html.escape) explicitly."""
+"""The release pages' Jinja environment (release/templates/): Sealboard's page environment
+(builder.render.page_templates), so every value goes through ``e`` (html.escape) explicitly."""
 
 from __future__ import annotations
 
 import html
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from builder.render.page_templates import page_environment
 
-ENV = Environment(
-    loader=PackageLoader("builder.release", "templates"),
-    undefined=StrictUndefined,
-    autoescape=False,  # Markdown output; every value goes through `e` explicitly
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+ENV = page_environment("builder.release")
 
 
 def render(name: str, **context: Any) -> str:

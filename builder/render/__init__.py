@@ -18,6 +18,8 @@
   mkdocs.yml`
 - ``nav_cache``: hook that only saves time: Material's nav and tabs rendered once per folder
   for pages out of the nav
+- ``page_templates``: The Jinja environment of Sealboard's own page templates: no autoescape,
+  dict keys found without an exception
 - ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)
 - ``raw_html_blocks``: hook that only saves time: raw HTML blocks whose end is certain go to
   Markdown's stash without html.parser

@@ -17,8 +17,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
-
 from builder.render.charts import chart_json, chart_spec
 from builder.render.compare import compare_data, compare_json
 from builder.render.forest import forest_axis, forest_cell, forest_head
@@ -34,16 +32,10 @@ from builder.render.labels import (
     summary_facts,
     unit_label,
 )
+from builder.render.page_templates import page_environment
 from builder.scoring.tables import FLAGS
 
-_ENV = Environment(
-    loader=PackageLoader("builder.render", "templates"),
-    undefined=StrictUndefined,
-    autoescape=False,  # Markdown output; every value goes through `e` (html.escape) explicitly
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_ENV = page_environment("builder.render")  # every value goes through `e` (html.escape) explicitly
 
 
 def model_href(submission: str) -> str:
