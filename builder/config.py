@@ -86,12 +86,17 @@ class BenchmarkConfig:
     @property
     def benchmark(self) -> str:
         """The benchmark's own id (bundles/<benchmark>/), an earlier version's included."""
-        return self.id.split(EARLIER_SEPARATOR, 1)[0]
+        return benchmark_of(self.id)
 
 
 # "<benchmark>@<version>": a benchmark id never holds "@" (IDENTIFIER_RE), so the folder of an
 # earlier version can never be a benchmark's.
 EARLIER_SEPARATOR = "@"
+
+
+def benchmark_of(folder: str) -> str:
+    """The benchmark a site folder (``<benchmark>`` or ``<benchmark>@<version>``) belongs to."""
+    return folder.partition(EARLIER_SEPARATOR)[0]
 
 
 def load_configs(root: Path) -> list[BenchmarkConfig]:

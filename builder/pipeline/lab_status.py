@@ -26,6 +26,8 @@ from typing import Any
 import orjson
 
 from builder.bundles.manifest import MANIFEST
+from builder.config import benchmark_of
+from builder.pipeline.earlier_versions import WRONG_VERSION
 
 CHECKS = "no-secret checks"
 LAST_BUILD = "last authorised build"
@@ -75,7 +77,7 @@ def last_build(site: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
         data = _read_json(path) or {}
         for row in data.get("rows", []):
             # an earlier dataset version's board ("<benchmark>@<version>") ranks the benchmark's bundles
-            where = f"bundles/{str(data.get('benchmark')).partition('@')[0]}/{row.get('submission')}"
+            where = f"bundles/{benchmark_of(str(data.get('benchmark')))}/{row.get('submission')}"
             published[where] = str(row.get("manifest_sha256"))
     return rejected, published
 
@@ -91,7 +93,7 @@ def lab_status(root: Path, *, lab: str | None, site: Path, now: datetime) -> lis
         key = bundle_key(r.where)
         if key is None:
             continue
-        if r.reason == "wrong-version" and key[0] in published:
+        if r.reason == WRONG_VERSION and key[0] in published:
             # a run of an earlier version, on that version's boards (builder.pipeline.earlier_versions)
             found.setdefault(key[0], BundleStatus(*key, "published", decided_by=LAST_BUILD))
             continue

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from builder.config import benchmark_of
 from builder.errors import BuilderError
 from builder.strict import loads_yaml
 
@@ -250,7 +251,7 @@ def _shadowed(rel: tuple[str, ...], reserved: set[str], theme: bool) -> str | No
     files are copied into the site as they are (``x.html`` there is a template instead)."""
     joined = "/".join(rel)
     # "<benchmark>@<version>/": an earlier dataset version's pages (builder.pipeline.earlier_versions)
-    if len(rel) > 1 and (rel[0] in reserved or rel[0].partition("@")[0] in reserved):
+    if len(rel) > 1 and benchmark_of(rel[0]) in reserved:
         return f"{rel[0]}/"
     if joined in GENERATED_FILES:
         return joined
