@@ -12,6 +12,8 @@
 - ``explore``: Items and models, both ways, after a release: the item × model grid and each
   model's per-item results
 - ``identity``: Publishing the embargo identity after a full release, and reading it back
+- ``item_rows``: the long row lists of item and model pages, built in Python as one HTML fragment
+  each
 - ``outputs``: The data a release in force publishes, under `data/<benchmark>/`
 - ``pages``: Pages a release adds: the item browser, one page per item, the grid, the changelog
   and the "Verify this release" page

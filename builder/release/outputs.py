@@ -31,7 +31,7 @@ import pandas as pd
 
 from builder.bundles.dataset import ITEM_METADATA
 from builder.release.transcripts import transcript_files
-from builder.render.data import to_csv
+from builder.render.data import columns_to_csv, to_csv
 from builder.report.records import BenchmarkState
 from builder.scoring.paired import RHO_SCALE, PairedBoard, paired_boards
 from builder.scoring.row_verdicts import row_verdicts
@@ -196,8 +196,8 @@ def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: p
         ) + b"\n",
     }
     if state.release.publishes("results"):
-        published = matrix.astype(object).where(matrix.notna(), None)
+        published = {c: matrix[c].astype(object).where(matrix[c].notna(), None).tolist() for c in matrix.columns}
         published["answer"] = [json_cell(a) for a in published["answer"]]
-        files[f"{bench}/matrix.csv"] = to_csv(list(matrix.columns), published.to_dict("records"))
+        files[f"{bench}/matrix.csv"] = columns_to_csv(list(published), list(published.values()))
     files.update(transcript_files(state))  # opted-in, released items only (builder.release.transcripts)
     return files

@@ -19,6 +19,7 @@ from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
 from builder.release.audit_record import read_audit
 from builder.release.explore import anchor, embedded_json, grid_data, grid_json, model_results
+from builder.release.item_rows import item_rows, submission_rows
 from builder.release.outputs import (
     ItemSummary,
     is_released,
@@ -48,15 +49,9 @@ def _render(name: str, **context: Any) -> str:
     return render(
         name,
         pct=lambda v: "—" if v is None else f"{100 * v:.1f}%",
-        verdict=_verdict,
         sortable=lambda v: "-1" if v is None else f"{v:.6f}",  # an unknown rate sorts below 0
         **context,
     )
-
-
-def _verdict(r: dict[str, Any]) -> str:
-    """A cell's colour class: 2 every sample correct, 1 some, 0 none."""
-    return "2" if r["samples"] and r["correct"] == r["samples"] else "1" if r["correct"] else "0"
 
 
 def page_name(item_id: str) -> str:
@@ -102,18 +97,18 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
         pages[f"{bench}/grid.md"] = _render("grid.md.j2", bench=bench, bench_title=title, grid=grid,
                                             grid_json=embedded_json(files[f"{bench}/grid.json"]))
         for sub, results in model_results(shown, names).items():
-            sections[sub] = _render("model_items.md.j2", rows=results, anchor=anchor(sub))
+            sections[sub] = _render("model_items.md.j2", rows=results, item_rows=item_rows(results), anchor=anchor(sub))
     return files, pages, sections
 
 
 def _item_page(state: BenchmarkState, s: ItemSummary, row: dict[str, Any], transcripts: list[dict[str, Any]]) -> str:
     texts = [*s.item["question"].values(), *s.item["answer"].values(), *(t["text"] for t in transcripts)]
+    subs = [dict(r, anchor=anchor(r["submission"])) for r in s.per_submission]
     return _render(
         "item.md.j2", bench=state.config.id, bench_title=state.config.title, item=s.item, row=row,
-        subs=[dict(r, anchor=anchor(r["submission"])) for r in s.per_submission],
+        subs=subs, submission_rows=submission_rows(subs, {t["submission"] for t in transcripts}),
         commitment=state.dataset_commitments.get(s.item["id"], ""), math=has_math(*texts) or any("\\" in a for a in s.item["answer"].values()),
-        transcripts=[dict(t, anchor=anchor(t["submission"])) for t in transcripts], with_transcripts={t["submission"] for t in transcripts},
-        shows_transcripts=publishes_transcripts(state),
+        transcripts=[dict(t, anchor=anchor(t["submission"])) for t in transcripts], shows_transcripts=publishes_transcripts(state),
     )
 
 

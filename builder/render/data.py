@@ -55,6 +55,17 @@ def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> bytes:
     return buf.getvalue().encode()
 
 
+def columns_to_csv(columns: list[str], values: list[list[Any]]) -> bytes:
+    """``to_csv`` of a table given column by column (a results matrix: 70k rows), the same
+    bytes: ``csv_cell`` runs only over the columns that hold text (csv writes None empty)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    cells = [[csv_cell(v) for v in col] if any(isinstance(v, str) for v in col) else col for col in values]
+    writer.writerows(zip(*cells))
+    return buf.getvalue().encode()
+
+
 def git_commit(root: Path) -> str | None:
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)

@@ -32,6 +32,7 @@ sandbox (``jinja_sandbox.py``); this hook only changes which code finds a block'
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import Any
@@ -49,6 +50,15 @@ _TAG = re.compile(
 )
 # A tag as above, or any other "<" (which makes a region uncertain).
 _TOKEN = re.compile(_TAG.pattern + "|<")
+# _TAG without its groups, for counting tags in C.
+_PLAIN_TAG = re.compile(re.sub(r"\(\?P<\w+>", "(?:", _TAG.pattern))
+# A plain start tag with an id or name attribute, read as _TAG reads it (attributes one
+# after another, so never "id=" inside a value): its name and attributes.
+_ATTR_PATTERN = r"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+))?"""
+_ID_TAG = re.compile(
+    rf"""<([a-zA-Z][a-zA-Z0-9]*)((?:{_ATTR_PATTERN})*?\s+(?:id|name)\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+)(?:{_ATTR_PATTERN})*)\s*/?>""",
+    re.IGNORECASE,
+)
 # One attribute of a start tag's attributes as _TAG matched them (consecutive, so never a match inside a value).
 _ATTR = re.compile(r"""\s+(?P<name>[a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'=<>`]+)))?""")
 # Elements whose content html.parser reads as text, not tags (which ones depends on the
@@ -56,6 +66,7 @@ _ATTR = re.compile(r"""\s+(?P<name>[a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"(?P<
 # html.parser may read everything after <plaintext> as text.
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript"})
 _OPAQUE = frozenset({"plaintext"})
+_RAW_TEXT_START = re.compile(rf"<(?:{'|'.join(sorted(_RAW_TEXT | _OPAQUE))})(?=[\s/>])", re.IGNORECASE)
 _EMPTY = frozenset({"hr"})  # HTMLExtractor's one block tag that never has content
 # A line Markdown could start a raw block on: up to three spaces, then "<".
 _MAY_START_RAW = re.compile(r"^ {0,3}<", re.MULTILINE)
@@ -78,6 +89,65 @@ def raw_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
     would stash them whole: the end of the line that closes the last block, followed by a
     blank line or the end of the text; each block after the first starts the line after
     the previous one ends. -1 if anything is less certain. Collects the anchor ids."""
+    end = _unnested_region_end(text, pos, md)
+    if end is None:
+        return _replayed_region_end(text, pos, md, ids)
+    for tag, attrs in _ID_TAG.findall(text, pos, end):  # every "<" in the region is a plain tag
+        ids.update(_ids(tag.lower(), attrs))
+    return end
+
+
+def _unnested_region_end(text: str, pos: int, md: Markdown) -> int | None:
+    """``raw_region_end`` without a replay of the tag stack, where its answer is certain
+    from a few searches in C; None where it is not (the replay then decides).
+
+    HTMLExtractor's stack of a raw block empties only when an end tag pops its first
+    element, and an end tag pops down to the topmost element of its name. So where block
+    ``<B ...>`` holds no other start tag named B, no end tag before the first ``</B>`` can
+    empty it, and that one does. The item and model tables hold thousands of cells with
+    omitted end tags, whose replay was a tenth of the whole site stage (bench_site.py
+    --profile); their blocks never nest their own outer tag."""
+    block = pos
+    while True:
+        first = _TAG.match(text, block)
+        if first is None or not _opens_block(first, md):
+            return None
+        name = first["start"].lower()
+        if name in _RAW_TEXT or name in _OPAQUE:
+            return None
+        close = _end_tag(name).search(text, first.end())
+        if close is None or _start_tag(name).search(text, first.end(), close.start()):
+            return None  # never closed, or nested: only the replay can tell
+        # Every "<" up to the close is a plain tag (one "<" each), none reads as raw text.
+        if text.count("<", block, close.end()) != len(_PLAIN_TAG.findall(text, block, close.end())):
+            return None
+        if _RAW_TEXT_START.search(text, block, close.end()):
+            return None
+        line_end = text.find("\n", close.end())
+        if line_end < 0:
+            line_end = len(text)
+        if not _blank(text, close.end(), line_end):
+            return None  # text after the end tag on its line
+        if line_end < len(text):
+            after = text.find("\n", line_end + 1)
+            if not _blank(text, line_end + 1, len(text) if after < 0 else after):
+                block = line_end + 1  # the next block must start this line
+                continue
+        return line_end
+
+
+@functools.cache
+def _start_tag(name: str) -> re.Pattern[str]:
+    return re.compile(rf"<{name}(?=[\s/>])", re.IGNORECASE)
+
+
+@functools.cache
+def _end_tag(name: str) -> re.Pattern[str]:
+    return re.compile(rf"</{name}\s*>", re.IGNORECASE)
+
+
+def _replayed_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
+    """``raw_region_end`` by a replay of HTMLExtractor's tag stack, tag by tag."""
     stack: list[str] = []
     found: list[str] = []
     next_block = pos  # where the next block must start, when the stack is empty

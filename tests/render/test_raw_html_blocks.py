@@ -8,8 +8,10 @@ import re
 
 import markdown
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from builder.render.raw_html_blocks import RawBlockExtension, raw_region_end
+from builder.render.raw_html_blocks import RawBlockExtension, _replayed_region_end, _unnested_region_end, raw_region_end
 
 EXTENSIONS = ["admonition", "attr_list", "def_list", "tables", "toc"]
 
@@ -104,3 +106,81 @@ def test_fenced_code_is_not_taken_for_html():
     plain, _ = convert(text, fast=False, extensions=[*EXTENSIONS, "fenced_code"])
     fast, _ = convert(text, fast=True, extensions=[*EXTENSIONS, "fenced_code"])
     assert plain == fast and "&lt;div&gt;code&lt;/div&gt;" in fast
+
+
+# Pieces of generated pages and of what a hand-written page may hold: nesting, omitted and
+# stray end tags, ids, upper case, comments, a lone "<", raw-text elements, blank lines.
+PIECES = [
+    "<div>",
+    "</div>",
+    '<div class="w" id="d1">',
+    "<DIV>",
+    "</DIV >",
+    "<div/>",
+    "<table>",
+    "</table>",
+    "<tr>",
+    "</tr>",
+    '<td class="n">',
+    "</td>",
+    "<tbody>",
+    "</tbody>",
+    "<p>",
+    "</p>",
+    "<span>",
+    "</span>",
+    '<a href="x.html" name="n&amp;1">',
+    "</a>",
+    "<code>",
+    "</code>",
+    "<br>",
+    "<hr>",
+    '<img src="i.png"/>',
+    '<details id="t-1">',
+    "</details>",
+    "<summary>",
+    "</summary>",
+    "<script>",
+    "</script>",
+    "<!-- c -->",
+    " a < b ",
+    'x id="no" ',
+    "text",
+    " *em* ",
+    "\n",
+    "\n\n",
+    "  ",
+]
+
+
+CLEAN = [p for p in PIECES if p not in ("<!-- c -->", " a < b ", "<script>", "</script>", "\\n\\n")]
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.sampled_from(["div", "table", "p", "details", "span", "DIV"]),
+    st.lists(st.one_of(st.sampled_from(CLEAN), st.sampled_from(PIECES)), max_size=24),
+    st.sampled_from(["", " tail", "\n<p>next</p>", "\n<div>a\n\nb</div>", "\ntext", "\n  "]),
+)
+def test_the_unnested_answer_is_the_replays_wherever_it_gives_one(name, pieces, tail):
+    text = f"<{name}>" + "".join(pieces) + f"</{name}>" + tail + "\n\n*after*\n"
+    md = markdown.Markdown()
+    quick = _unnested_region_end(text, 0, md)
+    replayed_ids: set[str] = set()
+    replayed = _replayed_region_end(text, 0, md, replayed_ids)
+    if quick is not None:
+        assert quick == replayed
+        ids: set[str] = set()
+        assert raw_region_end(text, 0, md, ids) == replayed and ids == replayed_ids
+    plain, _ = convert(text, fast=False)
+    fast, _ = convert(text, fast=True)
+    assert fast == plain
+
+
+def test_the_item_tables_are_decided_without_a_replay():
+    rows = "".join(f'<tr id="m-{i}"><td><a href="m{i}.html">M{i}</a><td>{i}<td><code>{i}</code>' for i in range(300))
+    text = f'<div class="sb-table-wrap">\n<table class="sb-items">\n<tbody>\n{rows}</tbody>\n</table>\n</div>\n\n*x*\n'
+    ids: set[str] = set()
+    assert _unnested_region_end(text, 0, markdown.Markdown()) == text.index("</div>") + len("</div>")
+    raw_region_end(text, 0, markdown.Markdown(), ids)
+    assert ids == {f"m-{i}" for i in range(300)}
