@@ -44,21 +44,17 @@ from markdown.preprocessors import HtmlBlockPreprocessor, Preprocessor
 # One plain tag: a start tag with well-formed attributes (quoted values may hold anything
 # but "<"), or an end tag. Stricter than html.parser: what it accepts, html.parser reads
 # as the same tag; anything else makes the chunk fall back to Markdown.
-_TAG = re.compile(
-    r"""<(?:(?P<start>[a-zA-Z][a-zA-Z0-9]*)(?P<attrs>(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+))?)*)\s*(?P<close>/?)"""
-    r"""|/(?P<end>[a-zA-Z][a-zA-Z0-9]*)\s*)>"""
-)
+# An attribute value: quoted (anything but "<" and the quote) or bare; and one attribute.
+_VALUE = r"""(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+)"""
+_ATTRIBUTE = rf"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*{_VALUE})?"""
+_TAG = re.compile(rf"""<(?:(?P<start>[a-zA-Z][a-zA-Z0-9]*)(?P<attrs>(?:{_ATTRIBUTE})*)\s*(?P<close>/?)|/(?P<end>[a-zA-Z][a-zA-Z0-9]*)\s*)>""")
 # A tag as above, or any other "<" (which makes a region uncertain).
 _TOKEN = re.compile(_TAG.pattern + "|<")
 # _TAG without its groups, for counting tags in C.
 _PLAIN_TAG = re.compile(re.sub(r"\(\?P<\w+>", "(?:", _TAG.pattern))
 # A plain start tag with an id or name attribute, read as _TAG reads it (attributes one
 # after another, so never "id=" inside a value): its name and attributes.
-_ATTR_PATTERN = r"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+))?"""
-_ID_TAG = re.compile(
-    rf"""<([a-zA-Z][a-zA-Z0-9]*)((?:{_ATTR_PATTERN})*?\s+(?:id|name)\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+)(?:{_ATTR_PATTERN})*)\s*/?>""",
-    re.IGNORECASE,
-)
+_ID_TAG = re.compile(rf"""<([a-zA-Z][a-zA-Z0-9]*)((?:{_ATTRIBUTE})*?\s+(?:id|name)\s*=\s*{_VALUE}(?:{_ATTRIBUTE})*)\s*/?>""", re.IGNORECASE)
 # One attribute of a start tag's attributes as _TAG matched them (consecutive, so never a match inside a value).
 _ATTR = re.compile(r"""\s+(?P<name>[a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'=<>`]+)))?""")
 # Elements whose content html.parser reads as text, not tags (which ones depends on the
@@ -113,8 +109,6 @@ def _unnested_region_end(text: str, pos: int, md: Markdown) -> int | None:
         if first is None or not _opens_block(first, md):
             return None
         name = first["start"].lower()
-        if name in _RAW_TEXT or name in _OPAQUE:
-            return None
         close = _end_tag(name).search(text, first.end())
         if close is None or _start_tag(name).search(text, first.end(), close.start()):
             return None  # never closed, or nested: only the replay can tell
