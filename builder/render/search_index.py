@@ -27,6 +27,19 @@ KCSAT-ML question is otherwise trimmed away by the English pipeline (lunr's trim
 ASCII word characters only). Material's separator stays: an item id such as
 ``kcsat-2014-a-01`` is split at its hyphens in the index and in the query alike, and the
 item page, whose title holds every part, ranks first.
+
+Material's search worker bundles lunr 2.3.9, whose token set (the automaton a query's terms
+are matched against) merges nodes it takes for equal by a string of each node's edge labels
+and child ids written without a separator: with digits among the labels (``2014``, digests),
+edges ``1→234`` and ``1→2, 3→4`` read alike, and the merged set holds terms the index does
+not (lunr.js issues 503, 314). A query reaching one ("a", "kcsat-2014-a-01") makes lunr throw
+and Material answer "No matching documents"; which queries do depends on every word of the
+index, so it came and went from build to build. ``on_post_build`` appends ``TOKEN_SET_FIX``
+to the worker: the same string with a separator after each child id, read before the worker
+builds its index. It also unbrackets lunr-languages' Korean word characters
+(``KO_WORD_CHARACTERS``): ``lunr.multiLanguage("en", "ko")`` pastes each language's
+characters into one class, and Korean's own brackets broke it, so the trimmer trimmed
+nothing and a word written ``"laptop`` or ``(Riemann`` could not be found.
 """
 
 from __future__ import annotations
@@ -34,6 +47,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -55,6 +69,21 @@ LISTING_ROWS = 8
 # of a past deploy's boards; a search for a model should find its page, not each dated copy.
 UNINDEXED = ("snapshots/",)
 DOCS_GLOBAL = "__sealboard_search_docs"
+# lunr's TokenSet.prototype.toString (lunr.js 2.3.9, lib/token_set.js) with a "," after each
+# child id: a label is one character and an id is digits, so the string now reads one way only.
+TOKEN_SET_FIX = (
+    "\n;/* Sealboard (builder/render/search_index.py): lunr's token-set key, unambiguous. */\n"
+    "self.lunr.TokenSet.prototype.toString = function () {\n"
+    "  if (this._str) return this._str;\n"
+    '  var str = this.final ? "1" : "0", labels = Object.keys(this.edges).sort();\n'
+    '  for (var i = 0; i < labels.length; i++) str += labels[i] + this.edges[labels[i]].id + ",";\n'
+    "  return str;\n"
+    "};\n"
+)
+# lunr-languages' Korean word characters, written as a class where every other language
+# writes bare ranges (the form lunr.multiLanguage expects), and the same without brackets.
+KO_WORD_CHARACTERS = ('e.ko.wordCharacters="[A-Za-z\uac00-\ud7a3]"', 'e.ko.wordCharacters="A-Za-z\uac00-\ud7a3"')
+LUNR = os.path.join("assets", "javascripts")
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
@@ -185,3 +214,28 @@ def on_post_build(config: Any) -> None:
     for name, data in (("search_index.json", stub), ("search_index.js", stub_js), ("search_docs.js", docs_js)):
         with open(os.path.join(folder, name), "wb") as f:
             f.write(data)
+    patch_lunr(os.path.join(config.site_dir, LUNR))
+
+
+def patch_lunr(folder: str) -> None:
+    """Apply TOKEN_SET_FIX to Material's search worker(s) and KO_WORD_CHARACTERS to
+    lunr-languages' Korean under ``folder`` (the site's ``assets/javascripts``), once. A file
+    that no longer holds what a patch changes (another Material) is left as it is; the
+    browser tests (tests/render/test_search_browser.py) check the demo's files have both."""
+    workers = os.path.join(folder, "workers")
+    for name in sorted(os.listdir(workers)) if os.path.isdir(workers) else []:
+        if name.startswith("search.") and name.endswith(".js"):
+            _patch(os.path.join(workers, name), lambda s: s + TOKEN_SET_FIX if "self.lunr=" in s.replace(" ", "") and TOKEN_SET_FIX not in s else s)
+    bracketed, bare = KO_WORD_CHARACTERS
+    _patch(os.path.join(folder, "lunr", "min", "lunr.ko.min.js"), lambda s: s.replace(bracketed, bare))
+
+
+def _patch(path: str, change: Callable[[str], str]) -> None:
+    if not os.path.isfile(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    changed = change(source)
+    if changed != source:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(changed)
