@@ -225,9 +225,17 @@ def patch_lunr(folder: str) -> None:
     workers = os.path.join(folder, "workers")
     for name in sorted(os.listdir(workers)) if os.path.isdir(workers) else []:
         if name.startswith("search.") and name.endswith(".js"):
-            _patch(os.path.join(workers, name), lambda s: s + TOKEN_SET_FIX if "self.lunr=" in s.replace(" ", "") and TOKEN_SET_FIX not in s else s)
+            _patch(os.path.join(workers, name), _with_token_set_fix)
     bracketed, bare = KO_WORD_CHARACTERS
     _patch(os.path.join(folder, "lunr", "min", "lunr.ko.min.js"), lambda s: s.replace(bracketed, bare))
+
+
+def _with_token_set_fix(worker: str) -> str:
+    """The worker with TOKEN_SET_FIX at its end, where it publishes ``self.lunr`` (the fix
+    runs after that, before any message builds an index) and has no fix yet."""
+    if "self.lunr=" not in worker.replace(" ", "") or TOKEN_SET_FIX in worker:
+        return worker
+    return worker + TOKEN_SET_FIX
 
 
 def _patch(path: str, change: Callable[[str], str]) -> None:
