@@ -85,12 +85,15 @@ def _korean_word(site: Path) -> str:
     raise AssertionError("no Korean question in the demo's KCSAT-ML items")
 
 
+# ``load(src)``, for the scripts below (``_eval`` defines it): loads a script (a path from the
+# site's root) into the page as a <script> element.
+LOAD_SCRIPT = "const load = (src) => new Promise((ok, fail) => { const s = document.createElement('script'); s.src = src; s.onload = ok; s.onerror = fail; document.head.appendChild(s); });"
 # Material's search worker, driven by its own messages (SETUP with the built index's config
-# and documents, then one QUERY per query): the first result's location per query, or the
-# error the worker's catch turned into an empty answer (Material logs it and answers nothing).
+# and documents, then one QUERY per query): the first result's location per query, or null
+# where it answered nothing (as it does when lunr throws: Material logs it and answers nothing).
 WORKER_QUERIES = """(async ([worker, queries]) => {
   const config = (await (await fetch('search/search_index.json')).json()).config;
-  await new Promise((ok, fail) => { const s = document.createElement('script'); s.src = 'search/search_docs.js'; s.onload = ok; s.onerror = fail; document.head.appendChild(s); });
+  await load('search/search_docs.js');
   const w = new Worker('assets/javascripts/workers/' + worker);
   let answer = null;
   w.onmessage = (m) => answer(m.data);
@@ -139,10 +142,11 @@ COLLIDING_TERMS = [
     "5/17.",
 ]
 # The shipped worker's lunr, loaded as a page script (it sets self.lunr), builds the token
-# set of each list of terms with node ids from 1, as a fresh worker does; the terms it holds.
-TOKEN_SETS = """(async ([worker, lists]) => {
-  await new Promise((ok, fail) => { const s = document.createElement('script'); s.src = 'assets/javascripts/workers/' + worker; s.onload = ok; s.onerror = fail; document.head.appendChild(s); });
-  return lists.map((terms) => { lunr.TokenSet._nextId = 1; return lunr.TokenSet.fromArray(terms).toArray().sort(); });
+# set of a list of terms with node ids from 1, as a fresh worker does; the terms it holds.
+TOKEN_SET = """(async ([worker, terms]) => {
+  await load('assets/javascripts/workers/' + worker);
+  lunr.TokenSet._nextId = 1;
+  return lunr.TokenSet.fromArray(terms).toArray().sort();
 })"""
 
 
@@ -150,10 +154,26 @@ TOKEN_SETS = """(async ([worker, lists]) => {
 # the index's languages; the terms an English and Korean index keeps of one text.
 MULTI_LANGUAGE_TERMS = """(async ([worker, text]) => {
   for (const src of ['workers/' + worker, 'lunr/min/lunr.stemmer.support.min.js', 'lunr/min/lunr.multi.min.js', 'lunr/min/lunr.ko.min.js'])
-    await new Promise((ok, fail) => { const s = document.createElement('script'); s.src = 'assets/javascripts/' + src; s.onload = ok; s.onerror = fail; document.head.appendChild(s); });
+    await load('assets/javascripts/' + src);
   const index = lunr(function () { this.use(lunr.multiLanguage('en', 'ko')); this.ref('id'); this.field('text'); this.add({id: '1', text}); });
   return Object.keys(index.invertedIndex).sort();
 })"""
+
+
+def _worker(site: Path) -> str:
+    """The file name of Material's search worker in the built site."""
+    return next((site / "assets/javascripts/workers").glob("search.*.min.js")).name
+
+
+def _eval(browser, url: str, script: str, arg) -> tuple[object, list[str]]:
+    """``script`` (a JS function, which may call ``load``) called with ``arg`` in a page opened
+    at ``url``: its answer, and the errors the page logged."""
+    page = browser.page(1400, 900)
+    try:
+        page.goto(url)
+        return page.eval(f"{LOAD_SCRIPT}\n({script})({json.dumps(arg)})"), page.errors()
+    finally:
+        page.close()
 
 
 def _search(browser, url: str, query: str, width: int = 1400, height: int = 900) -> dict:
@@ -206,44 +226,29 @@ def test_an_item_id_finds_its_item_page_first(site, browser):
 
 def test_the_workers_token_set_holds_exactly_the_indexed_terms(site, browser):
     path, base = site
-    worker = next((path / "assets/javascripts/workers").glob("search.*.min.js"))
     terms = sorted(COLLIDING_TERMS)
-    page = browser.page(1400, 900)
-    try:
-        page.goto(base + "index.html")
-        (held,) = page.eval(f"{TOKEN_SETS}({json.dumps([worker.name, [terms]])})")
-    finally:
-        page.close()
+    held, _ = _eval(browser, base + "index.html", TOKEN_SET, [_worker(path), terms])
     assert held == terms, sorted(set(held) - set(terms))
 
 
 def test_english_and_korean_words_are_indexed_without_their_punctuation(site, browser):
     path, base = site
-    worker = next((path / "assets/javascripts/workers").glob("search.*.min.js"))
-    page = browser.page(1400, 900)
-    try:
-        page.goto(base + "index.html")
-        terms = page.eval(f"{MULTI_LANGUAGE_TERMS}({json.dumps([worker.name, '“laptop” (Riemann) 47.5% 정리.'])})")
-    finally:
-        page.close()
+    terms, _ = _eval(browser, base + "index.html", MULTI_LANGUAGE_TERMS, [_worker(path), "“laptop” (Riemann) 47.5% 정리."])
     # Unpatched, lunr-languages' Korean characters broke the trimmer: '“laptop”', '(riemann)'.
     assert terms == ["47.5", "laptop", "riemann", "정리"]
 
 
 def test_every_item_id_finds_its_item_page_first_in_the_worker(site, browser):
     path, base = site
-    worker = next((path / "assets/javascripts/workers").glob("search.*.min.js"))
-    assert search_index.TOKEN_SET_FIX in worker.read_text(encoding="utf-8")
-    expected = {item["id"]: f"{bench}/items/{item['id']}.html" for bench in ("kcsat-ml", "livemathematicianbench") for item in _items(path, bench)}
+    worker = _worker(path)
+    assert search_index.TOKEN_SET_FIX in (path / "assets/javascripts/workers" / worker).read_text(encoding="utf-8")
+    expected = {
+        item["id"]: f"{bench}/items/{item['id']}.html" for bench in ("kcsat-ml", "livemathematicianbench") for item in _items(path, bench)
+    }
     # Stop words and single letters too: "a" was one of the queries lunr threw on.
     queries = [*expected, "a", "2014 a", "the", "b"]
-    page = browser.page(1400, 900)
-    try:
-        page.goto(base + "index.html")
-        first = page.eval(f"{WORKER_QUERIES}({json.dumps([worker.name, queries])})")
-        assert page.errors() == []
-    finally:
-        page.close()
+    first, errors = _eval(browser, base + "index.html", WORKER_QUERIES, [worker, queries])
+    assert errors == []
     assert {q: first[q] for q in expected} == expected
     assert all(first[q] for q in ("a", "2014 a", "the", "b")), {q: first[q] for q in ("a", "2014 a", "the", "b")}
 
