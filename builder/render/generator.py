@@ -9,7 +9,8 @@ no token, no CI secrets), its working directory is the staged tree (holding only
 output), and its theme templates render in Jinja's sandbox (``render/jinja_sandbox.py``).
 
 While it runs, the parent reports pages done of total at least every ``PROGRESS_SECONDS``:
-from mkdocs' debug log (``Reading:`` then ``Building page`` per page), or for Zensical
+from the counts of pages converted and written that the generated config's progress hook
+writes (``render/progress_hook.py``), or for Zensical
 (which logs no per-page lines) from the files it writes: one cache entry per page
 converted (two in ``.cache/`` beside the config, emptied by ``--clean``), then the HTML pages.
 """
@@ -26,6 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from builder.errors import BuilderError
+from builder.render.progress_hook import PREFIX, PROGRESS_ENV
 
 GENERATORS = ("mkdocs", "zensical")
 PROGRESS_SECONDS = 4.0
@@ -33,8 +35,7 @@ PROGRESS_SECONDS = 4.0
 # Everything else (SEALBOARD_IDENTITY, GITHUB_TOKEN, ACTIONS_*, cloud credentials…) is dropped.
 ENV_ALLOWED = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SOURCE_DATE_EPOCH", "SYSTEMROOT"})
 ENV_ALLOWED_PREFIXES = ("LC_",)
-_READING = re.compile(r"DEBUG\s+-\s+Reading: ")
-_BUILDING = re.compile(r"DEBUG\s+-\s+Building page ")
+_PROGRESS = re.compile(rf"^{PREFIX} converted=(\d+) written=(\d+)$")
 _LOG_TAIL = 40
 
 
@@ -48,12 +49,13 @@ def scrubbed_env(environ: dict[str, str] | None = None, *, source_date_epoch: in
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["NO_MKDOCS_2_WARNING"] = "1"  # Material's end-of-life banner; the maintainers' page covers it
     env["PYTHONHASHSEED"] = "0"
+    env[PROGRESS_ENV] = "1"
     return env
 
 
 def command(generator: str, config: Path, site_dir: Path) -> list[str]:
     if generator == "mkdocs":
-        return [sys.executable, "-m", "mkdocs", "build", "--verbose", "--clean", "-f", str(config), "-d", str(site_dir)]
+        return [sys.executable, "-m", "mkdocs", "build", "--clean", "-f", str(config), "-d", str(site_dir)]
     if generator == "zensical":
         return [sys.executable, "-m", "zensical", "build", "--clean", "-f", str(config)]
     raise BuilderError(f"unknown site generator {generator!r}", where="--site-generator", hint=f"choose one of {', '.join(GENERATORS)}", reason="site-generator")
@@ -95,11 +97,9 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
     def pump(stream: Iterable[bytes]) -> None:
         for raw in stream:
             line = raw.decode("utf-8", "replace").rstrip("\n")
-            if _READING.search(line):
-                counts["read"] += 1
-            elif _BUILDING.search(line):
-                counts["built"] += 1
-            elif not line.startswith("DEBUG"):
+            if m := _PROGRESS.match(line):
+                counts["read"], counts["built"] = int(m[1]), int(m[2])
+            else:
                 log.append(line)
                 del log[:-_LOG_TAIL]
 

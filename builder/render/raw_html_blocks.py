@@ -50,11 +50,9 @@ _ATTRIBUTE = rf"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*{_VALUE})?"""
 _TAG = re.compile(rf"""<(?:(?P<start>[a-zA-Z][a-zA-Z0-9]*)(?P<attrs>(?:{_ATTRIBUTE})*)\s*(?P<close>/?)|/(?P<end>[a-zA-Z][a-zA-Z0-9]*)\s*)>""")
 # A tag as above, or any other "<" (which makes a region uncertain).
 _TOKEN = re.compile(_TAG.pattern + "|<")
-# _TAG without its groups, for counting tags in C.
-_PLAIN_TAG = re.compile(re.sub(r"\(\?P<\w+>", "(?:", _TAG.pattern))
-# A plain start tag with an id or name attribute, read as _TAG reads it (attributes one
-# after another, so never "id=" inside a value): its name and attributes.
-_ID_TAG = re.compile(rf"""<([a-zA-Z][a-zA-Z0-9]*)((?:{_ATTRIBUTE})*?\s+(?:id|name)\s*=\s*{_VALUE}(?:{_ATTRIBUTE})*)\s*/?>""", re.IGNORECASE)
+# _TAG with two groups only, a start tag's name and attributes (empty for an end tag): one
+# findall in C both counts a region's tags and hands over the attributes that may hold ids.
+_TAG_PARTS = re.compile(rf"""<(?:([a-zA-Z][a-zA-Z0-9]*)((?:{_ATTRIBUTE})*)\s*/?|/[a-zA-Z][a-zA-Z0-9]*\s*)>""")
 # One attribute of a start tag's attributes as _TAG matched them (consecutive, so never a match inside a value).
 _ATTR = re.compile(r"""\s+(?P<name>[a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'=<>`]+)))?""")
 # Elements whose content html.parser reads as text, not tags (which ones depends on the
@@ -85,15 +83,17 @@ def raw_region_end(text: str, pos: int, md: Markdown, ids: set[str]) -> int:
     would stash them whole: the end of the line that closes the last block, followed by a
     blank line or the end of the text; each block after the first starts the line after
     the previous one ends. -1 if anything is less certain. Collects the anchor ids."""
-    end = _unnested_region_end(text, pos, md)
+    tags: list[tuple[str, str]] = []
+    end = _unnested_region_end(text, pos, md, tags)
     if end is None:
         return _replayed_region_end(text, pos, md, ids)
-    for tag, attrs in _ID_TAG.findall(text, pos, end):  # every "<" in the region is a plain tag
-        ids.update(_ids(tag.lower(), attrs))
+    for tag, attrs in tags:  # every "<" in the region is a plain tag: these are all of them
+        if attrs and ("ID" in (up := attrs.upper()) or "NAME" in up):
+            ids.update(_ids(tag.lower(), attrs))
     return end
 
 
-def _unnested_region_end(text: str, pos: int, md: Markdown) -> int | None:
+def _unnested_region_end(text: str, pos: int, md: Markdown, tags: list[tuple[str, str]] | None = None) -> int | None:
     """``raw_region_end`` without a replay of the tag stack, where its answer is certain
     from a few searches in C; None where it is not (the replay then decides).
 
@@ -102,7 +102,9 @@ def _unnested_region_end(text: str, pos: int, md: Markdown) -> int | None:
     ``<B ...>`` holds no other start tag named B, no end tag before the first ``</B>`` can
     empty it, and that one does. The item and model tables hold thousands of cells with
     omitted end tags, whose replay was a tenth of the whole site stage (bench_site.py
-    --profile); their blocks never nest their own outer tag."""
+    --profile); their blocks never nest their own outer tag.
+
+    ``tags`` gets each tag of the region as (name, attributes); both are empty for an end tag."""
     block = pos
     while True:
         first = _TAG.match(text, block)
@@ -113,10 +115,13 @@ def _unnested_region_end(text: str, pos: int, md: Markdown) -> int | None:
         if close is None or _start_tag(name).search(text, first.end(), close.start()):
             return None  # never closed, or nested: only the replay can tell
         # Every "<" up to the close is a plain tag (one "<" each), none reads as raw text.
-        if text.count("<", block, close.end()) != len(_PLAIN_TAG.findall(text, block, close.end())):
+        found = _TAG_PARTS.findall(text, block, close.end())
+        if text.count("<", block, close.end()) != len(found):
             return None
         if _RAW_TEXT_START.search(text, block, close.end()):
             return None
+        if tags is not None:
+            tags += found
         line_end = text.find("\n", close.end())
         if line_end < 0:
             line_end = len(text)

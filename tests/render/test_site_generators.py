@@ -17,8 +17,10 @@ import pytest
 
 from builder.demo.instance import write_demo
 from builder.pipeline.build import build, load_identities
+from builder.render import generator
 from builder.render.generator import scrubbed_env
 from builder.render.site import StagedSite
+from builder.render.site_tree import write_config
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -46,15 +48,30 @@ def test_build_reports_pages_done_of_total(demo):
     assert any(f"({staged_pages} pages)" in line for line in lines)
 
 
+def test_progress_counts_pages_while_mkdocs_runs(demo, tmp_path, monkeypatch):
+    """The counts come from the generated config's progress hook, while mkdocs works: a line
+    between the first and the last says some pages are done and not all."""
+    root, _ = demo
+    staged = root / ".sealboard/staged"
+    total = sum(1 for _ in (staged / "docs").rglob("*.md"))
+    monkeypatch.setattr(generator, "PROGRESS_SECONDS", 1.0)
+    lines: list[str] = []
+    config = write_config(root, staged, "mkdocs", str(tmp_path / "site"))
+    generator.run_generator("mkdocs", config, tmp_path / "site", total, lines.append)
+    done = [int(m[1]) for line in lines if (m := re.search(r"site: (\d+) of (\d+) pages done \((converting|writing)", line))]
+    assert any(0 < d < total for d in done), lines
+    assert done == sorted(done) and lines[-1].strip().startswith(f"site: {total} of {total} pages done")
+
+
 def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     root, _ = demo
     config = orjson.loads((root / ".sealboard/staged/mkdocs.yml").read_bytes())
     plugins = config.get("plugins", [])
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
     # Jinja's sandbox first (the others work in its environment), then those that save time,
-    # the search index, and the data files linked rather than copied.
+    # the search index, the data files linked rather than copied, and the progress counts.
     assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "raw_html_blocks.py", "markdown_reuse.py",
-                                                       "search_index.py", "static_links.py"]  # fmt: skip
+                                                       "search_index.py", "static_links.py", "progress_hook.py"]  # fmt: skip
     assert all(Path(h).is_file() for h in config["hooks"])
     assert config["use_directory_urls"] is False and config["theme"]["font"] is False
     # Generated pages are raw HTML: md_in_html is dropped when no page uses it.
