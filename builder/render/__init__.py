@@ -21,6 +21,8 @@
 - ``page_templates``: The Jinja environment of Sealboard's own page templates: no autoescape,
   dict keys found without an exception
 - ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)
+- ``progress_hook``: the generated config's last hook: pages converted and written, for the
+  build's progress line
 - ``raw_html_blocks``: hook that only saves time: raw HTML blocks whose end is certain go to
   Markdown's stash without html.parser
 - ``reasons``: the reason codes page: every code Sealboard reports, who raises it, what to do

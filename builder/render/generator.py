@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from builder.errors import BuilderError
-from builder.render.progress_hook import PREFIX, PROGRESS_ENV
 
 GENERATORS = ("mkdocs", "zensical")
 PROGRESS_SECONDS = 4.0
@@ -35,7 +34,10 @@ PROGRESS_SECONDS = 4.0
 # Everything else (SEALBOARD_IDENTITY, GITHUB_TOKEN, ACTIONS_*, cloud credentials…) is dropped.
 ENV_ALLOWED = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SOURCE_DATE_EPOCH", "SYSTEMROOT"})
 ENV_ALLOWED_PREFIXES = ("LC_",)
-_PROGRESS = re.compile(rf"^{PREFIX} converted=(\d+) written=(\d+)$")
+# The progress hook's switch (set in the child's environment) and its lines (render/progress_hook.py).
+PROGRESS_ENV = "SEALBOARD_SITE_PROGRESS"
+PROGRESS_PREFIX = "sealboard-site-progress"
+_PROGRESS = re.compile(rf"^{PROGRESS_PREFIX} converted=(\d+) written=(\d+)$")
 _LOG_TAIL = 40
 
 
@@ -92,13 +94,13 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
     cmd = command(generator, config, site_dir)
     say = progress or (lambda _msg: None)
     log: list[str] = []
-    counts = {"read": 0, "built": 0}
+    counts = {"converted": 0, "written": 0}
 
     def pump(stream: Iterable[bytes]) -> None:
         for raw in stream:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             if m := _PROGRESS.match(line):
-                counts["read"], counts["built"] = int(m[1]), int(m[2])
+                counts["converted"], counts["written"] = int(m[1]), int(m[2])
             else:
                 log.append(line)
                 del log[:-_LOG_TAIL]
@@ -119,8 +121,8 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
             pass
         if generator == "mkdocs":
             # Each page is read (Markdown to HTML) and then written (theme template).
-            done = (counts["read"] + counts["built"]) // 2
-            phase = "converting" if counts["built"] == 0 else "writing"
+            done = (counts["converted"] + counts["written"]) // 2
+            phase = "converting" if counts["written"] == 0 else "writing"
         else:
             # Like mkdocs' count: each page is converted (a cache entry), then written (HTML).
             written = _count_html(site_dir)

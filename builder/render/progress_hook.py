@@ -18,17 +18,12 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 
-PROGRESS_ENV = "SEALBOARD_SITE_PROGRESS"
-PREFIX = "sealboard-site-progress"
+from builder.render.generator import PROGRESS_ENV, PROGRESS_PREFIX
+
 EVERY_SECONDS = 0.5
 
 _counts = {"converted": 0, "written": 0}
-_last = [0.0]
-
-
-def line(converted: int, written: int) -> str:
-    """One progress line, as ``render/generator.py`` parses it."""
-    return f"{PREFIX} converted={converted} written={written}"
+_last = [0.0]  # when the last line was written
 
 
 def _report(force: bool = False) -> None:
@@ -37,7 +32,7 @@ def _report(force: bool = False) -> None:
     now = time.monotonic()
     if force or now - _last[0] >= EVERY_SECONDS:
         _last[0] = now
-        sys.stderr.write(line(_counts["converted"], _counts["written"]) + "\n")
+        sys.stderr.write(f"{PROGRESS_PREFIX} converted={_counts['converted']} written={_counts['written']}\n")
         sys.stderr.flush()
 
 
