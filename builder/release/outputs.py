@@ -109,30 +109,52 @@ class ItemSummary:
         return self.samples > 0 and self.correct == 0
 
 
+def _cell_counts(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per (item, submission) group: samples, correct, lab_correct, the rows regraded and
+    regrade_correct, summed in C (KCSAT-ML has 68k groups: a Python step per row or per
+    group costs most of a second)."""
+    lab, regrade = matrix["lab_correct"], matrix["regrade_correct"]
+    flags = pd.DataFrame({
+        "item": matrix["item"], "submission": matrix["submission"],
+        "correct": matrix["correct"].astype(bool),
+        "lab_correct": lab.notna() & lab.astype(bool),  # None/NaN: the lab gave no verdict
+        "regraded": regrade.notna(),
+        "regrade_correct": regrade.notna() & regrade.astype(bool),
+    })
+    # observed: categorical keys (builder.bundles.unseal) group by the pairs present only
+    return flags.groupby(["item", "submission"], sort=False, observed=True).agg(
+        samples=("correct", "size"), correct=("correct", "sum"), lab_correct=("lab_correct", "sum"),
+        regraded=("regraded", "sum"), regrade_correct=("regrade_correct", "sum"),
+    )  # fmt: skip
+
+
+def _distinct_answers(matrix: pd.DataFrame) -> dict[tuple[str, str], list[str]]:
+    """Per (item, submission): its distinct answers as text, sorted (NaN and None are no answer)."""
+    given = matrix["answer"].notna()
+    answers = pd.DataFrame({"item": matrix["item"][given], "submission": matrix["submission"][given],
+                            "answer": matrix["answer"][given].astype(str)}).drop_duplicates()  # fmt: skip
+    out: dict[tuple[str, str], list[str]] = {}
+    for item, sub, answer in zip(*(answers[c].tolist() for c in ("item", "submission", "answer"))):
+        out.setdefault((item, sub), []).append(answer)
+    for texts in out.values():
+        texts.sort()
+    return out
+
+
 def item_summaries(state: BenchmarkState, matrix: pd.DataFrame) -> list[ItemSummary]:
     subs = opted_in(state)
-    # One pass over the columns (a pandas groupby with a Python aggregate per (item,
-    # submission) group costs seconds on KCSAT-ML's 68k groups).
-    cells: dict[tuple[str, str], list[Any]] = {}
-    for item, sub, answer, ok, lab_ok, re_ok in zip(matrix["item"], matrix["submission"], matrix["answer"], matrix["correct"],
-                                                    matrix["lab_correct"], matrix["regrade_correct"]):
-        cell = cells.get((item, sub))
-        if cell is None:
-            cell = cells[(item, sub)] = [0, 0, set(), 0, None]
-        cell[0] += bool(ok)
-        cell[1] += 1
-        if answer is not None and answer == answer:  # NaN is not an answer
-            cell[2].add(str(answer))
-        cell[3] += lab_ok is not None and lab_ok == lab_ok and bool(lab_ok)  # None/NaN: the lab gave no verdict
-        if re_ok is not None and re_ok == re_ok:
-            cell[4] = (cell[4] or 0) + bool(re_ok)
+    counts = _cell_counts(matrix)
+    answers = _distinct_answers(matrix)
     groups: dict[str, list[dict[str, Any]]] = {}
-    for (item, sub), (correct, samples, answers, lab_correct, regrade_correct) in cells.items():
+    keys = (counts.index.get_level_values(level).tolist() for level in (0, 1))
+    for item, sub, samples, correct, lab_correct, regraded, regrade_correct in zip(
+        *keys, *(counts[c].tolist() for c in ("samples", "correct", "lab_correct", "regraded", "regrade_correct"))
+    ):
         m = subs[sub].manifest
         groups.setdefault(item, []).append(
-            {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples, "answers": sorted(answers),
-             "lab_correct": lab_correct, "regrade_correct": regrade_correct}
-        )
+            {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples,
+             "answers": answers.get((item, sub), []), "lab_correct": lab_correct, "regrade_correct": regrade_correct if regraded else None}
+        )  # fmt: skip
     out = []
     for it in sorted(state.released_items, key=lambda i: i["id"]):
         rows = sorted(groups.get(it["id"], []), key=lambda r: (-r["correct"] / max(r["samples"], 1), r["model"], r["submission"]))

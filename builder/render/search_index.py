@@ -47,7 +47,9 @@ from __future__ import annotations
 import html
 import os
 import re
+import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import orjson
@@ -175,11 +177,39 @@ def generated(page: Any, config: Any) -> bool:
     return _GENERATED[uri]
 
 
+# What Material's search plugin strips from every page's HTML after indexing it
+# (``SearchPlugin.on_page_context``). The pattern starts with an optional ``\s``, so the
+# regular expression engine tries a match at every position of the page: 5% of the
+# generator's time on the demo, although no page of a Sealboard site has such an attribute.
+MATERIAL_SEARCH_ATTRIBUTES = r"\s?data-search-\w+=\"[^\"]+\""
+
+
+class _ReSkippingAbsentAttributes(ModuleType):
+    """Stands for the ``re`` module inside Material's search plugin: ``re.sub`` of
+    ``MATERIAL_SEARCH_ATTRIBUTES`` over a text without ``data-search-``, which every match
+    must contain, returns the text itself (what ``re.sub`` returns when nothing matches);
+    everything else is ``re``'s own."""
+
+    def __init__(self) -> None:
+        super().__init__("re")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(re, name)
+
+    def sub(self, pattern: Any, repl: Any, string: str, count: int = 0, flags: int = 0) -> str:
+        if pattern == MATERIAL_SEARCH_ATTRIBUTES and count == 0 and flags == 0 and "data-search-" not in string:
+            return string
+        return re.sub(pattern, repl, string, count=count, flags=flags)
+
+
 def on_pre_build(config: Any) -> None:
     """Material's plugin skips the generated pages (this hook indexes them). Its index's
     method is wrapped rather than each page's ``search: exclude`` set: Material's templates
     read ``page.meta``, and the pages must stay byte for byte what they were."""
     _ENTRIES.clear()
+    material = sys.modules.get("material.plugins.search.plugin")
+    if material is not None and not isinstance(getattr(material, "re", None), _ReSkippingAbsentAttributes):
+        material.re = _ReSkippingAbsentAttributes()  # type: ignore[attr-defined]
     plugin = config.plugins.get("material/search") or config.plugins.get("search")
     index = getattr(plugin, "search_index", None)
     if index is None or getattr(index.add_entry_from_context, "sealboard", False):

@@ -6,18 +6,25 @@ loads holds no documents, and a data file in the site is the staged file itself 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import orjson
+from hypothesis import given
+from hypothesis import strategies as st
 
+from builder.render import search_index
 from builder.render.generator import scrubbed_env
-from builder.render.search_index import DOCS_GLOBAL
+from builder.render.search_index import DOCS_GLOBAL, MATERIAL_SEARCH_ATTRIBUTES
 from builder.render.site_tree import MKDOCS_HOOKS, NOT_IN_NAV
 
 PAGES = {
-    "index.md": "# Home\n\nWelcome to the board.\n",
+    # An attribute Material's search plugin strips from the page (search_index.py skips that
+    # pass only where no such attribute is).
+    "index.md": '# Home\n\nWelcome to the board.\n\n<p data-search-exclude="yes">Not in search.</p>\n',
     "b/index.md": "# Overview\n\nSee [a model](models/m1.md) and [the data](../data/b/rows.json).\n\n## Boards\n\nOne board.\n",
     "b/models/m1.md": "# Model one\n\nSubmission `lab/m1`.\n\n## Provenance\n\n<table><tr><th>Family</th><td>Ones</td></tr></table>\n",
     "b/items/b-2014-a-01.md": '---\ntitle: "B · item b-2014-a-01"\nsearch:\n  exclude: true\n---\n\n# Item `b-2014-a-01`\n\n## Question\n\n<div>함수 $f(x)$ 에 대하여</div>\n',
@@ -59,6 +66,23 @@ def test_pages_and_data_are_the_same_with_and_without_the_hooks(tmp_path):
         assert (hooked / "out" / rel).read_bytes() == data == (plain / "out" / rel).read_bytes()
         assert os.stat(hooked / "out" / rel).st_ino == os.stat(hooked / "docs" / rel).st_ino  # linked
         assert os.stat(plain / "out" / rel).st_ino != os.stat(plain / "docs" / rel).st_ino  # mkdocs copies
+
+
+def test_the_re_stand_in_takes_materials_pattern_and_is_installed(monkeypatch):
+    import material.plugins.search.plugin as material
+
+    # The pattern is the one Material's plugin passes (a stale copy would cost time only).
+    assert f'r"{MATERIAL_SEARCH_ATTRIBUTES}"' in Path(material.__file__).read_text(encoding="utf-8")
+    monkeypatch.setattr(material, "re", re)
+    search_index.on_pre_build(SimpleNamespace(plugins={}))
+    assert isinstance(material.re, search_index._ReSkippingAbsentAttributes)
+
+
+@given(st.lists(st.sampled_from(["<p", " ", "\n", 'data-search-exclude="1"', "data-search-", "x", '"', "=", ">"]), max_size=12).map("".join))
+def test_the_re_stand_in_substitutes_exactly_as_re(text):
+    stand_in = search_index._ReSkippingAbsentAttributes()
+    assert stand_in.sub(MATERIAL_SEARCH_ATTRIBUTES, "", text) == re.sub(MATERIAL_SEARCH_ATTRIBUTES, "", text)
+    assert stand_in.sub(r"x+", "y", text) == re.sub(r"x+", "y", text)
 
 
 def test_the_search_index_every_page_loads_holds_no_documents(tmp_path):
