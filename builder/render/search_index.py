@@ -40,6 +40,12 @@ builds its index. It also unbrackets lunr-languages' Korean word characters
 (``KO_WORD_CHARACTERS``): ``lunr.multiLanguage("en", "ko")`` pastes each language's
 characters into one class, and Korean's own brackets broke it, so the trimmer trimmed
 nothing and a word written ``"laptop`` or ``(Riemann`` could not be found.
+
+After indexing a page, Material's plugin strips ``data-search-*`` attributes from its HTML
+with a regular expression that starts with an optional space, so it is tried at every
+character of every page; ``on_pre_build`` gives the plugin a stand-in for ``re`` whose
+``sub`` returns the text itself when that pattern cannot match (no ``data-search-`` in it),
+which is what ``re.sub`` returns then; everything else is ``re``'s own.
 """
 
 from __future__ import annotations
