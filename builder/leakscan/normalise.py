@@ -24,7 +24,7 @@ dense text (Korean) by the vector route (:func:`_fold_vector`: numpy checks UTF-
 writes the few changed characters in place; one ``bytes.translate`` drops what goes). Text
 the vector route declines (characters beyond U+FFFF, or that grow when folded) is folded in
 its UTF-8 bytes, the characters to change found by a byte automaton. Every route is pinned
-to the plain definition by tests/pipeline/test_leakscan_equivalence.py.
+to the plain definition by tests/leakscan/test_leakscan_equivalence.py.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _fold_plain(text: str) -> str:
     dropped; case folding has no context, unlike lower(), which spells a final sigma apart;
     NFC composes only Hangul jamo, as every other canonical pair has a mark, dropped, or a
     spacing mark, a separator, in it), so folding a text in pieces split at ASCII characters
-    gives the same as folding it whole; tests/pipeline/test_leakscan_equivalence.py pins
+    gives the same as folding it whole; tests/leakscan/test_leakscan_equivalence.py pins
     that. (NFKD once suffices: the case folding of any NFKD character is NFKD again, checked
     over all of Unicode.) Slow on Korean, whose every syllable NFKD triples: the scan folds
     by the table below instead."""

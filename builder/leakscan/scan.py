@@ -36,7 +36,7 @@ double-array Aho-Corasick over each file's normalised bytes (:meth:`Needles.of`)
 decoded by one constant-replacement regular expression for JSON's short escapes, or
 Python's ``unicode_escape`` codec where it reads every escape as JSON does; normalisation
 as :mod:`builder.leakscan.normalise` says. The routes are pinned to the plain definition by
-tests/pipeline/test_leakscan_equivalence.py.
+tests/leakscan/test_leakscan_equivalence.py.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ _JSON_SHORT = re.compile(rb'\\(?:["\\/bfnrt]|(?!u[0-9a-fA-F]{4}))')
 # HTML5 entity name is ASCII letters and digits, first a letter, and html.unescape replaces a
 # name only by its longest prefix that is one, so the name's run of letters and digits alone
 # gives the same text (and "&&" in a script costs no call). Digits bounded below int()'s
-# 4,300-digit limit. Pinned to html.unescape by tests/pipeline/test_leakscan_equivalence.py.
+# 4,300-digit limit. Pinned to html.unescape by tests/leakscan/test_leakscan_equivalence.py.
 _ENTITY = re.compile(rb"&(#[0-9]{1,4000};?|#[xX][0-9a-fA-F]{1,4000};?|[A-Za-z][A-Za-z0-9]{0,31};?)")
 
 

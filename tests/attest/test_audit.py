@@ -6,7 +6,6 @@ commit with the published identity and re-derives every board cell it showed."""
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
 import orjson
@@ -19,12 +18,11 @@ from builder.pipeline.build import build, load_build_key
 from builder.release.audit_record import read_audit
 from builder.release.pages import site_release_pages
 from builder.trust.sshsig import NS_SITE, sign
+from tests.shared_demo import demo_copy
 
 
 def _copy(root: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "repo"
-    shutil.copytree(root, out, symlinks=True)
-    return out
+    return demo_copy(root, tmp_path / "repo")  # sealed files and git objects linked, the rest copied
 
 
 def test_the_demo_audit_agrees_and_counts_private_submissions_apart(history, tmp_path):

@@ -25,12 +25,11 @@ from builder.release.pages import site_release_pages
 from builder.render.pages import fmt_rank
 from builder.trust.registry_format import parse_time
 from builder.trust.sshsig import NS_SITE, sign
+from tests.shared_demo import demo_copy
 
 
 def _copy(root: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "repo"
-    shutil.copytree(root, out, symlinks=True)
-    return out
+    return demo_copy(root, tmp_path / "repo")  # sealed files and git objects linked, the rest copied
 
 
 def _resign(root: Path, source: str, *, later: timedelta, edit=None, key: Path | None = None) -> str:

@@ -8,17 +8,18 @@ as a broken embargo.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from datetime import datetime, timezone
 
 import pytest
 
 from builder.config import load_configs
-from builder.demo.instance import write_demo
 from builder.demo.repository import commit_demo
 from builder.release.identity import published_identities
 from builder.release.status import release_states
 from builder.trust.registry import load_registry
+from tests.shared_demo import demo_copy
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -32,9 +33,11 @@ def states(root):
 
 
 @pytest.fixture(scope="module")
-def uncommitted(tmp_path_factory):
-    root = tmp_path_factory.mktemp("demo-git") / "demo"
-    write_demo(root, seed=0, now=NOW, git=False)
+def uncommitted(tmp_path_factory, demo_repo):
+    """The session's demo (tests/conftest.py) as `write_demo(git=False)` leaves it: its files
+    without a repository (a hard-linked copy; git replaces files, never writes into them)."""
+    root = demo_copy(demo_repo, tmp_path_factory.mktemp("demo-git") / "demo")
+    shutil.rmtree(root / ".git")
     return root
 
 
@@ -49,9 +52,8 @@ def test_release_states_are_the_same_once_committed(uncommitted):
     assert after == before
 
 
-def test_sealboard_demo_writes_a_repository_without_its_private_keys(tmp_path):
-    root = tmp_path / "demo"
-    write_demo(root, seed=0, now=NOW)
+def test_sealboard_demo_writes_a_repository_without_its_private_keys(demo_repo):
+    root = demo_repo  # write_demo's one commit (the shared fixture amends it with a site_url)
     log = subprocess.run(["git", "-C", str(root), "log", "--format=%H %ct"], capture_output=True, text=True, check=True).stdout.split("\n")
     assert len([line for line in log if line]) == 1  # one first commit
     tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout.split()

@@ -46,5 +46,4 @@ def passphrase_sealed(tmp_path_factory: pytest.TempPathFactory, base: support.In
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    mode = "build(render=False)" if support.SCORING_READY else "stages (ingest → verify → unseal)"
-    return [f"hostile corpus: pipeline via {mode}; python -O: {bool(sys.flags.optimize)}"]
+    return [f"hostile corpus: pipeline via build(render=False); python -O: {bool(sys.flags.optimize)}"]

@@ -18,12 +18,9 @@ from typing import Any
 
 import orjson
 
-from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.bundles.ingest import DATASET_DIR
 from builder.bundles.manifest import MANIFEST, SIGNATURE, dump_manifest
-from builder.config import load_configs
-from builder.errors import BuilderError
 from builder.pipeline.build import BuildReport, build
-from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, seal
 from builder.trust.sshkeys import PrivateKey, generate_ed25519, load_private_key
 from builder.trust.sshsig import NS_BUNDLE, sign
@@ -40,18 +37,6 @@ ACME = "acme/run-1"
 BETA = "beta/run-2"
 VALID = (ACME, BETA)
 DATASET = f"bundles/{BENCH}/{DATASET_DIR}/{VERSION}"
-
-# The builder's own run is `build(..., render=False)` once scoring exists; until then the
-# same stages build() runs, called one by one (ingest → verify → unseal).
-def _scoring_ready() -> bool:
-    try:
-        from builder.scoring import score_benchmark  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-SCORING_READY = _scoring_ready()
 
 ITEMS = soohak_items()
 # Both languages: the SOOHAK config has an en/ko contrast board.
@@ -99,33 +84,8 @@ def new_key(directory: Path, name: str) -> tuple[PrivateKey, Path]:
 
 
 def pipeline(root: Path, identities: list[Identity] | None, out: Path | None = None) -> BuildReport:
-    """Run the builder on root at NOW; registry/config failures raise, bundles reject."""
-    if SCORING_READY:
-        return build(root, out or root.parent / "site", identities=identities, now=NOW, render=False)
-    from builder.bundles.verify import verify_bundle
-    from builder.pipeline.stages import unseal_state, verify_datasets
-
-    report = BuildReport(root=root, out=out or root.parent / "site", now=NOW, authorised=bool(identities), as_of=None, registry=None)
-    configs = load_configs(root)
-    report.registry = registry = load_registry(root, NOW)
-    raws: dict[str, list[RawBundle]] = {c.id: [] for c in configs}
-    for found in discover(root, set(raws)):
-        if isinstance(found, Rejection):
-            report.rejections.append(found)
-        else:
-            raws[found.benchmark].append(found)
-    datasets = verify_datasets(raws, registry, NOW, report.rejections)
-    for config in configs:
-        verified = []
-        for raw in raws[config.id]:
-            if raw.owner == DATASET_DIR:
-                continue
-            try:
-                verified.append(verify_bundle(raw, registry, now=NOW, benchmark_version=config.version))
-            except BuilderError as exc:
-                report.rejections.append(Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, raw.benchmark, raw.owner))
-        report.benchmarks.append(unseal_state(config, verified, datasets.get(config.id), identities or [], report.rejections))
-    return report
+    """Run the builder (no site) on root at NOW; registry/config failures raise, bundles reject."""
+    return build(root, out or root.parent / "site", identities=identities, now=NOW, render=False)
 
 
 def run(inst: Instance, identities: list[Identity] | None = None) -> BuildReport:
@@ -141,14 +101,11 @@ def verified(report: BuildReport) -> set[str]:
 
 
 def published(report: BuildReport) -> set[str]:
-    """Submissions whose results were unsealed and (once scoring exists) appear on a board."""
+    """Submissions whose results were unsealed and appear on a board."""
     out: set[str] = set()
     for state in report.benchmarks:
         unsealed = set(state.results["submission"]) if state.results is not None else set()
-        if SCORING_READY:
-            on_boards = {row.submission for board in state.boards for row in board.rows}
-            unsealed &= on_boards
-        out |= unsealed
+        out |= unsealed & {row.submission for board in state.boards for row in board.rows}
     return out
 
 

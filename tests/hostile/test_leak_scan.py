@@ -38,7 +38,7 @@ def excerpt(start: int, n: int = 8, glue: str = " ") -> str:
 LEAK, HIDDEN = "embargoed-text", "bad-display-name"
 # (field, value, reason): disguises with invisible or compatibility characters are refused
 # at parse time (display-field cleaning) before the leak scan sees them; the scan's own
-# normaliser is tested on the same disguises in tests/pipeline/test_leakscan.py.
+# normaliser is tested on the same disguises in tests/leakscan/test_leakscan.py.
 CASES = {
     "canary-in-model-name": ("model.name", f"Model {CANARY}", LEAK),
     "canary-in-family": ("model.family", f"Fam {CANARY}", LEAK),

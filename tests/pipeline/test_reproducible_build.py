@@ -3,65 +3,30 @@ identity, and two public builds, write the same bytes, on mkdocs and on Zensical
 
 Before the fix two authorised builds of the demo differed in data/index.json, the home
 page's footer and the search index (all by the build's clock), and mkdocs dated the sitemap
-and the gzip header of sitemap.xml.gz with its own clock. Each pair here is built in two
-child processes an hour apart on the judging clock and with different PYTHONHASHSEED, so a
-stamp taken from the clock, or an order taken from a set or dict of strings, would show.
-One demo instance serves every pair; each pair builds only the site it compares.
+and the gzip header of sitemap.xml.gz with its own clock. The first of each pair is the
+session's shared build (tests/conftest.py: in this process, or for Zensical a child with
+PYTHONHASHSEED=1); the second is built in a child process an hour later on the judging clock
+with PYTHONHASHSEED=2, so a stamp taken from the clock, or an order taken from a set or dict
+of strings, would show. The demo is committed days before the machine's clock (and a day
+after its judging time), so a date taken from the machine's clock shows too.
 """
 
 from __future__ import annotations
 
 import gzip
-import importlib.util
-import os
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import orjson
 import pytest
 
-from builder.demo.instance import write_demo
-
-# Far from the real clock, so a date the generator took from its own clock would differ.
-NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
-COMMITTED = NOW + timedelta(days=1, minutes=30)  # the commit every build here is of
-
-_CHILD = """
-import sys
-from datetime import datetime
-from pathlib import Path
-from builder.pipeline.build import build, load_build_key, load_identities
-root, out, identity, generator, now, key = sys.argv[1:]
-build(Path(root), Path(out), identities=load_identities(Path(identity), None) if identity else [],
-      now=datetime.fromisoformat(now), site_generator=generator, build_key=load_build_key(Path(key), None) if key else None)
-"""
+from tests.shared_demo import DEMO_CLOCK, DEMO_COMMITTED, build_in_child, demo_copy
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("repro") / "demo"
-    write_demo(root, seed=0, now=NOW)  # a git repository, committed at NOW
-    # A site_url makes mkdocs list every page in the sitemap, each with a <lastmod> date.
-    with (root / "mkdocs.yml").open("a") as fh:
-        fh.write("site_url: https://board.example.org/\n")
-    stamp = f"{int(COMMITTED.timestamp())} +0000"
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-qam", "site_url"], check=True, env=env)
-    return root
-
-
-def build_in_child(root: Path, out: Path, *, identity: bool, generator: str, clock: datetime, hash_seed: int) -> Path:
-    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "SEALBOARD_IDENTITY", "SEALBOARD_BUILD_KEY")}
-    env["PYTHONHASHSEED"] = str(hash_seed)
-    ident = str(root / "keys/demo/identity.txt") if identity else ""
-    key = str(root / "keys/demo/build_key") if identity else ""  # authorised builds sign their attestation
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat(), key],
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
+def twins(demo_repo, tmp_path_factory):
+    """A second copy of the shared demo's commit: each twin build runs there (its own staged tree)."""
+    return demo_copy(demo_repo, tmp_path_factory.mktemp("repro") / "demo")
 
 
 def tree(site: Path) -> dict[str, bytes]:
@@ -77,41 +42,46 @@ def assert_identical(a: Path, b: Path) -> dict[str, bytes]:
     return first
 
 
-def build_pair(demo: Path, tmp_path: Path, *, identity: bool, generator: str) -> dict[str, bytes]:
-    a = build_in_child(demo, tmp_path / "a", identity=identity, generator=generator, clock=COMMITTED + timedelta(minutes=5), hash_seed=1)
-    b = build_in_child(demo, tmp_path / "b", identity=identity, generator=generator, clock=COMMITTED + timedelta(hours=1, minutes=5), hash_seed=2)
-    return assert_identical(a, b)
+def build_twin(first: Path, twins: Path, tmp_path: Path, *, identity: bool, generator: str, kind: str) -> dict[str, bytes]:
+    """Build `first`'s commit again in a fresh interpreter, an hour later on the judging clock
+    and with another PYTHONHASHSEED, and compare every byte with `first`."""
+    second = build_in_child(twins, tmp_path / "b", identity=identity, generator=generator, clock=DEMO_CLOCK + timedelta(hours=1),
+                            hash_seed=2, kind=kind)
+    return assert_identical(first, second)
+
+
+STAMP = f"{DEMO_COMMITTED:%Y-%m-%dT%H:%M:%SZ}"
 
 
 def assert_stamped_with_the_commit_time(files: dict[str, bytes], *, authorised: bool) -> None:
     index = orjson.loads(files["data/index.json"])
     assert index["authorised"] is authorised
-    assert (index["built"], index["time_source"]) == ("2026-03-02T12:30:00Z", "commit")
-    assert "dated 2026-03-02T12:30:00Z (the commit's time)" in files["index.html"].decode()
+    assert (index["built"], index["time_source"]) == (STAMP, "commit")
+    assert f"dated {STAMP} (the commit's time)" in files["index.html"].decode()
 
 
-def test_two_authorised_mkdocs_builds_are_byte_identical(demo, tmp_path):
-    files = build_pair(demo, tmp_path, identity=True, generator="mkdocs")
+def test_two_authorised_mkdocs_builds_are_byte_identical(demo_site, twins, tmp_path):
+    files = build_twin(demo_site.site, twins, tmp_path, identity=True, generator="mkdocs", kind="authorised-mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=True)
     # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures.
     assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig"} <= files.keys()
     # mkdocs dates the sitemap and the gzip header by SOURCE_DATE_EPOCH, which the build sets.
     sitemap = files["sitemap.xml"].decode()
-    assert sitemap.count("<lastmod>") > 100 and sitemap.count("<lastmod>") == sitemap.count("<lastmod>2026-03-02</lastmod>")
+    day = f"{DEMO_COMMITTED:%Y-%m-%d}"
+    assert sitemap.count("<lastmod>") > 100 and sitemap.count("<lastmod>") == sitemap.count(f"<lastmod>{day}</lastmod>")
     # RFC 1952 MTIME: mkdocs takes the newest page date, midnight of the stamped day.
-    assert int.from_bytes(files["sitemap.xml.gz"][4:8], "little") == int(datetime(2026, 3, 2, tzinfo=timezone.utc).timestamp())
+    midnight = datetime(DEMO_COMMITTED.year, DEMO_COMMITTED.month, DEMO_COMMITTED.day, tzinfo=timezone.utc)
+    assert int.from_bytes(files["sitemap.xml.gz"][4:8], "little") == int(midnight.timestamp())
     assert gzip.decompress(files["sitemap.xml.gz"]) == files["sitemap.xml"]
 
 
-def test_two_public_builds_are_byte_identical(demo, tmp_path):
-    files = build_pair(demo, tmp_path, identity=False, generator="mkdocs")
+def test_two_public_builds_are_byte_identical(demo_public, twins, tmp_path):
+    files = build_twin(demo_public.site, twins, tmp_path, identity=False, generator="mkdocs", kind="public-mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=False)
     # Unsigned: the statement is there (and identical), no signature.
     assert "attestation/statement.json" in files and "attestation/statement.json.sig" not in files
 
 
-def test_two_authorised_zensical_builds_are_byte_identical(demo, tmp_path):
-    if importlib.util.find_spec("zensical") is None:
-        pytest.skip("Zensical is not installed: pip install 'sealboard[zensical]' (.ci/run does)")
-    files = build_pair(demo, tmp_path, identity=True, generator="zensical")
+def test_two_authorised_zensical_builds_are_byte_identical(demo_zensical, twins, tmp_path):
+    files = build_twin(demo_zensical, twins, tmp_path, identity=True, generator="zensical", kind="authorised-zensical")
     assert_stamped_with_the_commit_time(files, authorised=True)

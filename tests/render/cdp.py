@@ -3,6 +3,10 @@
 Drives the Debian ``chromium`` binary with no extra package and no browser download:
 Chromium reads NUL-terminated JSON commands on fd 3 and writes replies and events on fd 4.
 One browser per test module; one page (target) per ``Browser.page()``.
+
+No verdict here depends on the machine's speed: every wait is for an event or a reply, under
+one generous deadline (``DEADLINE`` seconds, ``SEALBOARD_BROWSER_DEADLINE`` to change it),
+and a wait that runs out says what it waited for and for how long.
 """
 
 from __future__ import annotations
@@ -13,10 +17,14 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+# Ten minutes: a search over every item's id, or plotly drawing a chart, takes seconds on a
+# quiet machine and a minute or more at load 6; only a page that never answers should fail.
+DEADLINE = float(os.environ.get("SEALBOARD_BROWSER_DEADLINE", "600"))
 
 
 class CDPError(RuntimeError):
@@ -72,7 +80,8 @@ class Browser:
                         self.events.append(msg)
                     self._cond.notify_all()
 
-    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = 60) -> dict[str, Any]:
+    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = DEADLINE,
+             what: str = "") -> dict[str, Any]:
         with self._lock:
             self._next += 1
             mid = self._next
@@ -80,21 +89,22 @@ class Browser:
         if session:
             msg["sessionId"] = session
         os.write(self._w, json.dumps(msg).encode() + b"\0")
+        started = time.monotonic()
         with self._cond:
             if not self._cond.wait_for(lambda: mid in self._replies or -1 in self._replies, timeout):
-                raise CDPError(f"{method}: no reply in {timeout}s")
+                raise CDPError(f"{method}: no reply after {time.monotonic() - started:.0f}s (deadline {timeout:.0f}s){what and ', waiting for ' + what}")
             reply = self._replies.pop(mid, None) or self._replies[-1]
         if "error" in reply:
             raise CDPError(f"{method}: {reply['error'].get('message')}")
         return reply.get("result", {})
 
-    def wait_event(self, method: str, session: str, since: int, timeout: float = 60) -> dict[str, Any]:
+    def wait_event(self, method: str, session: str, since: int, timeout: float = DEADLINE) -> dict[str, Any]:
         def found() -> dict[str, Any] | None:
             return next((e for e in self.events[since:] if e.get("method") == method and e.get("sessionId") == session), None)
 
         with self._cond:
             if not self._cond.wait_for(lambda: found() is not None, timeout):
-                raise CDPError(f"no {method} in {timeout}s")
+                raise CDPError(f"no {method} event in {timeout:.0f}s")
             return found()  # type: ignore[return-value]
 
     def page(self, width: int, height: int) -> Page:
@@ -129,12 +139,13 @@ class Page:
         self.b.wait_event("Page.loadEventFired", self.session, self.mark)
 
     def eval(self, expression: str) -> Any:
-        out = self.b.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=self.session)
+        out = self.b.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=self.session,
+                          what=repr(expression[-160:]))
         if "exceptionDetails" in out:
             raise CDPError(f"{expression[:80]}: {out['exceptionDetails'].get('exception', {}).get('description') or out['exceptionDetails'].get('text')}")
         return out["result"].get("value")
 
-    def draw_charts(self, timeout_ms: int = 20000) -> bool:
+    def draw_charts(self, timeout_ms: int = int(DEADLINE * 1000) // 2) -> bool:
         """Scroll each board chart into view and wait until sealboard.js has drawn it
         (plotly.js is fetched when a chart comes near the screen); back to the top after.
         True when every chart drew."""

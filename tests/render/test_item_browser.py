@@ -20,7 +20,6 @@ import json
 import re
 import shutil
 import threading
-from datetime import datetime, timezone
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
@@ -28,7 +27,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from builder.demo.instance import write_demo
 from builder.pipeline.build import build, load_identities
 from builder.release.admin import flip, sign_statement
 from builder.release.statement import Publish, Scope
@@ -76,14 +74,13 @@ def _serve(www: Path) -> tuple[ThreadingHTTPServer, int]:
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory):
-    """The authorised demo site and a small released multi-language site, served over HTTP
-    under /demo/ and /small/."""
+def sites(tmp_path_factory, demo_site):
+    """The session's authorised demo site (tests/conftest.py; linked, read-only) and a small
+    released multi-language site, served over HTTP under /demo/ and /small/."""
     www = tmp_path_factory.mktemp("item-browser") / "www"
-    now = datetime.now(timezone.utc)
-    demo = www.parent / "demo"
-    write_demo(demo, seed=0, now=now)
-    build(demo, www / "demo", identities=load_identities(demo / "keys/demo/identity.txt", None), now=now)
+    www.mkdir()
+    (www / "demo").symlink_to(demo_site.site, target_is_directory=True)
+    (www.parent / "demo").symlink_to(demo_site.root, target_is_directory=True)
 
     items = distinct_items()
     for it in items[::3]:  # every third item in English only: the language filter has work

@@ -1,6 +1,6 @@
 """The built pages in a real headless Chromium (driven over the DevTools pipe, tests/render/cdp.py).
 
-One demo build is shared by the module and served over HTTP under a sub-path
+The session's demo build (tests/conftest.py) is served over HTTP under a sub-path
 (``/leaderboard/``, as a GitHub Pages project site is). Every board page is opened at
 1400×900 and 390×844 and must: not overflow the screen sideways (neither the page's scroll
 width nor any element outside a box that scrolls or clips it), chart with named axes,
@@ -13,21 +13,17 @@ three boards land in tests/render/screenshots/ (gitignored) for a person to look
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import threading
-from datetime import datetime, timezone
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import orjson
 import pytest
 
-from builder.demo.instance import write_demo
-from builder.pipeline.build import build, load_identities
+from builder.pipeline.build import build
 from tests.factory import NOW, make_instance, results_for
 from tests.render.cdp import CHROMIUM
 
@@ -47,18 +43,9 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """The authorised demo site at http://127.0.0.1:<port>/leaderboard/."""
-    root = tmp_path_factory.mktemp("browser-demo") / "demo"
-    now = datetime.now(timezone.utc)
-    write_demo(root, seed=0, now=now)
-    www = root.parent / "www"
-    site = www / "leaderboard"
-    build(root, site, identities=load_identities(root / "keys/demo/identity.txt", None), now=now)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield site, f"http://127.0.0.1:{server.server_address[1]}/leaderboard/"
-    server.shutdown()
+def served(served_demo):
+    """The session's authorised demo site (tests/conftest.py) at http://127.0.0.1:<port>/leaderboard/."""
+    return served_demo
 
 
 def _boards(site: Path) -> list[tuple[str, dict]]:

@@ -12,21 +12,15 @@ once held terms its index did not, and a query reaching one ("kcsat-2014-a-01") 
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-import threading
-from datetime import datetime, timezone
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import orjson
 import pytest
 
-from builder.demo.instance import write_demo
-from builder.pipeline.build import build, load_identities
 from builder.render import search_index
-from tests.render.test_pages_browser import WIDTHS, _Quiet
+from tests.render.test_pages_browser import WIDTHS
 
 # Open search as a visitor does (focus the box), wait until Material's worker is ready (its
 # result line turns from "Initializing search" to "Type to start searching": waiting only while
@@ -41,13 +35,13 @@ SEARCH = """(async (q) => {
   const t0 = performance.now(), log = [];
   const note = (tag) => { const m = meta(); if (!log.length || log[log.length - 1][2] !== m) log.push([Math.round(performance.now() - t0), tag, m]); };
   input.focus();
-  for (let i = 0; i < 600 && !/type to start/i.test(meta()); i++) { note('wait'); await new Promise(r => setTimeout(r, 100)); }
+  for (let i = 0; i < 3000 && !/type to start/i.test(meta()); i++) { note('wait'); await new Promise(r => setTimeout(r, 100)); }
   note('ready');
   input.value = q;
   input.dispatchEvent(new Event('input', {bubbles: true}));
   input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'a'}));
   let none = 0;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 3000; i++) {
     await new Promise(r => setTimeout(r, 100));
     note('query');
     const links = [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href);
@@ -59,17 +53,9 @@ SEARCH = """(async (q) => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The authorised demo site, served at http://127.0.0.1:<port>/leaderboard/."""
-    root = tmp_path_factory.mktemp("search-demo") / "demo"
-    now = datetime.now(timezone.utc)
-    write_demo(root, seed=0, now=now)
-    www = root.parent / "www"
-    build(root, www / "leaderboard", identities=load_identities(root / "keys/demo/identity.txt", None), now=now)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield www / "leaderboard", f"http://127.0.0.1:{server.server_address[1]}/leaderboard/"
-    server.shutdown()
+def site(served_demo):
+    """The session's authorised demo site (tests/conftest.py) at http://127.0.0.1:<port>/leaderboard/."""
+    return served_demo
 
 
 def _items(site: Path, bench: str) -> list[dict]:

@@ -5,33 +5,35 @@ mkdocs.yml (what ``mkdocs serve`` runs) previews the last build without per-page
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 import pytest
 
-from builder.demo.instance import write_demo
-from builder.pipeline.build import build, load_identities
-from builder.render import generator
+from builder.pipeline.build import build
 from builder.render.generator import scrubbed_env
-from builder.render.site import StagedSite
-from builder.render.site_tree import write_config
-
-NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+from tests.factory import NOW, make_instance, results_for
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("generators") / "demo"
-    write_demo(root, seed=0, now=NOW)
-    lines: list[str] = []
-    build(root, root / "site", identities=load_identities(root / "keys/demo/identity.txt", None), now=NOW, progress=lines.append)
-    return root, lines
+def demo(demo_site):
+    """The session's authorised demo site (tests/conftest.py): its root, progress lines, site."""
+    return demo_site.root, list(demo_site.lines), demo_site.site
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A small built instance: what the preview test needs (a staged tree), at a fraction of
+    the demo's cost (mkdocs without Sealboard's hooks takes ~42 ms a page)."""
+    root = tmp_path_factory.mktemp("preview") / "inst"
+    inst = make_instance(root)
+    inst.add_submission("acme", "run-1", results_for(inst.items, {it["id"]: [True, False, False] for it in inst.items}))
+    inst.add_submission("beta", "run-1", results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items}))
+    build(root, root / "site", identities=[inst.identity], now=NOW)
+    return root
 
 
 def files_of(site: Path, suffix: str) -> set[str]:
@@ -39,32 +41,29 @@ def files_of(site: Path, suffix: str) -> set[str]:
 
 
 def test_build_reports_pages_done_of_total(demo):
-    root, lines = demo
+    root, lines, site = demo
     staged_pages = sum(1 for _ in (root / ".sealboard/staged/docs").rglob("*.md"))
-    html = files_of(root / "site", ".html") - {"404.html"}
+    html = files_of(site, ".html") - {"404.html"}
     assert len(html) == staged_pages  # one HTML page per staged Markdown page
     done = [line for line in lines if re.search(r"site: \d+ of \d+ pages done", line)]
     assert done and done[-1].strip().startswith(f"site: {staged_pages} of {staged_pages} pages done")
     assert any(f"({staged_pages} pages)" in line for line in lines)
 
 
-def test_progress_counts_pages_while_mkdocs_runs(demo, tmp_path, monkeypatch):
+def test_progress_counts_pages_while_mkdocs_runs(demo):
     """The counts come from the generated config's progress hook, while mkdocs works: a line
-    between the first and the last says some pages are done and not all."""
-    root, _ = demo
-    staged = root / ".sealboard/staged"
-    total = sum(1 for _ in (staged / "docs").rglob("*.md"))
-    monkeypatch.setattr(generator, "PROGRESS_SECONDS", 1.0)
-    lines: list[str] = []
-    config = write_config(root, staged, "mkdocs", str(tmp_path / "site"))
-    generator.run_generator("mkdocs", config, tmp_path / "site", total, lines.append)
+    between the first and the last says some pages are done and not all. (The shared build
+    reports every quarter second, tests/conftest.py; mkdocs takes seconds over the demo.)"""
+    root, lines, _ = demo
+    total = sum(1 for _ in (root / ".sealboard/staged/docs").rglob("*.md"))
     done = [int(m[1]) for line in lines if (m := re.search(r"site: (\d+) of (\d+) pages done \((converting|writing)", line))]
     assert any(0 < d < total for d in done), lines
-    assert done == sorted(done) and lines[-1].strip().startswith(f"site: {total} of {total} pages done")
+    site_lines = [line for line in lines if "pages done" in line]
+    assert done == sorted(done) and site_lines[-1].strip().startswith(f"site: {total} of {total} pages done")
 
 
 def test_staged_tree_builds_without_the_sealboard_plugin(demo):
-    root, _ = demo
+    root, _, _ = demo
     config = orjson.loads((root / ".sealboard/staged/mkdocs.yml").read_bytes())
     plugins = config.get("plugins", [])
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
@@ -80,27 +79,25 @@ def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     assert "| Model |" not in item and "<table class=\"sb-items sb-item-verdicts\">" in item and 'markdown="' not in item
 
 
-def test_zensical_builds_the_same_pages_and_data(demo, tmp_path):
-    if importlib.util.find_spec("zensical") is None:
-        pytest.skip("Zensical is not installed: pip install 'sealboard[zensical]' (.ci/run does)")
-    root, _ = demo
-    lines: list[str] = []
-    out = StagedSite(root=root, staged=root / ".sealboard/staged", out=tmp_path / "site").build("zensical", lines.append)
-    mk = root / "site"
+def test_zensical_builds_the_same_pages_and_data(demo, demo_zensical):
+    """One commit built with each generator (the shared builds, tests/conftest.py)."""
+    _, _, mk = demo
+    out = demo_zensical
     assert files_of(out, ".html") == files_of(mk, ".html")
     data_mk = {p for p in files_of(mk, "") if p.startswith("data/") and (mk / p).is_file()}
     data_z = {p for p in files_of(out, "") if p.startswith("data/") and (out / p).is_file()}
     assert data_z == data_mk
     for rel in data_mk:
         assert (out / rel).read_bytes() == (mk / rel).read_bytes(), rel
-    assert lines and lines[-1].strip().startswith("site: ")
+    progress = out.with_name(out.name + ".progress").read_text().splitlines()
+    assert progress and [line for line in progress if line.strip().startswith("site: ")], progress[-5:]
     board = (out / "soohak/index.html").read_text()
     assert "sb-banner" in board  # Sealboard's override (the demo banner) is used by Zensical too
     assert "fonts.googleapis" not in board
 
 
-def test_mkdocs_preview_of_a_built_instance_is_quiet(demo, tmp_path):
-    root, _ = demo
+def test_mkdocs_preview_of_a_built_instance_is_quiet(small, tmp_path):
+    root = small
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(root / "mkdocs.yml"), "-d", str(tmp_path / "preview")],
                           capture_output=True, text=True, env=scrubbed_env(), cwd=root)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]

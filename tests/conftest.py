@@ -1,0 +1,156 @@
+"""The suite's expensive things, built once per run and shared read-only.
+
+Writing the demo costs ~8 CPU-s and building its whole site ~15; before these fixtures nine
+modules each wrote a demo of their own and the site was built 14-18 times a run. Now:
+
+- ``demo_repo``: one demo instance (``write_demo``), committed once, with a ``site_url``
+  so mkdocs writes a dated sitemap (the reproducibility tests check its dates).
+- ``demo_site``: its authorised mkdocs site (signed with the demo's build key), with the
+  build report and the progress lines.
+- ``demo_zensical``: the same commit built with Zensical (in a child process, on a hard-linked
+  copy of the repository, so the shared ``.sealboard/staged`` tree is never rewritten).
+- ``demo_public``: the public (no identity) site.
+- ``served_demo``: ``demo_site`` over HTTP on loopback at ``/leaderboard/``.
+
+Never write into these: a test that must change an instance takes ``demo_copy(path)``, a
+copy whose files are hard links (cheap; every writer in the build replaces files, and the
+staged tree and site are left out so nothing writes through a link).
+
+Every whole-demo build is counted (``count_demo_build``) and the terminal summary prints the
+tally, so the "built at most 4 times" goal stays visible. Tests that use these fixtures are
+grouped onto one xdist worker (``xdist_group``), so each is built once per run, not once per
+worker.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.shared_demo import (
+    _COUNT_FILE,
+    DEMO_CLOCK,
+    DEMO_COMMITTED,
+    DEMO_NOW,
+    DEMO_SITE_URL,
+    DemoSite,
+    build_in_child,
+    count_demo_build,
+    demo_copy,
+    serve,
+)
+
+# The fixtures of this module that build something: a test using any of them (directly or
+# through another fixture) runs on the xdist worker of that group.
+_GROUPS = {"demo_repo": "demo", "demo_site": "demo", "demo_zensical": "demo", "demo_public": "demo", "served_demo": "demo",
+           "history": "history"}
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The controller names one file; xdist workers and child processes inherit the variable.
+    if _COUNT_FILE not in os.environ and not hasattr(config, "workerinput"):
+        base = Path(config.rootpath) / ".pytest_demo_builds"
+        base.unlink(missing_ok=True)
+        os.environ[_COUNT_FILE] = str(base)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers that follow from the fixtures a test uses, so none can be forgotten: a shared
+    whole-site build makes a test ``slow`` (and groups it onto that build's xdist worker);
+    Chromium makes it ``browser`` and ``slow``."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        groups = {_GROUPS[name] for name in names if name in _GROUPS}
+        if groups:
+            item.add_marker(pytest.mark.xdist_group(sorted(groups)[0]))
+            item.add_marker(pytest.mark.slow)
+        if "browser" in names:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    path = Path(os.environ.get(_COUNT_FILE, "/nonexistent"))
+    if path.is_file():
+        tally = Counter(path.read_text(encoding="utf-8").split())
+        path.unlink()
+        if tally:
+            terminalreporter.write_line(
+                f"whole demo site builds this run: {sum(tally.values())} (" + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())) + ")"
+            )
+
+
+# --- the demo -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo instance as `sealboard demo` writes it (one commit), with a site_url. Read-only: use ``demo_copy`` to change anything."""
+    from builder.demo.instance import write_demo
+    from builder.demo.repository import _env
+
+    root = tmp_path_factory.mktemp("shared-demo") / "demo"
+    write_demo(root, seed=0, now=DEMO_NOW)
+    # The site_url joins write_demo's one commit, which is re-dated a day after the demo's
+    # judging time (the stamp must come from the commit, not from either clock).
+    with (root / "mkdocs.yml").open("a") as fh:
+        fh.write(f"site_url: {DEMO_SITE_URL}\n")
+    subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-q", "-a", "--amend", "--no-edit", "--reset-author"],
+                   env=_env(DEMO_COMMITTED), check=True)
+    return root
+
+
+@pytest.fixture(scope="session")
+def demo_site(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoSite:
+    """The authorised demo site, signed with the demo's build key, at <www>/leaderboard."""
+    from builder.demo.instance import BUILD_KEY
+    from builder.pipeline.build import build, load_build_key, load_identities
+    from builder.render import generator
+
+    out = tmp_path_factory.mktemp("shared-demo-www") / "leaderboard"
+    lines: list[str] = []
+    # Progress every quarter second (default 4): test_progress_counts_pages_while_mkdocs_runs reads
+    # these lines for a count between none and all (mkdocs takes several seconds here).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(generator, "PROGRESS_SECONDS", 0.25)
+        report = build(demo_repo, out, identities=load_identities(demo_repo / "keys/demo/identity.txt", None),
+                       build_key=load_build_key(demo_repo / "keys/demo" / BUILD_KEY, None), now=DEMO_CLOCK, progress=lines.append)
+    count_demo_build("authorised-mkdocs")
+    return DemoSite(demo_repo, out, report, tuple(lines))
+
+
+@pytest.fixture(scope="session")
+def demo_zensical(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's commit built authorised with Zensical (skips where Zensical is missing)."""
+    import importlib.util
+
+    if importlib.util.find_spec("zensical") is None:
+        pytest.skip("Zensical is not installed: pip install 'sealboard[zensical]' (.ci/run does)")
+    base = tmp_path_factory.mktemp("shared-zensical")
+    copy = demo_copy(demo_repo, base / "demo")
+    return build_in_child(copy, base / "site", identity=True, generator="zensical", clock=DEMO_CLOCK, hash_seed=1, kind="authorised-zensical")
+
+
+@pytest.fixture(scope="session")
+def demo_public(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoSite:
+    """The demo built with no secret (its own copy: the staged tree differs)."""
+    from builder.pipeline.build import build
+
+    base = tmp_path_factory.mktemp("shared-public")
+    copy = demo_copy(demo_repo, base / "demo")
+    report = build(copy, base / "site", identities=[], now=DEMO_CLOCK)
+    count_demo_build("public-mkdocs")
+    return DemoSite(copy, base / "site", report, ())
+
+
+@pytest.fixture(scope="session")
+def served_demo(demo_site: DemoSite) -> Iterator[tuple[Path, str]]:
+    """``demo_site`` at http://127.0.0.1:<port>/leaderboard/ (a sub-path, as on GitHub Pages)."""
+    for base in serve(demo_site.site.parent):
+        yield demo_site.site, base + demo_site.site.name + "/"
