@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
@@ -53,9 +54,7 @@ _GROUPS = {"demo_repo": "demo", "demo_site": "demo", "demo_zensical": "demo", "d
 def pytest_configure(config: pytest.Config) -> None:
     # The controller names one file; xdist workers and child processes inherit the variable.
     if _COUNT_FILE not in os.environ and not hasattr(config, "workerinput"):
-        base = Path(config.rootpath) / ".pytest_demo_builds"
-        base.unlink(missing_ok=True)
-        os.environ[_COUNT_FILE] = str(base)
+        os.environ[_COUNT_FILE] = str(Path(tempfile.mkdtemp(prefix="sealboard-tests-")) / "demo-builds")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
