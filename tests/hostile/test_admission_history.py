@@ -217,3 +217,47 @@ def test_a_version_replaced_once_keeps_every_run_admitted_before(inst):
 def test_a_version_never_replaced_has_no_replacement(inst):
     current = next(c for c in load_configs(inst.root) if c.id == "soohak")
     assert config_at(inst.root, current, VERSION, FirstParent(inst.root)) is None
+
+
+# --- the whole build: the earlier version's board ---------------------------------------------
+
+def test_the_earlier_versions_board_ranks_only_runs_merged_before_the_first_replacement(tmp_path):
+    """test-1 released in full (statement r1, in force from T), then replaced by 1.1; a config
+    PR back to test-1 (rescored) and one forward again; a late test-1 run fast-forwarded after
+    the replacement with a date before it, and one merged while test-1 was current again.
+    The authorised build shows soohak@test-1 with the two runs merged before 1.1 replaced it,
+    titled as the config in force then said."""
+    from builder.bundles.dataset import new_salt
+    from builder.bundles.dataset_create import sign_dataset, write_dataset
+    from builder.config import load_config
+    from builder.trust.registry import load_registry
+    from tests.release.support import AFTER, BEFORE, T, released_instance
+
+    inst = released_instance(tmp_path / "inst")
+    _git(inst.root, "init", "-q", "-b", "main")
+    (inst.root / ".gitignore").write_text("site/\n.sealboard/\n")
+    commit(inst.root, "soohak test-1, its runs, release r1", BEFORE)
+    day = timedelta(days=1)
+    _set_version(inst, "1.1")
+    ds = write_dataset(inst.root, load_config(inst.root / CONFIG, inst.root), [dict(it, salt=new_salt()) for it in inst.items], BEFORE)
+    for m in ("m1", "m2"):
+        sign_dataset(ds, inst.maintainer_keys[m], load_registry(inst.root, BEFORE))
+    commit(inst.root, "soohak 1.1 replaces test-1", T + day)
+    lab_branch(inst, "acme-late", "run-3", T - day, sign_with="acme")  # after the replacement, dated before it
+    fast_forward(inst, "acme-late")
+    _set_version(inst, VERSION, title="SOOHAK rescored")
+    commit(inst.root, "back to test-1", T + 3 * day)
+    submit(inst, "run-4", "acme")
+    commit(inst.root, "acme/run-4 while test-1 was current again", T + 3 * day + timedelta(hours=2))
+    _set_version(inst, "1.1")
+    commit(inst.root, "forward to 1.1 again", T + 4 * day)
+
+    report = build(inst.root, identities=[inst.identity], now=AFTER + 10 * day, render=False)
+    states = {s.config.id: s for s in report.benchmarks}
+    earlier = states["soohak@test-1"]
+    assert earlier.status == "released" and earlier.config.superseded_by == "1.1"
+    assert earlier.config.title == "SOOHAK test-1"  # the config in force when replaced, not "SOOHAK rescored"
+    assert sorted(b.manifest.key for b in earlier.bundles) == ["acme/run-1", "beta/run-1"]
+    late = {r.where.split("/")[3]: r.reason for r in report.rejections if r.where.startswith("bundles/soohak/acme/run-")}
+    assert late == {"run-3": "wrong-version", "run-4": "wrong-version"}  # ranked nowhere
+    assert not states["soohak"].bundles
