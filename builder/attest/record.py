@@ -28,6 +28,7 @@ would make a new commit, whose build would ask to be recorded again, forever.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,8 @@ from builder.trust.sshsig import NS_SITE, verify
 DIR = "attestations"
 INDEX = "data/index.json"
 BOARDS = "boards"
-INDEX_COPY = "index.json"  # the deploy's data/index.json, beside statement.json
+INDEX_COPY = "index.json"
+FOLDER = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{0,80}")  # a deploy folder's name (folder_name), as a chain may name one  # the deploy's data/index.json, beside statement.json
 RELEASED = "released"
 AUDITS = "audits"  # attestations/audits/: the audit's results (builder.release.audit_record), not a deploy
 
@@ -145,7 +147,7 @@ def chained(st: Statement) -> list[str]:
     """The deploy folders the statement's build found under attestations/ (the signed chain:
     ``predicate.recorded``, written by builder.pipeline.attestation; absent in older records)."""
     value = st.predicate.get("recorded")
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    return [v for v in value if isinstance(v, str) and FOLDER.fullmatch(v)] if isinstance(value, list) else []
 
 
 def unaccounted(root: Path, records: list[Recorded]) -> dict[str, str]:
@@ -171,7 +173,7 @@ def deleted(name: str, why: str) -> AttestationError:
                             hint="restore the folder from git history: a recorded deploy is never deleted")
 
 
-DELETED = deleted("-", "-").reason
+DELETED = deleted("-", "-").reason  # the code, read from the one place that raises it
 
 
 def _shown(st: Statement) -> tuple[frozenset[tuple[str, str]], tuple[tuple[str, str], ...]]:
