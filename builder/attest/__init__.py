@@ -6,7 +6,8 @@
   ``sealboard-site``) with the build key the registry lists
 - ``verify``: ``sealboard verify-site``: the signature, the key against the registry, no
   rehearsal, every file's sha256, nothing missing, nothing extra
-- ``record``: each deploy's statement kept in the repository under ``attestations/``
+- ``record``: each deploy's statement kept in the repository under ``attestations/``, with
+  its index and board copies; ``check_complete`` believes a record only whole
 - ``snapshots``: those records verified (signature, board copies, folder name): each
   deploy's boards as they stood, which the site's snapshot pages show (release/snapshot_pages.py)
 """

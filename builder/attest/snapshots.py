@@ -1,11 +1,13 @@
 """Each recorded deploy's boards, as they stood: what the site's snapshot pages show.
 
 A snapshot is a deploy folder under ``attestations/`` (builder.attest.record), believed
-only once its statement verifies against the registry's build key (``check_recorded``) and
-every board copy it holds hashes to the digest that statement signed. attestations/ is a
-folder any pull request can touch, so a folder that fails either check is listed with its
-reason and shows nothing: a forged or edited board never reaches a page. One bad folder
-never hides the others.
+only once the record is whole as the build key signed it (``check_complete``: the statement
+verifies against the registry's build key, sits in the folder it names, and every board
+copy the deploy showed is there and hashes to its signed digest). attestations/ is a folder
+any pull request can touch, so a folder that fails is listed with its reason and shows
+nothing: a forged, edited or incomplete record never reaches a page as if it were whole. A
+record deleted outright is listed too, from the signed chain of the records after it
+(``predicate.recorded``). One bad folder never hides the others.
 
 Per benchmark, a deploy whose boards of that benchmark are byte-identical to the previous
 shown deploy's points at that earlier snapshot (``same_as``) instead of repeating it: a
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.attest.record import DIR, check_recorded, folder_name, folders, read_recorded, recorded_board
+from builder.attest.record import DIR, Recorded, check_complete, deleted, folders, read_recorded, recorded_board, unaccounted
 from builder.attest.statement import AttestationError
 from builder.errors import BuilderError
 from builder.strict import loads_json
@@ -54,20 +56,14 @@ class Snapshot:
         return self.problem is None
 
 
-def _board_names(rec_subjects: dict[str, str], bench: str) -> list[str]:
-    return sorted(n for n in rec_subjects if n.startswith(f"data/{bench}/") and n.count("/") == 2 and n.endswith(".json"))
-
-
-def _read(root: Path, folder: Path) -> Snapshot:
-    rec = read_recorded(folder)
+def _read(root: Path, rec: Recorded) -> Snapshot:
+    """The snapshot of one record: its boards when it is whole (check_complete), else why not."""
     pred = rec.statement.predicate
     base = Snapshot(rec.name, _str(pred.get("built")), _str(pred.get("commit")), rec.statement.registry_version)
     try:
-        check_recorded(root, rec)
+        listed = check_complete(root, rec)
     except AttestationError as exc:
         return _refused(base, _why(exc))
-    if rec.name != folder_name(rec.statement):  # a copy under another name: the same deploy twice, or a made-up date
-        return _refused(base, f"attestation-bad-statement: {DIR}/{rec.name} holds the statement of deploy {folder_name(rec.statement)}")
     subjects = {s.name: s.sha256 for s in rec.statement.subjects}
     benches, missing = [], []
     for entry in pred.get("benchmarks") or []:
@@ -75,19 +71,15 @@ def _read(root: Path, folder: Path) -> Snapshot:
         if bench is None or status is None or not SAFE_ID.fullmatch(bench):
             continue
         boards, digests = [], []
-        for name in _board_names(subjects, bench):
-            copy = recorded_board(root, rec, name)
-            if copy is None:
-                continue  # a file of the benchmark that is not a board (submissions.json…), or not kept
-            if hashlib.sha256(copy).hexdigest() != subjects[name]:
-                return _refused(base, f"attestation-file-changed: {DIR}/{rec.name}: the copy of {name} is not the attested file")
+        for name in listed.get(bench, []):
+            copy = recorded_board(root, rec, name) or b""  # present and attested: check_complete
             board = loads_json(copy, f"{DIR}/{rec.name}/boards/{name.removeprefix('data/')}")
             if not isinstance(board, dict) or any(k not in board for k in BOARD_KEYS):
-                continue  # a data file beside the boards (commitments.json…): signed, but not a board
+                continue  # signed as shown, but not a board a snapshot page can read
             boards.append(board)
             digests.append(f"{name} {subjects[name]}")
         if not boards:
-            missing.append(bench)
+            missing.append(bench)  # the deploy showed no board of it (nothing scored yet)
             continue
         digest = hashlib.sha256("\n".join(digests).encode()).hexdigest()
         benches.append(BenchmarkSnapshot(bench, status, tuple(boards), digest))
@@ -111,10 +103,13 @@ def snapshots(root: Path) -> list[Snapshot]:
     """Every recorded deploy, oldest first, verified; each benchmark's unchanged boards point
     at the earlier snapshot that first showed them."""
     out: list[Snapshot] = []
+    readable: list[Recorded] = []
     first_shown: dict[tuple[str, str], str] = {}  # (benchmark, digest) -> folder
     for folder in folders(root):
         try:
-            snap = _read(root, folder)
+            rec = read_recorded(folder)
+            readable.append(rec)
+            snap = _read(root, rec)
         except BuilderError as exc:  # unreadable statement or board copy: listed, not shown
             snap = Snapshot(folder.name, None, None, None, problem=_why(exc))
         benches = []
@@ -122,4 +117,7 @@ def snapshots(root: Path) -> list[Snapshot]:
             earlier = first_shown.setdefault((b.id, b.digest), snap.name)
             benches.append(b if earlier == snap.name else BenchmarkSnapshot(b.id, b.status, b.boards, b.digest, same_as=earlier))
         out.append(Snapshot(snap.name, snap.built, snap.commit, snap.registry_version, tuple(benches), snap.problem, snap.missing))
-    return out
+    # A record deleted outright leaves no folder to list: the signed chain of later records names it.
+    for name, by in sorted(unaccounted(root, readable).items()):
+        out.append(Snapshot(name, None, None, None, problem=_why(deleted(name, f"the signed statement of {by} says it was recorded"))))
+    return sorted(out, key=lambda snap: snap.name)

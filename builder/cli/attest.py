@@ -67,9 +67,10 @@ def record_attestation_command(site: Path, root: Path) -> None:
 @translate_errors
 def audit_command(root: Path, benchmark: str, as_json: bool, record: bool) -> None:
     """After a full release, re-derive every figure shown while BENCHMARK was embargoed:
-    for each deploy recorded under attestations/, check its signed statement, rebuild that
-    commit's boards with the published identity (keys/released/), and compare cell by
-    cell. Exits 1 when any deploy differs.
+    every deploy recorded under attestations/ must be whole as the build key signed it
+    (statement, folder, every board copy) and none may be gone; then each embargoed deploy's
+    commit is rebuilt with the published identity (keys/released/) and compared cell by
+    cell. Exits 1 when any deploy differs or the record has any finding.
 
     \b
     Example:
@@ -97,6 +98,8 @@ def audit_command(root: Path, benchmark: str, as_json: bool, record: bool) -> No
                        f"{sum(b.unverified for b in d.boards)} not re-derivable")
             for c in differ[:20]:
                 click.echo(f"  {c['board']}: {c['submission']} {c['metric'] or ''} {c['field']}: shown {c['shown']}, rebuilt {c['rebuilt']}")
+        for f in result.findings:
+            click.echo(f"finding {f.reason}: {f.message}")
         click.echo(result.sentence())
-    if result.verdict == "differs":
+    if result.verdict in ("differs", "incomplete"):
         raise click.exceptions.Exit(1)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder import __version__
+from builder.attest.record import folders
 from builder.attest.write import Written, write_attestation
 from builder.bundles.manifest import MANIFEST
 from builder.render.data import git_commit
@@ -47,6 +48,9 @@ def predicate(report: BuildReport, generator: str, key: PrivateKey | None) -> di
         "rehearsal": format_time(report.as_of) if report.as_of else None,
         "registry": {"version": registry.version if registry else None,
                      "build_key": key.public.fingerprint if key is not None else None},
+        # The signed chain of recorded deploys: the folders attestations/ held at this commit,
+        # so a later deletion of any of them is a finding (builder.attest.record.unaccounted).
+        "recorded": [p.name for p in folders(report.root)],
         "benchmarks": [{"id": s.config.id, "version": s.config.version, "status": s.status} for s in report.benchmarks],
         "bundles": [
             {"benchmark": s.config.id, "submission": b.manifest.key, "path": b.where,

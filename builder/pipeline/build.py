@@ -170,7 +170,7 @@ def build(
             report.benchmarks.append(reject_clones(state, list(admitted.order), report.rejections))
         # An earlier dataset version with a release in force stays on the site, beside its
         # benchmark (builder.pipeline.earlier_versions): nothing un-releases it.
-        for earlier in earlier_versions(root, configs, datasets, registry, as_of or now, now, progress):
+        for earlier in earlier_versions(root, configs, datasets, registry, as_of or now, now, progress, admissions.history):
             shown = unseal_earlier(root, earlier, ingested, registry, datasets, identities + published, admissions, now, report.rejections)
             if shown is not None:
                 at = next(i for i, s in enumerate(report.benchmarks) if s.config.id == earlier.config.id)

@@ -4,8 +4,8 @@
 a link per benchmark; ``snapshots/<folder>/<benchmark>.md`` shows that benchmark's boards
 from the deploy's signed copies: per board its ranking metric (value, 95% interval, n) and
 rank range, exactly as the deploy published them. A benchmark whose boards had not changed
-since an earlier deploy links to that earlier page. A deploy whose record does not verify
-is listed with the reason and shows nothing. The changelog lists each shown deploy.
+since an earlier deploy links to that earlier page. A deploy whose record does not verify,
+is incomplete or is gone is listed so, with the reason, and shows nothing. The changelog lists each shown deploy.
 
 Only the ranking metric is shown per board: a snapshot answers "where did the models stand
 on that date"; the full columns of a board are in its recorded JSON, whose digest the page
@@ -18,7 +18,7 @@ import html
 from datetime import datetime
 from typing import Any
 
-from builder.attest.record import DIR
+from builder.attest.record import DELETED, DIR
 from builder.attest.snapshots import BenchmarkSnapshot, Snapshot, snapshots
 from builder.errors import BuilderError
 from builder.release.templating import render
@@ -80,6 +80,7 @@ def snapshot_pages(report: BuildReport, snaps: list[Snapshot]) -> dict[str, str]
     for snap in reversed(snaps):
         links = [{"title": titles.get(b.id, b.id), "status": b.status, "href": _href(snap, b)} for b in snap.benchmarks]
         listed.append({"date": _date(snap), "name": snap.name, "commit": (snap.commit or "")[:12], "problem": snap.problem,
+                       "state": _state(snap.problem),
                        "registry": snap.registry_version, "links": links, "missing": [titles.get(m, m) for m in snap.missing]})
         for b in snap.benchmarks:
             if b.same_as is not None:
@@ -91,6 +92,16 @@ def snapshot_pages(report: BuildReport, snaps: list[Snapshot]) -> dict[str, str]
                 current=b.id in titles, boards=[_board(d, labs) for d in boards])
     pages[INDEX] = render("snapshots.md.j2", snapshots=listed)
     return pages
+
+
+def _state(problem: str | None) -> str:
+    """What a refused record is, in words (the reason follows it on the page)."""
+    reason = (problem or "").partition(":")[0]
+    if reason == DELETED:
+        return "is gone"
+    if reason == "attestation-incomplete":
+        return "is incomplete"
+    return "does not verify"
 
 
 def _href(snap: Snapshot, b: BenchmarkSnapshot) -> str:

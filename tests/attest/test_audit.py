@@ -11,7 +11,8 @@ from pathlib import Path
 import orjson
 from click.testing import CliRunner
 
-from builder.attest.statement import canonical
+from builder.attest.record import folder_name
+from builder.attest.statement import canonical, parse
 from builder.audit.run import audit
 from builder.cli import main
 from builder.pipeline.build import build, load_build_key
@@ -46,34 +47,36 @@ def test_the_demo_audit_agrees_and_counts_private_submissions_apart(history, tmp
 
 
 def test_a_shown_number_that_the_data_does_not_give_is_found_cell_by_cell(history, tmp_path):
-    """A deploy signed by the real build key that showed one number its data did not give."""
+    """A deploy signed by the real build key that showed one number its data did not give:
+    recorded whole, in the folder its statement names, beside the honest one."""
     root = _copy(history.root, tmp_path)
-    folder = root / "attestations" / history.recorded.name
-    board = folder / "boards/kcsat-ml/full.json"
-    data = orjson.loads(board.read_bytes())
+    source = root / "attestations" / history.recorded.name
+    data = orjson.loads((source / "boards/kcsat-ml/full.json").read_bytes())
     row = data["rows"][0]
     metric = next(m for m, c in row["metrics"].items() if c.get("value") is not None)
     shown = row["metrics"][metric]["value"]
     row["metrics"][metric]["value"] = round(shown + 0.01, 6)
     new = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    board.write_bytes(new)
 
-    st = orjson.loads((folder / "statement.json").read_bytes())
+    st = orjson.loads((source / "statement.json").read_bytes())
     for s in st["subject"]:
         if s["name"] == "data/kcsat-ml/full.json":
             s["digest"]["sha256"] = hashlib.sha256(new).hexdigest()
     statement = canonical(st)
+    folder = root / "attestations" / folder_name(parse(statement, "test"))
+    shutil.copytree(source, folder)
+    (folder / "boards/kcsat-ml/full.json").write_bytes(new)
     (folder / "statement.json").write_bytes(statement)
     (folder / "statement.json.sig").write_text(sign(load_build_key(root / "keys/demo/build_key", None), statement, NS_SITE))
     result = audit(root, "kcsat-ml")
-    assert result.verdict == "differs"
-    d = result.deploys[0]
+    assert result.verdict == "differs" and result.findings == []
+    d = next(d for d in result.deploys if d.attestation == folder.name)
     assert d.verdict == "differs"
     cells = [c for b in d.boards if b.board == "data/kcsat-ml/full.json" for c in b.differ]
     assert cells == [{"submission": row["submission"], "metric": metric, "field": "value", "shown": row["metrics"][metric]["value"], "rebuilt": shown}]
     cli = CliRunner().invoke(main, ["audit", "--release", "kcsat-ml", "--root", str(root)])
     assert cli.exit_code == 1 and f"data/kcsat-ml/full.json: {row['submission']} {metric} value: shown" in cli.output
-    assert "1 of 1 differ" in cli.output
+    assert "1 of 2 differ" in cli.output
 
 
 def test_a_doctored_record_is_not_audited_as_agreeing(history, tmp_path):
@@ -81,10 +84,12 @@ def test_a_doctored_record_is_not_audited_as_agreeing(history, tmp_path):
     board = root / "attestations" / history.recorded.name / "boards/kcsat-ml/full.json"
     board.write_bytes(board.read_bytes().replace(b'"rank": 1', b'"rank": 3', 1))  # without re-signing
     result = audit(root, "kcsat-ml")
-    assert result.verdict == "unverified" and "is not the attested file" in (result.deploys[0].reason or "")
+    assert result.verdict == "incomplete" and not result.deploys
+    assert [(f.reason, f.record) for f in result.findings] == [("attestation-file-changed", history.recorded.name)]
+    assert "is not the attested data/kcsat-ml/full.json" in result.findings[0].message
     sig = root / "attestations" / history.recorded.name / "statement.json.sig"
     sig.write_text(sig.read_text().replace("A", "B", 3))
-    assert audit(root, "kcsat-ml").deploys[0].reason.startswith("attestation-bad-")
+    assert audit(root, "kcsat-ml").findings[0].reason.startswith("attestation-bad-")
 
 
 def test_the_released_site_shows_the_recorded_audit(history, tmp_path):

@@ -52,6 +52,7 @@ def _resign(root: Path, source: str, *, later: timedelta, edit=None, key: Path |
         (target / "boards" / rel).parent.mkdir(parents=True, exist_ok=True)
         (target / "boards" / rel).write_bytes(data)
     (target / "statement.json").write_bytes(statement)
+    (target / "index.json").write_bytes((folder / "index.json").read_bytes())
     (target / "statement.json.sig").write_text(sign(load_build_key(key or root / "keys/demo/build_key", None), statement, NS_SITE))
     return name
 
@@ -128,7 +129,7 @@ def test_a_record_that_does_not_verify_shows_nothing_and_hides_nothing(history, 
     assert snaps[good].shown and len(snaps[good].benchmarks) == 3
     assert snaps[edited].problem.startswith("attestation-file-changed:") and "data/kcsat-ml/full.json" in snaps[edited].problem
     assert snaps[forged].problem.startswith("attestation-key-not-registered:")
-    assert snaps[renamed].problem == f"attestation-bad-statement: attestations/{renamed} holds the statement of deploy {good}"
+    assert snaps[renamed].problem == f"attestation-misfiled: attestations/{renamed}: holds the signed statement of deploy {good}, not of the deploy its name says"
     assert not any(s.benchmarks for s in snaps.values() if not s.shown)
     pages = _pages(root, tmp_path)
     assert not any(name in p for name in (edited, forged, renamed) for p in pages if p.startswith("snapshots/"))
