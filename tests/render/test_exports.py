@@ -417,3 +417,24 @@ def test_export_writes_one_datastore_and_again_the_same_bytes(built, tmp_path) -
     victim.write_bytes(victim.read_bytes() + b" ")
     conflict = CliRunner().invoke(main, ["export", "eee", str(out), "--site", str(site)])
     assert conflict.exit_code == 1 and "already exists with other bytes" in conflict.output
+
+
+def test_build_summary_says_when_a_hub_dataset_gets_no_entries(tmp_path, capsys) -> None:
+    """A config names its Hub dataset but mkdocs.yml gives no address: the build says why no entry is written."""
+    from datetime import datetime, timezone
+
+    from builder.cli.build import summarise
+    from builder.config import parse_config
+    from builder.report.records import BenchmarkState, BuildReport
+    from tests.test_config import _text
+
+    config = parse_config(_text(f"hf_dataset: {HF_DATASET}\n"), "leaderboards/soohak.yaml", "soohak")
+    state = BenchmarkState(config=config, status="embargoed", bundles=(), dataset_where=None, dataset_commitments={})
+    report = BuildReport(root=tmp_path, out=tmp_path / "site", now=datetime(2026, 12, 1, tzinfo=timezone.utc), authorised=True, as_of=None,
+                         registry=None, benchmarks=[state])
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
+    summarise(report)
+    assert "hugging face: no .eval_results written for soohak: mkdocs.yml sets no site_url" in capsys.readouterr().err
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: x\nsite_url: {SITE_URL}\n")  # the control
+    summarise(report)
+    assert "hugging face" not in capsys.readouterr().err
