@@ -438,3 +438,32 @@ def test_build_summary_says_when_a_hub_dataset_gets_no_entries(tmp_path, capsys)
     (tmp_path / "mkdocs.yml").write_text(f"site_name: x\nsite_url: {SITE_URL}\n")  # the control
     summarise(report)
     assert "hugging face" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", ["not-a-uuid", "symlink", "too-deep"])
+def test_export_refuses_a_file_the_build_never_writes_there(built, tmp_path, case) -> None:
+    """Only what the build writes is exported: a foreign name or a link under a site's
+    datastore stops the export (``export-bad-path``) before anything is written."""
+    import shutil
+
+    from builder.errors import BuilderError
+    from builder.render.eee_export import export_eee
+
+    _, site = built
+    copy = tmp_path / "site"
+    shutil.copytree(site / "data", copy / "data", symlinks=True)
+    out = tmp_path / "out"
+    assert export_eee(copy, tmp_path / "control").records == 4  # the control: the copy exports (beta/closed is scored, its samples private)
+    folder = next(p for p in (copy / "data" / "soohak" / "eee" / "data" / "soohak").glob("*/*") if p.is_dir())
+    if case == "not-a-uuid":
+        (folder / "notes.json").write_text("{}")
+    elif case == "symlink":
+        target = next(folder.glob("*.json"))
+        (folder / f"{record_uuid('elsewhere')}.json").symlink_to(target)
+    else:
+        (folder / "deeper").mkdir()
+        (folder / "deeper" / f"{record_uuid('deeper')}.json").write_text("{}")
+    with pytest.raises(BuilderError) as exc:
+        export_eee(copy, out)
+    assert exc.value.reason == "export-bad-path"
+    assert not out.exists()
