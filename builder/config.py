@@ -7,6 +7,7 @@ problem in a file is collected before failing, so a maintainer fixes them in one
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,24 @@ DEFAULT_GRID = 0.05
 # enforced by the admission policy (builder.bundles.admission_policy) for build and validate.
 DEFAULT_BUNDLES = 3
 DEFAULT_WINDOW_DAYS = 30
+
+# The benchmark's dataset on the Hugging Face Hub (``hf_dataset``), where its ``.eval_results``
+# entries point: a repository id as huggingface_hub's validate_repo_id accepts one, the
+# namespace required (an organisation or user owns a benchmark dataset): characters
+# [A-Za-z0-9._-] in each part, neither starting nor ending with '.' or '-', no '--' or '..',
+# not ending in '.git', at most 96 characters.
+HF_DATASET_RE = re.compile(r"(?!.*(?:--|\.\.))[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+HF_ID_MAX = 96
+
+
+def hf_dataset_problem(value: object) -> str | None:
+    """Why ``value`` is not a Hub dataset id (``org/name``), or None."""
+    if not isinstance(value, str):
+        return "must be a string: the benchmark's Hugging Face dataset id, org/name"
+    if len(value) > HF_ID_MAX or not HF_DATASET_RE.fullmatch(value) or value.endswith(".git"):
+        return f"{value[:100]!r} is not a Hugging Face dataset id: org/name, letters, digits and . _ - (e.g. my-org/putnam-lite)"
+    return None
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -59,6 +78,7 @@ _FIELDS = {
     "private_recipient": "the age recipient (age1…) of the private results key, never published: results and transcripts a lab does not opt to publish",
     "scoring": "boards, samples and breakdowns (see the Data page)",
     "embargo": "what a lab may submit and see during the embargo: budget {bundles, window_days}, grid (optional)",
+    "hf_dataset": "the benchmark's dataset on the Hugging Face Hub, org/name: the site writes .eval_results entries for it (optional)",
 }
 _REQUIRED = {"benchmark", "title", "version", "embargo_recipient", "scoring"}
 
@@ -82,6 +102,9 @@ class BenchmarkConfig:
     # version that replaced it in leaderboards/<benchmark>.yaml. Its id is then
     # "<benchmark>@<version>", the folder its pages and data are published under.
     superseded_by: str | None = None
+    # The benchmark's Hugging Face dataset (org/name): .eval_results entries name it
+    # (builder.render.hf_results); without it none is written.
+    hf_dataset: str | None = None
 
     @property
     def benchmark(self) -> str:
@@ -146,6 +169,8 @@ def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
                 parse_recipient(raw[key], where)
             except BuilderError as exc:
                 errors.append((key, exc.message))
+    if "hf_dataset" in raw and (problem := hf_dataset_problem(raw["hf_dataset"])) is not None:
+        errors.append(("hf_dataset", problem))
     if raw.get("private_recipient") is not None and raw.get("private_recipient") == raw.get("embargo_recipient"):
         errors.append(("private_recipient", "is the embargo recipient; it must be a key of its own, never published (age-keygen)"))
     scoring = None
@@ -194,4 +219,5 @@ def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
         budget=budget,
         embargo_grid=grid,
         private_recipient=raw.get("private_recipient"),
+        hf_dataset=raw.get("hf_dataset"),
     )

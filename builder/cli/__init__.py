@@ -7,6 +7,7 @@
 - ``common``: Shared CLI plumbing: error translation and progress output
 - ``dataset``: `sealboard dataset …`: the maintainers' sealed, committed dataset bundles
 - ``demo``: `sealboard demo`
+- ``export``: `sealboard export eee`: the site's Every Eval Ever records as one datastore
 - ``importers``: `sealboard import inspect-ai | lm-eval` — results.jsonl and a run.yaml from
   harness logs
 - ``init``: `sealboard init`: scaffold a new leaderboard repository
@@ -41,6 +42,7 @@ def _register() -> None:
     from builder.cli.bundle import bundle
     from builder.cli.dataset import dataset
     from builder.cli.demo import demo_command
+    from builder.cli.export import export_group
     from builder.cli.importers import import_group
     from builder.cli.init import init_command, pin_wheel_command
     from builder.cli.keys import keys
@@ -48,7 +50,7 @@ def _register() -> None:
     from builder.cli.status import status_command
     from builder.cli.validate import validate_command
 
-    for command in (build_command, demo_command, bundle, dataset, import_group, init_command, pin_wheel_command, keys, release, status_command, validate_command,
+    for command in (build_command, demo_command, export_group, bundle, dataset, import_group, init_command, pin_wheel_command, keys, release, status_command, validate_command,
                     verify_site_command, record_attestation_command, audit_command):
         main.add_command(command)
 

@@ -86,6 +86,8 @@ def rehearsal_dir(root: Path) -> Path:
 
 
 def summarise(report: BuildReport) -> None:
+    from builder.render.hf_results import site_base
+    from builder.render.site_tree import site_address
     from builder.trust.registry import describe_pending
 
     if report.registry is not None:
@@ -98,6 +100,10 @@ def summarise(report: BuildReport) -> None:
             click.echo(f"  release: {state.release.summary()}")
     for rejection in report.rejections:
         click.echo(f"rejected: {rejection.message}" + (f" — hint: {rejection.hint}" if rejection.hint else ""), err=True)
+    named = [s.config.id for s in report.benchmarks if s.config.hf_dataset]
+    if named and site_base(site_address(report.root)) is None:  # builder.render.hf_results: the Hub needs absolute links
+        click.echo(f"hugging face: no .eval_results written for {', '.join(named)}: mkdocs.yml sets no site_url (https://…), "
+                   "and the Hub shows only entries with an absolute source URL", err=True)
     written = report.attestation
     if written is not None:
         if written.signed:

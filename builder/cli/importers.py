@@ -185,19 +185,27 @@ def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None
 @_common
 @translate_errors
 def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str | None, errored: str, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
-    """Import Every Eval Ever instance-level JSONL (schema 0.3): one row per line.
+    """Import Every Eval Ever instance-level JSONL (schema 0.3): one row per line. With
+    --benchmark, the result fields it declares (LiveMathematicianBench's sketch and variant,
+    KCSAT-ML's budget) are read from the metadata key of the same name and typed.
 
     \b
     Example:
-      sealboard import eee data/soohak/acme/model-x/*_samples.jsonl --lang en --benchmark soohak
+      sealboard import eee data/livemathematicianbench/acme/model-x/*_samples.jsonl --benchmark livemathematicianbench
     """
     from builder.importers.common import IdMap
     from builder.importers.eee_instances import import_instances
 
+    declared = None
+    if benchmark:  # its declared result fields decide the metadata's types: read before any file
+        from builder.bundles.create import benchmark_config
+
+        declared = benchmark_config(root, benchmark).scoring.results_extras()
     id_map = IdMap.load(map_path)
     progress(f"Reading {len(files)} Every Eval Ever instance file(s)…")
     report = _guard(
         str(files[0]),
-        lambda: import_instances(list(files), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, evaluation=evaluation, errored=errored, fields=_fields(fields)),
+        lambda: import_instances(list(files), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, evaluation=evaluation, errored=errored,
+                                 fields=_fields(fields), declared=declared),
     )
     _finish(report, out, describe_out, force, benchmark, root, no_gold)

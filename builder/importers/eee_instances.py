@@ -8,9 +8,19 @@ final one), ``evaluation`` (``score``, ``is_correct``), optional ``token_usage``
 
 One results row per line: ``item`` = ``sample_id`` (or ``metadata[--id-field]``, then
 ``--map``), ``lang`` = ``metadata[--lang-field]`` or ``--lang``, ``sample`` numbered from 0
-per item and language in the order the lines come, ``answer`` = the final extracted value,
-``correct`` = ``evaluation.is_correct``, ``output_tokens`` and ``latency_s`` when given.
-``refused`` is false: EEE records no refusal apart from ``error``, which is not a verdict.
+per item, language and result fields in the order the lines come, ``answer`` = the final
+extracted value, ``correct`` = ``evaluation.is_correct``, ``output_tokens`` and
+``latency_s`` when given. ``refused`` is false: EEE records no refusal apart from
+``error``, which is not a verdict.
+
+EEE metadata values are strings. The result fields a benchmark declares
+(``result_fields`` of its scoring: LiveMathematicianBench's ``sketch: bool`` and
+``variant: [standard, substitution]``, KCSAT-ML's ``budget: int``) are read from the
+metadata key of the same name (or the one ``--field`` names) and turned into their declared
+type: ``true``/``false`` for a bool, a decimal integer, a finite number, one of an enum's
+values; anything else is refused naming the line and field (``bad-field-value``). So
+``sealboard import eee --benchmark livemathematicianbench`` writes rows that benchmark's
+bundles accept; ``--field`` of a field the benchmark does not declare copies the text.
 
 A line whose ``error`` is set did not produce a graded answer: it is never turned into a
 wrong answer. By default such lines stop the import (listed by line); ``--errored skip``
@@ -24,6 +34,9 @@ the line and a reason code.
 from __future__ import annotations
 
 import json
+import math
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +53,36 @@ USED = {"schema_version", "evaluation_id", "model_id", "evaluation_name", "evalu
 CONTENT = {"input", "output", "messages", "sample_hash"}
 INTERACTIONS = ("single_turn", "multi_turn", "agentic")
 ERRORED = ("refuse", "skip")
+# A declared result field's type, in builder.bundles.results.parse_results' vocabulary:
+# "bool", "int", "number", "string", or a tuple of an enum's values.
+FieldKind = str | tuple[str, ...]
+_BOOLS = {"true": True, "false": False}
+_INT = re.compile(r"[+-]?[0-9]{1,16}")  # a longer one is beyond 2^53, which the results parser refuses anyway
+
+
+def declared_value(text: str, kind: FieldKind) -> Any:
+    """EEE metadata text as a value of the declared kind; ValueError says what was expected."""
+    if isinstance(kind, tuple):
+        if text not in kind:
+            raise ValueError(f"one of {', '.join(kind)}")
+        return text
+    if kind == "bool":
+        if text.strip().lower() not in _BOOLS:
+            raise ValueError("true or false")
+        return _BOOLS[text.strip().lower()]
+    if kind == "int":
+        if not _INT.fullmatch(text.strip()):
+            raise ValueError("a decimal integer")
+        return int(text)
+    if kind == "number":
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValueError("a number") from None
+        if not math.isfinite(number):
+            raise ValueError("a finite number")
+        return int(number) if _INT.fullmatch(text.strip()) else number
+    return text
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -156,12 +199,18 @@ def import_instances(
     evaluation: str | None = None,
     errored: str = "refuse",
     fields: dict[str, str] | None = None,
+    declared: Mapping[str, FieldKind] | None = None,
 ) -> ImportReport:
-    """Rows and a run description from EEE instance-level files of one model and one evaluation."""
+    """Rows and a run description from EEE instance-level files of one model and one evaluation.
+
+    ``fields``: result field -> metadata key (``--field``); ``declared``: the benchmark's
+    result fields and their kinds (``ScoringSpec.results_extras()``), each read from the
+    metadata key of its own name unless ``fields`` names another, and typed."""
     if errored not in ERRORED:
         raise ValueError(f"errored must be one of {ERRORED}")
     id_map = id_map or IdMap()
-    fields = fields or {}
+    declared = declared or {}
+    fields = {**{name: name for name in declared}, **(fields or {})}
     report = ImportReport()
     counters: dict[tuple[Any, ...], int] = {}
     models: dict[str, str] = {}
@@ -227,6 +276,12 @@ def import_instances(
             for target, key in fields.items():
                 if key in metadata:
                     row[target] = metadata[key]
+                    if target in declared:
+                        try:
+                            row[target] = declared_value(metadata[key], declared[target])
+                        except ValueError as exc:
+                            raise rec.fail(f"metadata.{key} is {metadata[key][:40]!r}; {target} is declared by the benchmark as {exc}",
+                                           reason="bad-field-value", hint=f"write {target} as {exc} in every sample's metadata") from None
             report.skipped("sample metadata fields", [k for k in metadata if k not in {lang_field, id_field, *fields.values()}])
             condition = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
             row["sample"] = counters.get(condition, 0)

@@ -33,10 +33,10 @@ from builder.release.outputs import (
 from builder.release.registry_history import registry_history
 from builder.release.snapshot_pages import snapshot_entries, snapshot_pages, snapshots
 from builder.release.templating import render
-from builder.release.transcripts import by_item, publishes_transcripts
+from builder.release.transcripts import by_item, published, publishes_transcripts
 from builder.render.formulas import has_math
 from builder.render.labels import option_order
-from builder.report.records import BenchmarkState, BuildReport, ReleaseOutput
+from builder.report.records import BenchmarkState, BuildReport, PublishedSamples, ReleaseOutput
 
 _SAFE_PAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 _COLUMNS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("languages", "Languages"), ("year", "Year"), ("edition", "Edition"),
@@ -59,11 +59,12 @@ def page_name(item_id: str) -> str:
     return item_id if _SAFE_PAGE.match(item_id) else "x-" + item_id.encode().hex()[:120]
 
 
-def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str, str], dict[str, str]]:
-    """Data files (under data/), pages (under pages/) and model pages' per-item sections
-    (by submission) of one released benchmark."""
+def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str, str], dict[str, str], PublishedSamples | None]:
+    """Data files (under data/), pages (under pages/), model pages' per-item sections (by
+    submission) of one released benchmark, and the samples it publishes (the rows of
+    ``matrix.csv``, with the transcripts it publishes) for the renderer's EEE samples files."""
     if not is_released(state):
-        return {}, {}, {}
+        return {}, {}, {}, None
     bench, title = state.config.id, state.config.title
     matrix = matrix_frame(state)
     summaries = item_summaries(state, matrix)
@@ -98,7 +99,8 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
                                             grid_json=embedded_json(files[f"{bench}/grid.json"]))
         for sub, results in model_results(shown, names).items():
             sections[sub] = _render("model_items.md.j2", rows=results, item_rows=item_rows(results), anchor=anchor(sub))
-    return files, pages, sections
+    samples = PublishedSamples(matrix, dict(published(state))) if f"{bench}/matrix.csv" in files and not matrix.empty else None
+    return files, pages, sections, samples
 
 
 def _item_page(state: BenchmarkState, s: ItemSummary, row: dict[str, Any], transcripts: list[dict[str, Any]]) -> str:
@@ -210,9 +212,12 @@ def release_output(report: BuildReport) -> ReleaseOutput:
     pages: dict[str, str] = {}
     sections: dict[str, str] = {}
     paired: dict[str, dict[str, Any]] = {}
+    samples: dict[str, PublishedSamples] = {}
     for state in report.benchmarks:
         # A release in force adds the dataset, the results matrix, the item pages and grid.
-        bench_data, bench_pages, bench_sections = benchmark_release(state)
+        bench_data, bench_pages, bench_sections, bench_samples = benchmark_release(state)
+        if bench_samples is not None:
+            samples[state.config.id] = bench_samples
         data.update(bench_data)
         pages.update(bench_pages)
         sections.update({f"{state.config.id}/{sub}": text for sub, text in bench_sections.items()})
@@ -222,7 +227,7 @@ def release_output(report: BuildReport) -> ReleaseOutput:
             paired[state.config.id] = dict(pairs)
             data[f"{state.config.id}/paired.json"] = paired_file(state.config.id, pairs)
     pages.update(site_release_pages(report))
-    return ReleaseOutput(nav, data, pages, sections, paired)
+    return ReleaseOutput(nav, data, pages, sections, paired, samples)
 
 
 __all__ = ["benchmark_release", "page_name", "release_nav", "release_output", "site_release_pages"]

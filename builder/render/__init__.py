@@ -3,12 +3,18 @@
 - ``charts``: Chart specs for sealboard.js: each board charts its own dimension
 - ``compare``: The compare page of a benchmark: 2–5 models side by side on every board
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
-- ``exports``: board rows as Every Eval Ever 0.3 aggregate records and Hugging Face
-  `.eval_results` entries, each pointing back to its bundle's manifest digest
+- ``eee_export``: `sealboard export eee DIR`: a built site's Every Eval Ever records merged into
+  one datastore, byte for byte
+- ``eee_samples``: Every Eval Ever instance-level samples files of released, opted-in results
+- ``exports``: each submission as an Every Eval Ever 0.3 datastore record (every board cell the
+  site publishes) and Hugging Face `.eval_results` entries, each pointing back to its bundle's
+  manifest digest
 - ``forest``: Forest bars: each row's 95% interval drawn as a bar on one axis shared by the board
 - ``formulas``: Which page text holds formulas: KaTeX loads only there
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
+- ``hf_results``: Hugging Face `.eval_results/` entries (a board's ranking metric for a model
+  card), written only for a Hub dataset and an absolute site address
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox
 - ``labels``: Human-readable column titles and number formats for the pages (the data files keep
   ids)

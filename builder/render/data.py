@@ -17,7 +17,7 @@ import orjson
 from builder.bundles.facts import submission_facts
 from builder.bundles.manifest import format_timestamp
 from builder.render.exports import export_files
-from builder.report.records import BenchmarkState, BuildReport
+from builder.report.records import BenchmarkState, BuildReport, PublishedSamples
 from builder.scoring import gate
 from builder.scoring.ladder import min_items
 
@@ -92,10 +92,13 @@ SUBMISSION_CSV_COLUMNS = [
 ]  # fmt: skip
 
 
-def board_files(state: BenchmarkState, synthetic: bool = False, registry_version: int | None = None) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+def board_files(state: BenchmarkState, synthetic: bool = False, registry_version: int | None = None, *, site_url: str | None = None,
+                published: PublishedSamples | None = None) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     """Board dicts (for pages) and the data files (path under data/ -> bytes). A demo
     instance's files say so themselves (``synthetic: true``; a ``synthetic`` CSV column),
-    since a downloaded file travels without the site's banner."""
+    since a downloaded file travels without the site's banner. ``site_url`` (mkdocs.yml)
+    makes the exports' links absolute; ``published``: the samples a release in force
+    publishes, exported as Every Eval Ever samples files (builder.render.exports)."""
     bench = state.config.id
     files: dict[str, bytes] = {}
     boards: list[dict[str, Any]] = []
@@ -115,8 +118,9 @@ def board_files(state: BenchmarkState, synthetic: bool = False, registry_version
         SUBMISSION_CSV_COLUMNS, [dict(r, signature_key=r["signature"]["key"]) for r in subs["rows"]]
     )
     # Every Eval Ever records and Hugging Face .eval_results entries of the same rows
-    about = {"id": bench, "title": state.config.title, "version": state.config.version, "status": state.status}
-    files.update(export_files(about, boards, subs["rows"]))
+    about = {"id": bench, "benchmark": state.config.benchmark, "title": state.config.title, "version": state.config.version, "status": state.status}
+    files.update(export_files(about, boards, subs["rows"], site_url=site_url, hf_dataset=state.config.hf_dataset, published=published,
+                              items=state.released_items if published is not None else ()))
     files[f"{bench}/commitments.json"] = dumps(
         {
             "benchmark": bench,

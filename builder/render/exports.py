@@ -4,30 +4,43 @@ Pure functions from the public board and submission dicts (``builder.render.data
 extra data files, so an export never carries a number the board JSON does not: a cell the
 board withholds (embargo, too few items) has no value there and no result here.
 
-- ``data/<benchmark>/eee/<board>/<lab>/<submission>.json``: one Every Eval Ever aggregate
-  record per board row (schema ``builder/formats/eee/eval.schema.json``, version 0.3.0),
-  one ``evaluation_results`` entry per metric with a value, its 95% interval and the
-  interval's method.
-- ``data/<benchmark>/eval_results/<lab>/<submission>.yaml``: the entries a model card's
-  ``.eval_results/`` folder takes (Hugging Face Hub "Evaluation Results"), one per ranked
-  board, the board's ranking metric as ``value``.
+- ``data/<folder>/eee/``: an Every Eval Ever datastore (``builder.formats.eee.datastore``):
+  ``data/<benchmark>/<developer>/<model>/<uuid4>.json``, one aggregate record per
+  submission (an evaluation run) holding every board cell the site publishes for it, one
+  ``evaluation_results`` entry per board and metric with its value, 95% interval and the
+  interval's method (schema ``builder/formats/eee/eval.schema.json``); and beside it
+  ``<uuid4>_samples.jsonl`` (``builder.render.eee_samples``) for the released samples of a
+  submission whose lab opted in to publish them. The UUID is derived from the site folder
+  and the bundle's manifest digest, so re-exports are byte-identical; ``sealboard export
+  eee DIR`` copies these trees into one datastore.
+- ``data/<folder>/eval_results/<lab>/<submission>.yaml``: the entries a model card's
+  ``.eval_results/`` folder takes (``builder.render.hf_results``), written only when the
+  benchmark names its Hub dataset and the site its address.
 
 Both point back to what makes the number checkable: the bundle's manifest digest (sha256
-of the signed ``manifest.json``) and the site's attestation, ``attestation/statement.json``.
+of the signed ``manifest.json``) and the site's attestation, ``attestation/statement.json``,
+as absolute URLs when ``mkdocs.yml`` sets ``site_url`` (else as paths on the site).
 """
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Any
 
 import orjson
 import yaml
 
+from builder.formats.eee.datastore import SCHEMA_VERSION, Placement, place
+from builder.render.eee_samples import samples_file
+from builder.render.hf_results import hf_entry, link, site_base
+from builder.report.records import PublishedSamples
+
 # libyaml's emitter when PyYAML was built with it: the same YAML, a fraction of the time
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-EEE_SCHEMA_VERSION = "0.3.0"
 ATTESTATION = "attestation/statement.json"
+EEE_DIR = "eee"  # data/<folder>/eee/: the benchmark's Every Eval Ever datastore (its own data/ inside)
+HF_DIR = "eval_results"
 CONFIDENCE = 0.95
 
 # The interval each metric's cell carries (builder/scoring/uncertainty.py), named exactly.
@@ -72,12 +85,13 @@ def _strings(mapping: dict[str, Any]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v) for k, v in mapping.items() if v is not None}
 
 
-def _source_data(benchmark: dict[str, Any], n: int | None) -> dict[str, Any]:
+def _source_data(benchmark: dict[str, Any], n: int | None, base: str | None) -> dict[str, Any]:
     """Private while any item is embargoed (only the commitments are public); the released items' file after."""
-    name = f"{benchmark['id']} {benchmark['version']}"
-    details = _strings({"commitments": f"data/{benchmark['id']}/commitments.json", "items_counted": n, "status": benchmark["status"]})
+    name = f"{benchmark['title']} {benchmark['version']}"
+    folder = benchmark["id"]
+    details = _strings({"commitments": link(base, f"data/{folder}/commitments.json"), "items_counted": n, "status": benchmark["status"]})
     if benchmark["status"] == "released":
-        return {"dataset_name": name, "source_type": "url", "url": [f"data/{benchmark['id']}/items.jsonl"], "additional_details": details}
+        return {"dataset_name": name, "source_type": "url", "url": [link(base, f"data/{folder}/items.jsonl")], "additional_details": details}
     return {"dataset_name": name, "source_type": "other", "additional_details": {"access": "private (embargoed)", **details}}
 
 
@@ -100,16 +114,21 @@ def _metric_config(board: dict[str, Any], metric: dict[str, Any]) -> dict[str, A
     return config
 
 
-def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any], row: dict[str, Any], benchmark: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any], row: dict[str, Any], benchmark: dict[str, Any], sub: dict[str, Any],
+            base: str | None) -> dict[str, Any]:
     score: dict[str, Any] = {"score": cell["value"]}
-    details = _strings({"items": cell.get("n"), "flag": cell.get("flag")})
+    details = _strings({"board": board["title"], "board_data": link(base, f"data/{benchmark['id']}/{board['board']}.json"),
+                        "items": cell.get("n"), "flag": cell.get("flag")})
     if board.get("rank_by") == metric["name"]:
         details.update(_strings({"rank": row.get("rank")}))
         if row.get("rank_range"):
             details["rank_range"] = "{}-{}".format(*row["rank_range"])
-    if details:
-        score["details"] = details
-    if cell.get("ci_low") is not None and cell.get("ci_high") is not None:
+    score["details"] = details
+    if _number(cell.get("ci_low")) and _number(cell.get("ci_high")):
         score["uncertainty"] = {
             "confidence_interval": {
                 "lower": cell["ci_low"],
@@ -117,19 +136,19 @@ def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any],
                 "confidence_level": CONFIDENCE,
                 "method": interval_method(board["kind"], metric["unit"]),
             },
-            **({"num_samples": cell["n"]} if isinstance(cell.get("n"), int) else {}),
+            **({"num_samples": cell["n"]} if isinstance(cell.get("n"), int) and not isinstance(cell.get("n"), bool) else {}),
         }
     args: dict[str, Any] = {}
-    if isinstance(sub.get("temperature"), (int, float)) and not isinstance(sub.get("temperature"), bool):
+    if _number(sub.get("temperature")):
         args["temperature"] = sub["temperature"]
-    if isinstance(sub.get("max_output_tokens"), int) and sub["max_output_tokens"] >= 1:
+    if isinstance(sub.get("max_output_tokens"), int) and not isinstance(sub.get("max_output_tokens"), bool) and sub["max_output_tokens"] >= 1:
         args["max_tokens"] = sub["max_output_tokens"]
     if isinstance(sub.get("thinking"), bool):
         args["reasoning"] = sub["thinking"]
     result: dict[str, Any] = {
         "evaluation_result_id": f"{board['board']}/{metric['name']}",
-        "evaluation_name": f"{board['benchmark']}/{board['board']}/{metric['name']}",
-        "source_data": _source_data(benchmark, cell.get("n")),
+        "evaluation_name": f"{benchmark['id']}/{board['board']}/{metric['name']}",
+        "source_data": _source_data(benchmark, cell.get("n"), base),
         **({"evaluation_timestamp": sub["created"]} if sub.get("created") else {}),
         "metric_config": _metric_config(board, metric),
         "score_details": score,
@@ -139,31 +158,43 @@ def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any],
     return result
 
 
-def _provenance(sub: dict[str, Any]) -> dict[str, str]:
-    return _strings({"submission": sub["submission"], "manifest_sha256": sub["manifest_sha256"], "attestation": ATTESTATION})
-
-
-def eee_record(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], benchmark: dict[str, Any], retrieved: str | None) -> dict[str, Any] | None:
-    """One board row as an EEE 0.3 aggregate record; None when the board shows it no value."""
-    results = [
-        _result(board, metric, cell, row, benchmark, sub)
+def evaluation_results(rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str, Any], benchmark: dict[str, Any], base: str | None) -> list[dict[str, Any]]:
+    """Every cell with a value of this submission's rows (board, row), board by board, metric by metric."""
+    return [
+        _result(board, metric, cell, row, benchmark, sub, base)
+        for board, row in rows
         for metric in board["metrics"]
-        if (cell := row["metrics"].get(metric["name"])) is not None and isinstance(cell.get("value"), (int, float))
+        if (cell := row["metrics"].get(metric["name"])) is not None and _number(cell.get("value"))
     ]
+
+
+def evaluation_id(benchmark: dict[str, Any], sub: dict[str, Any]) -> str:
+    """The run's id: unique on the site (a submission key is unique within its benchmark folder)."""
+    return f"sealboard/{benchmark['id']}/{sub['submission']}"
+
+
+def eee_record(rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str, Any], benchmark: dict[str, Any], retrieved: str | None, where: Placement,
+               *, base: str | None = None, samples: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """One submission (an evaluation run) as an EEE 0.3 aggregate record: every cell with a
+    value of its board rows; None when the boards show it none. ``samples`` is the
+    ``detailed_evaluation_results`` of its samples file, when one is published."""
+    results = evaluation_results(rows, sub, benchmark, base)
     if not results:
         return None
     # a field the submissions data withholds (or a lab left empty) falls back, never breaks the record
     harness = sub.get("harness") or "unknown"
     harness_name, _, harness_version = harness.rpartition(" ")
-    return {
-        "schema_version": EEE_SCHEMA_VERSION,
-        "evaluation_id": f"sealboard/{board['benchmark']}/{board['board']}/{sub['submission']}",
+    signed_id = sub.get("model_id") or sub["submission"]
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "evaluation_id": evaluation_id(benchmark, sub),
         **({"evaluation_timestamp": sub["created"]} if sub.get("created") else {}),
         "retrieved_timestamp": _epoch(retrieved),
         "source_metadata": {
-            "source_name": f"{benchmark['title']}: {board['title']}",
+            "source_name": f"{benchmark['title']} leaderboard",
             "source_type": "evaluation_run",
             "source_organization_name": f"{benchmark['title']} leaderboard (Sealboard)",
+            **({"source_organization_url": base} if base else {}),
             # The submitting lab ran the model and signed the results; Sealboard does not know
             # whether that lab also develops the model, so neither first nor third party is claimed.
             "evaluator_relationship": "other",
@@ -174,70 +205,92 @@ def eee_record(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], 
                     "signer_key": sub["signature"]["key"],
                     "registry_version": sub["signature"].get("registry_version"),
                     "benchmark_status": benchmark["status"],
-                    "board": f"data/{board['benchmark']}/{board['board']}.json",
-                    "synthetic": True if board.get("synthetic") else None,
-                    **_provenance(sub),
+                    "submissions": link(base, f"data/{benchmark['id']}/submissions.json"),
+                    "synthetic": True if any(board.get("synthetic") for board, _ in rows) else None,
+                    "submission": sub["submission"],
+                    "manifest_sha256": sub["manifest_sha256"],
+                    "attestation": link(base, ATTESTATION),
                 }
             ),
         },
         "model_info": {
             "name": sub.get("model") or sub["submission"],
-            "id": sub.get("model_id") or sub["submission"],
+            "id": where.model_id,
+            "developer": where.developer,
             "additional_details": {
                 "deployment_type": "unknown",
                 "model_availability": _availability(sub.get("open_weights")),
-                **_strings({"family": sub.get("family"), "params_b": sub.get("params_b"), "reasoning_effort": sub.get("reasoning_effort")}),
+                **_strings({"developer_source": where.developer_source, "model_id_signed": signed_id if signed_id != where.model_id else None,
+                            "family": sub.get("family"), "params_b": sub.get("params_b"), "reasoning_effort": sub.get("reasoning_effort")}),
             },
         },
         "eval_library": {"name": harness_name or harness, "version": harness_version if harness_name else "unknown"},
         "evaluation_results": results,
     }
+    if samples is not None:
+        record["detailed_evaluation_results"] = samples
+    return record
 
 
-def hf_entry(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], benchmark: dict[str, Any]) -> dict[str, Any] | None:
-    """The board's ranking metric for this row as one Hugging Face ``.eval_results`` entry.
-
-    The value is the board's own number (a fraction for rates, as in the board JSON);
-    ``dataset.id`` is the benchmark id: a maintainer who registers the benchmark as a Hub
-    dataset replaces it with that dataset's id."""
-    metric = board.get("rank_by")
-    cell = row["metrics"].get(metric) if metric else None
-    if cell is None or not isinstance(cell.get("value"), (int, float)):
-        return None
-    unit = next(m["unit"] for m in board["metrics"] if m["name"] == metric)
-    return {
-        "dataset": {"id": benchmark["id"], "task_id": board["board"]},
-        "value": cell["value"],
-        **({"date": sub["created"]} if sub.get("created") else {}),
-        "source": {"url": f"data/{board['benchmark']}/eee/{board['board']}/{sub['submission']}.json", "name": f"{benchmark['title']} leaderboard (Sealboard)"},
-        "notes": f"{metric} ({unit}) on board {board['board']}; manifest sha256 {sub['manifest_sha256']}; attestation {ATTESTATION}",
-    }
+def _placement(benchmark: dict[str, Any], sub: dict[str, Any]) -> Placement:
+    return place(benchmark["benchmark"], sub.get("model_id") or sub["submission"], sub["lab"], (benchmark["id"], sub["manifest_sha256"] or sub["submission"]))
 
 
-def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submissions: list[dict[str, Any]]) -> dict[str, bytes]:
-    """Every export file of one benchmark (path under data/ -> bytes).
+def _sample_rows(published: PublishedSamples | None) -> dict[str, list[dict[str, Any]]]:
+    """Submission -> its published sample rows as Python values (None for absent), in matrix.csv's order."""
+    if published is None or not len(published.rows):
+        return {}
+    frame = published.rows
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+        out.setdefault(row["submission"], []).append(row)
+    return out
 
-    ``benchmark``: id, title, version, status. ``retrieved_timestamp`` is the newest
-    submission's creation time: the records are a function of the signed inputs alone, so
-    two builds of the same inputs write the same bytes."""
+
+def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submissions: list[dict[str, Any]], *, site_url: str | None = None,
+                 hf_dataset: str | None = None, published: PublishedSamples | None = None, items: tuple[dict[str, Any], ...] = ()) -> dict[str, bytes]:
+    """Every export file of one benchmark folder (path under data/ -> bytes).
+
+    ``benchmark``: id (the site folder), benchmark (its own id, the EEE collection), title,
+    version, status. ``published``: the samples a release in force publishes, with
+    ``items`` (the released items) for their questions and gold answers.
+    ``retrieved_timestamp`` is the newest submission's creation time: the records are a
+    function of the signed inputs alone, so two builds of the same inputs write the same bytes."""
+    folder = benchmark["id"]
+    base = site_base(site_url)
     by_sub = {s["submission"]: s for s in submissions}
     retrieved = max((s["created"] for s in submissions if s.get("created")), default=None)
-    files: dict[str, bytes] = {}
-    hf: dict[str, list[dict[str, Any]]] = {}
+    rows_of: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for board in boards:
         for row in board["rows"]:
-            sub = by_sub.get(row["submission"])
-            if sub is None:
-                continue
-            record = eee_record(board, row, sub, benchmark, retrieved)
-            if record is not None:
-                files[f"{benchmark['id']}/eee/{board['board']}/{row['submission']}.json"] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
-            entry = hf_entry(board, row, sub, benchmark)
-            if entry is not None:
-                hf.setdefault(row["submission"], []).append(entry)
-    for submission, entries in sorted(hf.items()):
-        files[f"{benchmark['id']}/eval_results/{submission}.yaml"] = yaml.dump(entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True).encode()
-    return files
+            if row["submission"] in by_sub:
+                rows_of.setdefault(row["submission"], []).append((board, row))
+    by_item = {it["id"]: it for it in items}
+    sample_rows = _sample_rows(published)
+    files: dict[str, bytes] = {}
+    for submission, rows in rows_of.items():
+        sub = by_sub[submission]
+        where = _placement(benchmark, sub)
+        body, samples = b"", None
+        if published is not None and submission in sample_rows:
+            body = samples_file(sample_rows[submission], by_item, published.transcripts.get(submission, ()),
+                                evaluation_id=evaluation_id(benchmark, sub), model_id=where.model_id, benchmark=folder)
+        if body:
+            samples = {"format": "jsonl", "file_path": where.samples, "hash_algorithm": "sha256",
+                       "checksum": hashlib.sha256(body).hexdigest(), "total_rows": body.count(b"\n")}
+        record = eee_record(rows, sub, benchmark, retrieved, where, base=base, samples=samples)
+        if record is None:  # no cell to publish: no record, and so no samples file (it needs its aggregate beside it)
+            continue
+        rel = f"{folder}/{EEE_DIR}/{where.aggregate}"
+        files[rel] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
+        if body:
+            files[f"{folder}/{EEE_DIR}/{where.samples}"] = body
+        if base is not None and hf_dataset is not None:
+            entries = [e for board, row in rows
+                       if (e := hf_entry(board, row, sub, benchmark, dataset=hf_dataset, base=base, record=f"data/{rel}", attestation=ATTESTATION))]
+            if entries:
+                files[f"{folder}/{HF_DIR}/{submission}.yaml"] = yaml.dump(entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True).encode()
+    return dict(sorted(files.items()))
 
 
 def _availability(open_weights: object) -> str:

@@ -21,6 +21,7 @@ from builder.render.charts import chart_json, chart_spec
 from builder.render.compare import compare_data, compare_json
 from builder.render.forest import forest_axis, forest_cell, forest_head
 from builder.render.formulas import has_math
+from builder.render.hf_results import site_base
 from builder.render.labels import (
     field_title,
     interval,
@@ -392,7 +393,8 @@ def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[di
         else:
             docs = [{"id": b.id, "title": b.title, "metrics": ["(sealed in this build)"]} for b in state.config.scoring.boards]
             metrics = {}
-        out.append({"id": state.config.id, "title": state.config.title, "boards": docs, "metrics": list(metrics.values())})
+        out.append({"id": state.config.id, "title": state.config.title, "boards": docs, "metrics": list(metrics.values()),
+                    "hf_dataset": state.config.hf_dataset})
     return out
 
 
@@ -417,9 +419,9 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
     )
 
 
-def data_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
-
-    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS, recompute=_recomputable(report))
+def data_page(report: Any, boards: dict[str, list[dict[str, Any]]], site_url: str | None = None) -> str:
+    """The Data page; ``site_url`` (mkdocs.yml) decides whether exports link absolutely and Hugging Face entries are written."""
+    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS, recompute=_recomputable(report), site_url=site_base(site_url))
 
 
 def _recomputable(report: Any) -> tuple[str, str] | None:

@@ -24,7 +24,7 @@ from builder.render.compare import has_compare
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 from builder.render.generator import run_generator
 from builder.render.reasons import reasons_page
-from builder.render.site_tree import assemble, write_config
+from builder.render.site_tree import assemble, site_address, write_config
 from builder.report.records import STAGED, BuildReport, ReleaseOutput
 
 
@@ -145,8 +145,9 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     registry_version = report.registry.version if report.registry else None
     labs = {lab.id: lab.name for lab in report.registry.labs} if report.registry else {}
     boards: dict[str, list[dict[str, Any]]] = {}
+    site_url = site_address(report.root)
     for state in report.benchmarks:
-        bench_boards, files = board_files(state, report.synthetic, registry_version)
+        bench_boards, files = board_files(state, report.synthetic, registry_version, site_url=site_url, published=released.samples.get(state.config.id))
         boards[state.config.id] = bench_boards
         for rel, data in files.items():
             write(f"data/{rel}", data)
@@ -183,7 +184,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     write("data/access.json", dumps(access))
     write("pages/access.md", pages.access_page(access))
     write("pages/methodology.md", pages.methodology_page(report, boards))
-    write("pages/data.md", pages.data_page(report, boards))
+    write("pages/data.md", pages.data_page(report, boards, site_url))
     home = pages.home_summary(index, boards, last_change)
     meta = {
         "nav": _nav(report, boards, released),

@@ -72,6 +72,14 @@ def instance_config(root: Path) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
+def site_address(root: Path) -> str | None:
+    """mkdocs.yml's ``site_url`` (the site's public address), if it sets one."""
+    if not (root / MKDOCS_CONFIG).is_file():
+        return None
+    url = instance_config(root).get("site_url")
+    return url if isinstance(url, str) and url.strip() else None
+
+
 def _place(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if dst.exists():

@@ -96,6 +96,16 @@ def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:
 
 
 @dataclass(frozen=True)
+class PublishedSamples:
+    """The per-sample results a release in force publishes (``matrix.csv``'s rows: released
+    items whose governing statement publishes results, opted-in submissions) and the
+    transcripts it publishes (submission -> rows), for the Every Eval Ever samples files."""
+
+    rows: pd.DataFrame
+    transcripts: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ReleaseOutput:
     """What the releases in force add to the site, made by builder.release.pages and handed
     by the build to the renderer (which never reaches into release/ itself)."""
@@ -108,3 +118,5 @@ class ReleaseOutput:
     # benchmark -> board id -> builder.scoring.paired.PairedBoard: the compare page's item
     # correlations, from the per-item results the release publishes
     paired: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # benchmark -> the samples it publishes (builder.render.eee_samples writes them as EEE)
+    samples: dict[str, PublishedSamples] = field(default_factory=dict)

@@ -17,7 +17,7 @@ import yaml
 from click.testing import CliRunner
 
 from builder.cli import main
-from builder.errors import ParseError
+from builder.errors import BuilderError, ParseError
 from builder.importers import eee_instances
 from builder.importers.common import IdMap
 from builder.importers.eee_instances import import_instances
@@ -187,3 +187,127 @@ def test_unmapped_id_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ParseError) as info:
         import_instances([path], id_map=IdMap.load(mapping))
     assert info.value.reason == "unmapped-id"
+
+
+# ---- benchmark-declared result fields: EEE metadata is text, the results are typed
+
+LMB_IDS = [f"lmb-2026-01-{i:03d}" for i in range(1, 7)]
+LMB_CELLS = [("standard", "false"), ("substitution", "false"), ("standard", "true"), ("substitution", "true")]
+
+
+def _lmb_lines(cells: list[tuple[str, str]] = LMB_CELLS) -> list[dict[str, Any]]:
+    """What an EEE producer writes for a LiveMathematicianBench run: variant and sketch as metadata text."""
+    return [
+        _instance(iid, "C", i % 2 == 0, metadata={"lang": "en", "variant": variant, "sketch": sketch})
+        for variant, sketch in cells for i, iid in enumerate(LMB_IDS)
+    ]
+
+
+def _lmb_spec() -> Any:
+    from builder.scoring import parse_scoring_config
+    from builder.scoring.config import load_preset
+
+    return parse_scoring_config(load_preset("livemathematicianbench"), "livemathematicianbench", benchmark="livemathematicianbench")
+
+
+def test_declared_fields_take_their_types_so_the_rows_are_a_livemathematicianbench_submission(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    import orjson
+
+    from builder.bundles.coverage import measure
+    from builder.bundles.dataset import DatasetManifest
+    from builder.bundles.results import parse_results
+
+    spec = _lmb_spec()
+    path = _write(tmp_path, _lmb_lines())
+    report = import_instances([path], declared=spec.results_extras())
+    assert {(r["variant"], r["sketch"]) for r in report.rows} == {("standard", False), ("substitution", False), ("standard", True), ("substitution", True)}
+    assert all(type(r["sketch"]) is bool and r["sample"] == 0 for r in report.rows)  # one sample per item in each cell
+    assert "sample metadata fields" not in report.not_imported or not report.not_imported["sample metadata fields"]
+    # the results parser and the coverage check of LiveMathematicianBench's bundles accept them
+    data = b"".join(orjson.dumps(r) + b"\n" for r in report.rows)
+    dataset = DatasetManifest(benchmark="livemathematicianbench", version="v1", created=datetime(2026, 1, 1, tzinfo=timezone.utc), splits={"main": 6},
+                              commitments={i: "0" * 64 for i in LMB_IDS}, item_splits={i: "main" for i in LMB_IDS}, items_sha256="0" * 64, items_bytes=0)
+    coverage = measure(parse_results(data, "results.jsonl", spec.results_extras()), dataset, spec, "results.jsonl", data)
+    assert coverage.rows == 24 and len(coverage.variants) == 4
+    # the control: the same lines without the declared types are text, which that parser refuses
+    untyped = import_instances([path], fields={"variant": "variant", "sketch": "sketch"})
+    assert {type(r["sketch"]) for r in untyped.rows} == {str}
+    raw = b"".join(orjson.dumps(r) + b"\n" for r in untyped.rows)
+    with pytest.raises(BuilderError) as refused:
+        parse_results(raw, "results.jsonl", spec.results_extras())
+    assert "sketch" in str(refused.value)
+
+
+@pytest.mark.parametrize(("field", "value", "expected"), [("sketch", "yes", "true or false"), ("variant", "easy", "one of standard, substitution"),
+                                                           ("sketch", "", "true or false")])
+def test_a_declared_field_of_another_type_is_refused_naming_line_and_field(tmp_path: Path, field: str, value: str, expected: str) -> None:
+    lines = _lmb_lines([("standard", "false")])
+    lines[2]["metadata"][field] = value
+    exc = _refusal(_write(tmp_path, lines), declared=_lmb_spec().results_extras())
+    assert (exc.reason, exc.line) == ("bad-field-value", 3)
+    assert f"metadata.{field} is {value!r}; {field} is declared by the benchmark as {expected}" in exc.message
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [("int", "8192", 8192), ("int", "-3", -3), ("number", "0.25", 0.25), ("number", "2", 2),
+                                                     ("bool", "True", True), ("bool", "false", False), (("a", "b"), "b", "b"), ("string", "x", "x")])
+def test_declared_value_reads_each_kind(kind: Any, text: str, value: Any) -> None:
+    assert eee_instances.declared_value(text, kind) == value and type(eee_instances.declared_value(text, kind)) is type(value)
+
+
+@pytest.mark.parametrize(("kind", "text"), [("int", "1.5"), ("int", "12345678901234567"), ("number", "nan"), ("number", "inf"), ("number", "x"),
+                                            ("bool", "1"), (("a", "b"), "A")])
+def test_declared_value_refuses_what_is_not_of_its_kind(kind: Any, text: str) -> None:
+    with pytest.raises(ValueError):
+        eee_instances.declared_value(text, kind)
+
+
+def test_sealboards_own_samples_export_imports_back_to_the_same_rows(tmp_path: Path) -> None:
+    """The round trip: a released LiveMathematicianBench run exported as EEE samples
+    (builder.render.eee_samples) and imported with the benchmark's declared fields gives
+    back the published rows."""
+    from builder.render.eee_samples import samples_file
+
+    rows = [
+        {"submission": "acme/run-1", "item": iid, "lang": "en", "sample": 0, "answer": "C" if k % 2 else None, "correct": k % 3 == 0,
+         "graded_by": "regrade", "lab_correct": k % 3 == 0, "regrade_correct": None, "refused": False, "latency_s": 1.25,
+         "variant": variant, "sketch": sketch == "true"}
+        for k, (iid, (variant, sketch)) in enumerate((iid, cell) for cell in LMB_CELLS for iid in LMB_IDS)
+    ]
+    items = {iid: {"id": iid, "question": {"en": f"Which option for {iid}?"}, "answer": {"en": "C"}} for iid in LMB_IDS}
+    body = samples_file(rows, items, (), evaluation_id="sealboard/livemathematicianbench/acme/run-1", model_id="acme/model-x",
+                        benchmark="livemathematicianbench")
+    path = tmp_path / "x_samples.jsonl"
+    path.write_bytes(body)
+    for line in body.splitlines():
+        jsonschema.validate(json.loads(line), SCHEMA)
+    report = import_instances([path], declared=_lmb_spec().results_extras())
+    keys = ("item", "lang", "sample", "answer", "correct", "variant", "sketch", "latency_s")
+    assert [{k: r[k] for k in keys} for r in report.rows] == [{k: r[k] for k in keys} for r in rows]
+    assert report.description["model"]["id"] == "acme/model-x"
+
+
+def test_cli_with_benchmark_types_the_fields_and_checks_coverage(tmp_path: Path) -> None:
+    """`sealboard import eee --benchmark livemathematicianbench` in a repository holding that
+    benchmark's config and dataset: the written results cover it."""
+    from builder.bundles.dataset import new_salt
+    from builder.bundles.dataset_create import write_dataset
+    from builder.config import load_config
+    from builder.demo.instance import _config_text
+    from builder.trust.seal import generate_identity
+    from tests.factory import NOW, make_instance
+
+    inst = make_instance(tmp_path / "inst")
+    config_path = inst.root / "leaderboards" / "livemathematicianbench.yaml"
+    config_path.write_text(_config_text("livemathematicianbench", "lmb-1", generate_identity().recipient, private=generate_identity().recipient))
+    items = [{"id": iid, "split": "main", "question": {"en": f"Which option holds for theorem {iid}? (A) (B) (C) (D) (E)"}, "answer": {"en": "C"},
+              "answer_type": "choice", "category": "Existence", "edition": "2026-01", "published": "2026-01-15"} for iid in LMB_IDS]
+    write_dataset(inst.root, load_config(config_path, inst.root), [dict(it, salt=new_salt()) for it in items], NOW)
+    path = _write(tmp_path, _lmb_lines())
+    out, describe = tmp_path / "results.jsonl", tmp_path / "run.yaml"
+    result = CliRunner().invoke(main, ["import", "eee", str(path), "--benchmark", "livemathematicianbench", "--root", str(inst.root),
+                                       "--out", str(out), "--describe-out", str(describe)])
+    assert result.exit_code == 0, result.output
+    assert "Coverage OK for livemathematicianbench: 6 items × en × 1 sample(s) = 24 rows" in result.output
+    assert {json.loads(line)["sketch"] for line in out.read_text().splitlines()} == {True, False}
