@@ -37,6 +37,7 @@ from tests.shared_demo import (
     _COUNT_FILE,
     DEMO_CLOCK,
     DEMO_COMMITTED,
+    DEMO_HUB,
     DEMO_NOW,
     DEMO_SITE_URL,
     DemoSite,
@@ -90,16 +91,20 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 @pytest.fixture(scope="session")
 def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo instance as `sealboard demo` writes it (one commit), with a site_url. Read-only: use ``demo_copy`` to change anything."""
+    """The demo instance as `sealboard demo` writes it (one commit), with a site_url and
+    two Hub datasets (tests/shared_demo.py). Read-only: use ``demo_copy`` to change anything."""
     from builder.demo.instance import write_demo
     from builder.demo.repository import _env
 
     root = tmp_path_factory.mktemp("shared-demo") / "demo"
     write_demo(root, seed=0, now=DEMO_NOW)
-    # The site_url joins write_demo's one commit, which is re-dated a day after the demo's
+    # The site_url and Hub datasets join write_demo's one commit, which is re-dated a day after the demo's
     # judging time (the stamp must come from the commit, not from either clock).
     with (root / "mkdocs.yml").open("a") as fh:
         fh.write(f"site_url: {DEMO_SITE_URL}\n")
+    for bench, dataset in DEMO_HUB.items():
+        with (root / "leaderboards" / f"{bench}.yaml").open("a") as fh:
+            fh.write(f"hf_dataset: {dataset}\n")
     subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-q", "-a", "--amend", "--no-edit", "--reset-author"],
                    env=_env(DEMO_COMMITTED), check=True)
     return root

@@ -21,7 +21,10 @@ from typing import Any, Iterator
 DEMO_NOW = (datetime.now(timezone.utc) - timedelta(days=3)).replace(hour=12, minute=0, second=0, microsecond=0)
 DEMO_COMMITTED = DEMO_NOW + timedelta(days=1, minutes=30)
 DEMO_CLOCK = DEMO_COMMITTED + timedelta(minutes=5)  # the judging clock of the shared builds
-DEMO_SITE_URL = "https://board.example.org/"
+# As a deployed board has them: a site_url (under a sub-path) and two benchmarks naming a Hub
+# dataset, so the exports write absolute URLs and Hugging Face entries (tests/render/test_exports_demo.py).
+DEMO_SITE_URL = "https://boards.example.org/math/"
+DEMO_HUB = {"livemathematicianbench": "example-org/livemathematicianbench", "kcsat-ml": "example-org/kcsat-ml"}
 
 _COUNT_FILE = "SEALBOARD_TEST_DEMO_BUILDS"
 

@@ -3,13 +3,12 @@
 record, Hugging Face's reader parses every entry and every URL is absolute, and ``sealboard
 export eee`` writes the site's records byte for byte, twice.
 
-The demo is built once for the module (authorised, with ``site_url`` added to its
-``mkdocs.yml`` and a Hub dataset to two of its configs, as a deployed board would have).
+The session's shared demo build is used (tests/conftest.py: authorised, with a ``site_url``
+in its ``mkdocs.yml`` and a Hub dataset in two of its configs, as a deployed board has).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,28 +19,18 @@ from click.testing import CliRunner
 from huggingface_hub import parse_eval_result_entries
 
 from builder.cli import main
-from builder.demo.instance import write_demo
-from builder.pipeline.build import build, load_identities
 from tests.peers import eee_findings, eee_validate
+from tests.shared_demo import DEMO_HUB as HUB
+from tests.shared_demo import DEMO_SITE_URL as SITE_URL
 
 pytestmark = pytest.mark.slow
 
-NOW = datetime.now(timezone.utc)
-SITE_URL = "https://boards.example.org/math/"
-HUB = {"livemathematicianbench": "example-org/livemathematicianbench", "kcsat-ml": "example-org/kcsat-ml"}
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("demo-exports") / "demo"
-    write_demo(root, seed=0, now=NOW)
-    with (root / "mkdocs.yml").open("a") as f:
-        f.write(f"site_url: {SITE_URL}\n")
-    for bench, dataset in HUB.items():
-        with (root / "leaderboards" / f"{bench}.yaml").open("a") as f:
-            f.write(f"hf_dataset: {dataset}\n")
-    build(root, root / "site", identities=load_identities(root / "keys/demo/identity.txt", None), now=NOW)
-    return root / "site"
+def site(demo_site) -> Path:
+    """The session's authorised demo site (tests/conftest.py: site_url and Hub datasets set)."""
+    return demo_site.site
 
 
 def _datastore(site: Path) -> list[Path]:
