@@ -6,6 +6,7 @@ commit with the published identity and re-derives every board cell it showed."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import orjson
