@@ -117,11 +117,16 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
       sealboard bundle verify bundles/soohak/acme/run-1
     """
     from builder.bundles.create import check_bundle, require_instance
+    from builder.bundles.manifest import MANIFEST
+    from builder.leakscan.labkeys import refuse_key_text
     from builder.trust.registry import load_registry
 
     require_instance(root)
     now = datetime.now(timezone.utc)
     progress(f"Checking {bundle_dir}: signature, registered key, digests, coverage…")
+    manifest = bundle_dir / MANIFEST
+    # Key-shaped text first, as the build and validate check it (builder.leakscan.labkeys).
+    refuse_key_text(manifest.read_bytes() if manifest.is_file() else b"", bundle_dir.as_posix())
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
     m = verified.manifest
     c = m.coverage

@@ -44,10 +44,12 @@ from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFE
 from builder.bundles.manifest import MANIFEST, SIGNATURE, Manifest, parse_manifest
 from builder.bundles.sealing import check_private_key
 from builder.bundles.verify import verify_bundle
+from builder.bundles.withdrawn import SUFFIX as WITHDRAWN
 from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unreadable
 from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
 from builder.gitrepo.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
+from builder.leakscan.labkeys import refuse_key_text
 from builder.render.site_guard import (
     GITATTRIBUTES,
     MKDOCS_CONFIG,
@@ -263,7 +265,7 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
         if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
             out.site_changed.append(path)
         if folder is not None:
-            _classify_bundle(folder, folder in target_bundles, folder in head_bundles, out, report)
+            _classify_bundle(folder, folder in target_bundles, folder in head_bundles, folder + WITHDRAWN in head_tree, out, report)
             if entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC):
                 out.bad_dirs.add(folder)
         elif path.startswith(REGISTRY_DIR + "/"):
@@ -313,9 +315,13 @@ def _check_mode(path: str, entry: Entry | None, report: ValidationReport) -> Non
         report.add(path, "not-a-file", f"has git mode {entry.mode}", "commit a regular file")
 
 
-def _classify_bundle(folder: str, merged: bool, kept: bool, out: _Change, report: ValidationReport) -> None:
+def _classify_bundle(folder: str, merged: bool, kept: bool, tombstoned: bool, out: _Change, report: ValidationReport) -> None:
     """A changed path inside a bundle folder: a new folder is judged; a merged one (the
-    target holds it) is refused, once: removed, or changed in place (immutable)."""
+    target holds it) is refused, once: changed in place (immutable), or removed without a
+    tombstone. Removing a withdrawn bundle's files (its tombstone in the merged tree, added
+    by this change or before) is a maintainers' withdrawal: the tombstone keeps the name
+    retired and the budget spent, so nothing a lab could gain by it remains; it is how
+    maintainers take a leaking bundle out of the checkout (the maintainers' page)."""
     if folder in out.bundle_dirs:
         return
     out.bundle_dirs.add(folder)
@@ -323,8 +329,14 @@ def _classify_bundle(folder: str, merged: bool, kept: bool, out: _Change, report
         return
     if kept:
         out.rewritten.add(folder)  # refused by the admission policy (withdrawn first, then immutable)
+    elif tombstoned:
+        report.review(folder, "withdrawal", "removes a withdrawn bundle's files (its tombstone stays)",
+                      "only maintainers withdraw submissions; the tombstone keeps the name retired and the budget spent")
+        out.bad_dirs.add(folder)  # nothing left to verify
     else:
-        report.add(folder, "removed-bundle", "removes a merged bundle", "maintainers withdraw bundles with a tombstone (see the maintainers' page)")
+        report.add(folder, "removed-bundle", "removes a merged bundle without a tombstone",
+                   "maintainers remove a bundle by withdrawing it: commit its tombstone (bundles/<benchmark>/<lab>/<submission>.withdrawn) "
+                   "in the same pull request or before (see the maintainers' page)")
         out.bad_dirs.add(folder)
 
 
@@ -370,6 +382,7 @@ def _check_bundles(repo: Repo, target: str, target_tree: dict[str, Entry], head_
         for where, raw in _read_bundles(repo, todo):
             config = configs[raw.benchmark]
             try:
+                refuse_key_text(raw.files.get(MANIFEST, b""), where)  # as the build does first (pipeline/admission.py)
                 bundle = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
                 check_private_key(config, bundle.manifest, where)  # as the build refuses it (bundles/sealing.py)
                 check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")
