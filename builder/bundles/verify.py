@@ -5,7 +5,7 @@ the signed manifest before it is decrypted):
 
 0. every file but the manifest and its signature is an age file: anything else in a bundle
    folder is results, transcripts or items in the clear, a leak whatever else is wrong
-   (``plaintext-in-bundle``, with what to do, never "sign it in");
+   (``plaintext-in-bundle``, with what to do, never "sign it in": builder.bundles.plaintext);
 1. the manifest parses strictly and names the directory it sits in;
 2. its signature verifies under namespace ``sealboard-bundle``;
 3. the signing key is registered to the manifest's lab and valid now (build time), or at
@@ -25,9 +25,9 @@ from datetime import datetime
 
 from builder.bundles.ingest import RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, Manifest, parse_manifest
+from builder.bundles.plaintext import check_sealed
 from builder.errors import BundleError, IntegrityError
 from builder.trust.registry import Registry
-from builder.trust.seal import VERSION_PREFIX
 from builder.trust.sshsig import NS_BUNDLE, verify
 
 _TOKEN = object()
@@ -44,30 +44,6 @@ class VerifiedBundle:
     def __post_init__(self) -> None:
         if self._token is not _TOKEN:
             raise TypeError("VerifiedBundle is only made by builder.bundles.verify.verify_bundle")
-
-
-_AGE_HEADER = VERSION_PREFIX.encode()
-
-
-def check_sealed(where: str, files: dict[str, bytes]) -> None:
-    """Step 0: a bundle folder holds its manifest, its signature and age files only.
-
-    Anything else is plaintext (``results.jsonl``, ``items.jsonl``, a transcript) pushed
-    where every clone of the repository, and a pull request's refs, keep it: a leak, which
-    signing it into the bundle would only make permanent."""
-    for name in sorted(set(files) - {MANIFEST, SIGNATURE}):
-        if files[name].startswith(_AGE_HEADER):
-            continue
-        raise BundleError(
-            "is not sealed (not an age file): results, transcripts or items in the clear never belong in a repository, "
-            "and a bundle holds only manifest.json, its signature and sealed files",
-            where=f"{where}/{name}",
-            reason="plaintext-in-bundle",
-            hint="do not sign it into the bundle. If it was pushed (a pull request, a branch, a fork), its contents are public now: "
-            "delete it from every commit (git filter-repo --invert-paths --path FILE, or git rebase -i) and force-push, ask the "
-            "maintainers to have the pull request's refs purged, and tell them what it held (items or answers in the clear mean "
-            "new items or a new dataset version; a key means rotating it); then seal your results with 'sealboard bundle create'",
-        )
 
 
 def check_files(where: str, files: dict[str, bytes], listed: dict[str, tuple[int, str]]) -> None:

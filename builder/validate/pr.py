@@ -12,11 +12,15 @@ Three outcomes (``ValidationReport.status``):
   (or a threshold-signed registry version), and each verifies as the build would;
 - **maintainer review required** — the change touches anything else (site config, pages,
   workflows, code, configs, tombstones, another lab's folder, a dataset) or removes a
-  bundle. Not a defect in itself, but not a lab's to make: the lab check fails and a
-  maintainer (CODEOWNERS) must review and merge;
+  withdrawn bundle's files (its tombstone in the merged tree: how maintainers take a leaking
+  bundle out; without one, removing a merged bundle fails as ``removed-bundle``). Not a
+  defect in itself, but not a lab's to make: the lab check fails and a maintainer
+  (CODEOWNERS) must review and merge;
 - **failed** — something is wrong: bad signature, unsafe path, a symlink, a withdrawn or
   over-budget submission, a stale ``created``, mkdocs config the build would refuse, a
-  recorded deploy (``attestations/``) changed, removed, or not verifying…
+  recorded deploy (``attestations/``) changed, removed, or not verifying, key-shaped text in
+  a manifest (``key-material``), plaintext results, transcripts or items anywhere in the
+  change (``plaintext-in-bundle``, ``plaintext-in-pr``: a leak, with what to do)…
 
 Problems are collected, never raised one at a time, and rendered as Markdown whose
 untrusted text sits in code spans (no links, images, HTML or @-mentions).
@@ -42,6 +46,7 @@ from builder.bundles.budget import check_fresh
 from builder.bundles.coverage import check_against_dataset
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, Manifest, parse_manifest
+from builder.bundles.plaintext import WHAT_TO_DO, is_plaintext_name
 from builder.bundles.sealing import check_private_key
 from builder.bundles.verify import verify_bundle
 from builder.bundles.withdrawn import SUFFIX as WITHDRAWN
@@ -262,6 +267,10 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
         entry = head_tree.get(path)
         folder = _bundle_dir(path)
         _check_mode(path, entry, report)
+        if entry is not None and is_plaintext_name(path) and (folder is None or folder.split("/")[2] == DATASET_DIR):
+            # In a lab's bundle folder, verify's step 0 says the same of any unsealed file.
+            report.add(path, "plaintext-in-pr", "is a file Sealboard writes plaintext to (results, transcripts or items in the clear): "
+                       "pushed to a pull request, it is public", WHAT_TO_DO)
         if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
             out.site_changed.append(path)
         if folder is not None:
