@@ -12,7 +12,9 @@ and both builds (``builder.pipeline.admission``) alike, with no secret needed. A
 that bundle (``key-material``), naming the field and the kind of key, never the key; the
 rest publish. The text is read as written and as a page could show it (HTML entities
 decoded): what a reader could copy. (The bundle checks themselves sit below the leak scan's
-package, so each caller runs this one function first.)
+package, so each caller runs this one function first.) Decrypted lab text the site may
+publish after a release, answers and opted-in transcripts, is read the same way in the
+build's screen stage (:func:`screen_unsealed_keys`).
 Rejection messages quoting such text (a key-shaped folder name) are withheld by
 :mod:`builder.leakscan.rejections`.
 """
@@ -20,13 +22,16 @@ Rejection messages quoting such text (a key-shaped folder name) are withheld by
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 import orjson
 
-from builder.bundles.manifest import MANIFEST
+from builder.bundles.ingest import Rejection
+from builder.bundles.manifest import MANIFEST, RESULTS, TRANSCRIPTS
 from builder.errors import BundleError
 from builder.leakscan.keyscan import key_material
+from builder.report.records import BuildReport, restrict
 
 REASON = "key-material"
 # Passed to key_material as the "file name": lab text is never gzip.
@@ -76,3 +81,40 @@ def refuse_key_text(manifest: bytes, folder: str) -> None:
             "rotate it (a lab SSH key: register a new one and ask maintainers to run 'sealboard keys revoke KEY --compromised') "
             "and, if you pushed it, delete it from your branch's history (git rebase -i or git filter-repo) and force-push",
         )
+
+
+def _holds_key(texts: Iterable[object]) -> str | None:
+    # One scan per submission: joined by line breaks, which neither pattern spans, so no key
+    # is made of two texts.
+    return key_in_text("\n".join(t for t in texts if isinstance(t, str)))
+
+
+def screen_unsealed_keys(report: BuildReport) -> None:
+    """The decrypted lab text the site may publish after a release, read the same way:
+    answers (the results matrix, item pages) and opted-in transcripts (item pages). An answer
+    holding key material refuses the submission; a transcript, its transcripts (as an
+    embargoed quote does: builder.release.transcripts). Runs with or without needles."""
+    for i, state in enumerate(report.benchmarks):
+        by_key = {b.manifest.key: b for b in state.bundles}
+        refused: set[str] = set()
+        if state.results is not None and len(state.results) and "answer" in state.results:
+            for key, answers in state.results.groupby("submission", sort=True)["answer"]:
+                kind = _holds_key(answers.tolist())
+                if kind is None or key not in by_key:
+                    continue
+                bundle = by_key[key]
+                where = f"{bundle.where}/{RESULTS}"
+                report.rejections.append(Rejection(
+                    where, "key-material", f"{where}: an answer holds {kind}; key material is never published, so this submission is refused",
+                    "remove it from your answers and submit a new bundle; if the key is real, rotate it", state.config.id, bundle.manifest.lab))
+                refused.add(str(key))
+        dropped = {key for key, rows in state.transcripts.items() if key not in refused and _holds_key(r.get("text") for r in rows)}
+        for key in sorted(dropped):
+            bundle = by_key[key]
+            where = f"{bundle.where}/{TRANSCRIPTS}"
+            report.rejections.append(Rejection(
+                where, "key-material", f"{where}: a transcript holds key material; this submission's transcripts are not published",
+                "remove it from the transcripts; if the key is real, rotate it", state.config.id, bundle.manifest.lab))
+        if refused or dropped:
+            state = restrict(state, set(by_key) - refused)
+            report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in dropped})

@@ -310,3 +310,38 @@ def test_bundle_verify_says_it_leaked(inst: Instance) -> None:
     result = CliRunner().invoke(main, ["bundle", "verify", "--root", str(inst.root), str(inst.bundles[BETA])])
     assert result.exit_code == 1 and "is not sealed" in result.output and "filter-repo" in result.output, result.output
     shutil.rmtree(inst.bundles[BETA])
+
+
+# --- 1b. key-shaped text in decrypted lab text a release publishes ------------------------------
+
+
+def test_released_answers_and_transcripts_with_keys_refuse_only_their_own(tmp_path: Path) -> None:
+    """After a partial release, answers (the results matrix) and opted-in transcripts (item
+    pages) are published: key-shaped text there refuses the submission (an answer) or drops
+    its transcripts (a transcript), and the site publishes. Before, the output scan failed it."""
+    import gzip
+
+    from builder.release.statement import Scope
+    from tests.factory import results_for
+    from tests.release.support import AFTER, released_instance
+
+    inst = released_instance(tmp_path / "inst", scope=Scope(splits=("mini",)))
+    mini = [it for it in inst.items if it["split"] == "mini"]
+    ssh = fresh_ssh_key(tmp_path)
+    lines = [orjson.dumps({"item": it["id"], "lang": "en", "sample": 0, "text": f"TMARK {ssh if i == 0 else 'answer 4'}"}) + b"\n"
+             for i, it in enumerate(mini)]
+    inst.add_submission("acme", "keyed-transcript", results_for(inst.items), publish_transcripts=True,
+                        transcripts=gzip.compress(b"".join(lines), mtime=0))
+    rows = results_for(inst.items)
+    rows[0]["answer"] = AGE_KEY
+    inst.add_submission("beta", "keyed-answer", rows)
+    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=AFTER)
+    assert outcome(report) == {("bundles/soohak/acme/keyed-transcript/transcripts.jsonl.gz.age", KEY),
+                               ("bundles/soohak/beta/keyed-answer/results.jsonl.age", KEY)}
+    shown = set(report.benchmarks[0].results["submission"])
+    assert {"acme/run-1", "beta/run-1", "acme/keyed-transcript"} <= shown and "beta/keyed-answer" not in shown
+    assert (tmp_path / "site" / "index.html").is_file() and not (tmp_path / "site" / "data" / "soohak" / "transcripts").exists()
+    for path in (tmp_path / "site").rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert b"TMARK" not in data and AGE_KEY.lower().encode() not in data.lower(), path
