@@ -8,8 +8,9 @@ request's own refs keep them), so they are refused as a leak, with what to do â€
 "list it in the manifest", which would only make the leak permanent (issue 44):
 
 - inside a bundle folder (:func:`check_sealed`, step 0 of builder.bundles.verify, so the
-  build, ``validate`` and ``bundle verify`` alike): every file but the manifest and its
-  signature must be an age file (``plaintext-in-bundle``);
+  build, ``validate`` and ``bundle verify`` alike): a file but the manifest and its
+  signature that is readable without a key (:func:`in_the_clear`: text or a compressed
+  archive, not an age file) is refused (``plaintext-in-bundle``);
 - anywhere else in a pull request (builder.validate.pr): a file under one of the names
   Sealboard writes plaintext to (:data:`PLAINTEXT_NAMES`, ``plaintext-in-pr``).
 """
@@ -42,11 +43,31 @@ def is_plaintext_name(path: str) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in PLAINTEXT_NAMES)
 
 
+# Compressed containers a reader opens without a key: gzip (transcripts.jsonl.gz), zip, xz,
+# bzip2, zstd. Their bytes are not text, but what they hold is.
+_ARCHIVE_MAGIC = (b"\x1f\x8b", b"PK\x03\x04", b"\xfd7zXZ\x00", b"BZh", b"\x28\xb5\x2f\xfd")
+
+
+def in_the_clear(data: bytes) -> bool:
+    """Whether a bundle file's bytes are readable without a key: not an age file, and text
+    (UTF-8) or a compressed archive. A sealed file with a byte changed in its header is
+    neither (its payload is ciphertext): the digest check names that one."""
+    if data.startswith(_AGE_HEADER):
+        return False
+    if data.startswith(_ARCHIVE_MAGIC):
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def check_sealed(where: str, files: dict[str, bytes]) -> None:
-    """A bundle folder holds its manifest, its signature and age files only: raise
-    BundleError (``plaintext-in-bundle``) naming the first other file."""
+    """A bundle folder holds its manifest, its signature and sealed files only: raise
+    BundleError (``plaintext-in-bundle``) naming the first file in the clear."""
     for name in sorted(set(files) - {MANIFEST, SIGNATURE}):
-        if files[name].startswith(_AGE_HEADER):
+        if not in_the_clear(files[name]):
             continue
         raise BundleError(
             "is not sealed (not an age file): results, transcripts or items in the clear never belong in a repository, "

@@ -3,8 +3,9 @@
 The checks run in this order (security invariant 2: every sealed byte is checked against
 the signed manifest before it is decrypted):
 
-0. every file but the manifest and its signature is an age file: anything else in a bundle
-   folder is results, transcripts or items in the clear, a leak whatever else is wrong
+0. no file but the manifest and its signature is readable without a key (text or a
+   compressed archive, not an age file): results, transcripts or items in the clear, a leak
+   whatever else is wrong
    (``plaintext-in-bundle``, with what to do, never "sign it in": builder.bundles.plaintext);
 1. the manifest parses strictly and names the directory it sits in;
 2. its signature verifies under namespace ``sealboard-bundle``;

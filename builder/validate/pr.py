@@ -269,8 +269,8 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
         _check_mode(path, entry, report)
         if entry is not None and is_plaintext_name(path) and (folder is None or folder.split("/")[2] == DATASET_DIR):
             # In a lab's bundle folder, verify's step 0 says the same of any unsealed file.
-            report.add(path, "plaintext-in-pr", "is a file Sealboard writes plaintext to (results, transcripts or items in the clear): "
-                       "pushed to a pull request, it is public", WHAT_TO_DO)
+            report.add(path, reason="plaintext-in-pr", hint=WHAT_TO_DO,
+                       message="is a file Sealboard writes plaintext to (results, transcripts or items in the clear): pushed to a pull request, it is public")
         if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
             out.site_changed.append(path)
         if folder is not None:

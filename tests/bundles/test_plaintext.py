@@ -5,12 +5,13 @@ own header (the real `age` CLI's output passes it, anything else does not)."""
 from __future__ import annotations
 
 import fnmatch
+import gzip
 import shutil
 import subprocess
 
 import pytest
 
-from builder.bundles.plaintext import PLAINTEXT_NAMES, check_sealed, is_plaintext_name
+from builder.bundles.plaintext import PLAINTEXT_NAMES, check_sealed, in_the_clear, is_plaintext_name
 from builder.errors import BundleError
 from builder.scaffold.ignore import PLAINTEXT_PATHS
 
@@ -42,3 +43,6 @@ def test_real_age_output_is_sealed_and_plaintext_is_not(tmp_path) -> None:
         check_sealed("bundles/b/lab/run", {"manifest.json": b"{}", "results.jsonl.age": sealed, "results.jsonl": b'{"item": "a1"}\n'})
     assert (err.value.reason, err.value.where) == ("plaintext-in-bundle", "bundles/b/lab/run/results.jsonl")
     assert "filter-repo" in (err.value.hint or "") and "manifest lists it" not in (err.value.hint or "")
+    # A byte flipped in a sealed file's header leaves ciphertext: the digest check names it.
+    assert not in_the_clear(b"`" + sealed[1:])
+    assert in_the_clear(gzip.compress(b'{"item": "a1", "text": "..."}\n')) and in_the_clear(b"") and in_the_clear(b"\0\0\0\1Bud1")
