@@ -122,11 +122,16 @@ def test_key_shaped_folder_name_is_refused_and_never_quoted(inst: Instance) -> N
 
 
 def test_public_and_authorised_builds_publish_without_the_bundle(inst: Instance, tmp_path: Path) -> None:
-    """The whole build (render and output scan): before, the output scan failed it."""
+    """The whole build (render and output scan): before, the output scan failed it. Also a
+    key-shaped folder maintainers withdrew: its tombstone's changelog entry withholds the name."""
     edit_manifest(inst.bundles[BETA], set_field("config.notes", f"key: {AGE_KEY}"), inst.lab_keys["beta"])
+    keyed = AGE_KEY.lower()[:56]
+    inst.add_submission("beta", keyed, BETA_ROWS)
+    _tombstone(inst.root, f"beta/{keyed}")
     for identities, out in (([], tmp_path / "public"), ([inst.identity], tmp_path / "authorised")):
         report = build(inst.root, out, identities=identities, now=NOW)
-        assert outcome(report) == {(MANIFEST_OF_BETA, KEY)}
+        assert outcome(report) == {(MANIFEST_OF_BETA, KEY), ("bundles/soohak/beta/(name withheld)", "withdrawn")}
+        assert "beta/(name withheld)" in (out / "changelog.html").read_text()
         assert (out / "index.html").is_file()
         for path in out.rglob("*"):
             if path.is_file():
