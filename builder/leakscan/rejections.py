@@ -18,7 +18,7 @@ from builder.leakscan.labkeys import key_in_text
 WITHHELD = "(name withheld)"
 
 
-def _clean_where(where: str) -> str:
+def withhold_where(where: str) -> str:
     """The path up to its first key-shaped component, which and all after it are withheld."""
     parts = where.split("/")
     for i, part in enumerate(parts):
@@ -34,7 +34,7 @@ def withhold_key_text(rejections: list[Rejection]) -> list[Rejection]:
         if all(key_in_text(text) is None for text in (r.where, r.message, r.hint or "", r.lab or "", r.benchmark or "")):
             out.append(r)
             continue
-        where = _clean_where(r.where)
+        where = withhold_where(r.where)
         out.append(replace(
             r, where=where,
             message=f"{where}: the error message quoted key-shaped text and is withheld (the bundle is left out)",

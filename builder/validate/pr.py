@@ -55,6 +55,7 @@ from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
 from builder.gitrepo.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
 from builder.leakscan.labkeys import refuse_key_text
+from builder.leakscan.rejections import withhold_where
 from builder.render.site_guard import (
     GITATTRIBUTES,
     MKDOCS_CONFIG,
@@ -104,10 +105,11 @@ class ValidationReport:
         return REVIEW if all(p.review for p in self.problems) else FAILED
 
     def add(self, path: str, reason: str, message: str, hint: str | None = None) -> None:
-        self.problems.append(Problem(path, reason, message, hint))
+        self.problems.append(Problem(withhold_where(path), reason, message, hint))
 
     def review(self, path: str, reason: str, message: str, hint: str | None = None) -> None:
-        self.problems.append(Problem(path, reason, message, hint, review=True))
+        # A key-shaped folder name is not repeated into the CI log (builder.leakscan.rejections).
+        self.problems.append(Problem(withhold_where(path), reason, message, hint, review=True))
 
     def add_error(self, exc: BuilderError, fallback: str) -> None:
         self.add(exc.where or fallback, exc.reason, exc.message + (f" (line {exc.line})" if exc.line else ""), exc.hint)

@@ -156,6 +156,14 @@ def test_validate_refuses_key_text_in_a_new_bundle(repo: Repo) -> None:  # noqa:
     assert report.status == FAILED and key_in_text(report.markdown()) is None
 
 
+def test_validate_refuses_a_key_shaped_folder_without_repeating_it(repo: Repo) -> None:  # noqa: F811
+    repo.inst.add_submission("acme", AGE_KEY.lower()[:56], VALID_ROWS)
+    commit(repo)
+    report = validate(repo.root, repo.base, "HEAD", now=NOW)
+    assert [(p.path, p.reason) for p in report.problems] == [(f"{B}/acme/(name withheld)", KEY)], report.markdown()
+    assert key_in_text(report.markdown()) is None and key_in_text(orjson.dumps(report.to_dict()).decode()) is None
+
+
 # --- 2. embargoed text in a merged bundle's files ------------------------------------------------
 
 
