@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+import orjson
 
 from builder.cli.common import progress, root_option, translate_errors
 
@@ -41,6 +42,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
     from builder.bundles.manifest import MANIFEST
     from builder.bundles.sealing import sealed_to
     from builder.errors import BuilderError
+    from builder.leakscan.labkeys import refuse_key_text
     from builder.trust.registry import load_registry
 
     config = benchmark_config(root, benchmark)
@@ -56,6 +58,8 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
     described = load_description(description_path)
     progress(f"Checking {results_path} against {config.id} dataset {config.version}, then sealing…")
     try:
+        # Key-shaped text would refuse the bundle in every check (builder.leakscan.labkeys): say so before sealing.
+        refuse_key_text(orjson.dumps(described), f"bundles/{config.id}/{lab}/{submission}")
         target = _create(root, config, lab, submission, results_path, described, transcripts_path, registry)
     except BuilderError as exc:
         if exc.where is not None and exc.where.endswith(MANIFEST):

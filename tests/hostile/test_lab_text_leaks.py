@@ -358,3 +358,20 @@ def test_released_answers_and_transcripts_with_keys_refuse_only_their_own(tmp_pa
         if path.is_file():
             data = path.read_bytes()
             assert b"TMARK" not in data and AGE_KEY.lower().encode() not in data.lower(), path
+
+
+def test_bundle_create_refuses_key_text_in_run_yaml_before_sealing(inst: Instance, tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(rows_bytes(VALID_ROWS))
+    describe = tmp_path / "run.yaml"
+    body = ("model: {id: m, name: M, family: F, open_weights: false, params_b: null, active_params_b: null, training_cutoff: null, release_date: null}\n"
+            "harness: {name: h, version: '1'}\n")
+    args = ["bundle", "create", "--root", str(inst.root), "--benchmark", "soohak", "--lab", "acme", "--submission", "run-7",
+            "--results", str(results), "--describe", str(describe)]
+    describe.write_text(body + f"config: {{reasoning_effort: high, temperature: 1.0, max_output_tokens: 1000, tts: false, notes: '{AGE_KEY}'}}\n")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and "config.notes holds an age secret key" in result.output and "run.yaml" in result.output, result.output
+    assert key_in_text(result.output) is None and not (inst.root / "bundles/soohak/acme/run-7").exists()
+    describe.write_text(body + "config: {reasoning_effort: high, temperature: 1.0, max_output_tokens: 1000, tts: false, notes: 'AGE-SECRET-KEY-1... is how identities begin'}\n")
+    control = CliRunner().invoke(main, args)
+    assert control.exit_code == 0, control.output
