@@ -16,6 +16,8 @@
 - ``facts``: What the site may say about one verified submission, before the publication gate
 - ``ingest``: Ingest: find bundles on disk and read them into memory, refusing anything odd
 - ``manifest``: Result bundle v1: the manifest format, owned here
+- ``plaintext``: Plaintext never belongs in a repository: what counts, and what to do once it was
+  pushed
 - ``results``: Parse a decrypted `results.jsonl` strictly and fast, into a pandas frame
 - ``sealing``: Which key a bundle's file is sealed to, and which identity opens it
 - ``transcripts``: The transcripts file of a bundle: `transcripts.jsonl.gz` (sealed as `.age`)

@@ -3,6 +3,10 @@
 The checks run in this order (security invariant 2: every sealed byte is checked against
 the signed manifest before it is decrypted):
 
+0. no file but the manifest and its signature is readable without a key (text or a
+   compressed archive, not an age file): results, transcripts or items in the clear, a leak
+   whatever else is wrong
+   (``plaintext-in-bundle``, with what to do, never "sign it in": builder.bundles.plaintext);
 1. the manifest parses strictly and names the directory it sits in;
 2. its signature verifies under namespace ``sealboard-bundle``;
 3. the signing key is registered to the manifest's lab and valid now (build time), or at
@@ -22,6 +26,7 @@ from datetime import datetime
 
 from builder.bundles.ingest import RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, Manifest, parse_manifest
+from builder.bundles.plaintext import check_sealed
 from builder.errors import BundleError, IntegrityError
 from builder.trust.registry import Registry
 from builder.trust.sshsig import NS_BUNDLE, verify
@@ -76,6 +81,8 @@ def verify_bundle(raw: RawBundle, registry: Registry, *, now: datetime, benchmar
                   key_time: datetime | None = None) -> VerifiedBundle:
     where = raw.where
     manifest_where = f"{where}/{MANIFEST}"
+    # 0. Plaintext in the folder first: it is a leak whatever else is wrong with the bundle.
+    check_sealed(where, raw.files)
     for required in (MANIFEST, SIGNATURE):
         if required not in raw.files:
             raise BundleError(f"{required} is missing", where=where, reason="missing-file", hint="run 'sealboard bundle sign'")

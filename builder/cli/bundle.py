@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+import orjson
 
 from builder.cli.common import progress, root_option, translate_errors
 
@@ -41,6 +42,7 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
     from builder.bundles.manifest import MANIFEST
     from builder.bundles.sealing import sealed_to
     from builder.errors import BuilderError
+    from builder.leakscan.labkeys import refuse_key_text
     from builder.trust.registry import load_registry
 
     config = benchmark_config(root, benchmark)
@@ -56,6 +58,8 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
     described = load_description(description_path)
     progress(f"Checking {results_path} against {config.id} dataset {config.version}, then sealing…")
     try:
+        # Key-shaped text would refuse the bundle in every check (builder.leakscan.labkeys): say so before sealing.
+        refuse_key_text(orjson.dumps(described), f"bundles/{config.id}/{lab}/{submission}")
         target = _create(root, config, lab, submission, results_path, described, transcripts_path, registry)
     except BuilderError as exc:
         if exc.where is not None and exc.where.endswith(MANIFEST):
@@ -117,11 +121,16 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
       sealboard bundle verify bundles/soohak/acme/run-1
     """
     from builder.bundles.create import check_bundle, require_instance
+    from builder.bundles.manifest import MANIFEST
+    from builder.leakscan.labkeys import refuse_key_text
     from builder.trust.registry import load_registry
 
     require_instance(root)
     now = datetime.now(timezone.utc)
     progress(f"Checking {bundle_dir}: signature, registered key, digests, coverage…")
+    manifest = bundle_dir / MANIFEST
+    # Key-shaped text first, as the build and validate check it (builder.leakscan.labkeys).
+    refuse_key_text(manifest.read_bytes() if manifest.is_file() else b"", bundle_dir.as_posix())
     verified = check_bundle(root, bundle_dir, load_registry(root, now), now)
     m = verified.manifest
     c = m.coverage

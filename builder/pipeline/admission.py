@@ -15,10 +15,12 @@ from pathlib import Path
 from builder.bundles import admission_policy as policy
 from builder.bundles.admissions import Admissions
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection, discover
+from builder.bundles.manifest import MANIFEST
 from builder.bundles.verify import VerifiedBundle, verify_bundle
 from builder.bundles.withdrawn import Tombstone, read_tombstones
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError, TrustError
+from builder.leakscan.labkeys import refuse_key_text
 from builder.trust.registry import Registry
 
 # Judged at admission time only for these: the key's window closed (or had not opened) at
@@ -28,7 +30,9 @@ _WINDOW_REASONS = ("key-expired",)
 
 def verify_admitted(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str,
                     admissions: Admissions) -> VerifiedBundle:
-    """verify_bundle, judging the key's validity window at admission time when it is closed now."""
+    """verify_bundle, judging the key's validity window at admission time when it is closed now.
+    Key-shaped lab text refuses the bundle first (builder.leakscan.labkeys), whatever else is wrong."""
+    refuse_key_text(raw.files.get(MANIFEST, b""), raw.where)
     try:
         return verify_bundle(raw, registry, now=now, benchmark_version=benchmark_version)
     except TrustError as exc:

@@ -20,8 +20,11 @@ from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import RESULTS
 from builder.config import load_configs
 from builder.errors import BuilderError, ConfigError
+from builder.leakscan.labkeys import screen_unsealed_keys
+from builder.leakscan.rejections import withhold_key_text
 from builder.leakscan.scan import screen_lab_text
 from builder.pipeline.admission import admit, ingest, reject
+from builder.pipeline.checkout import refuse_leaking_bundles
 from builder.pipeline.earlier_versions import earlier_versions, unseal_earlier
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.publish import needles_for, publish
@@ -182,11 +185,18 @@ def build(
                 files.pop(RESULTS, None)
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
-    # still be built without it (the output scan at publish fails the build instead).
+    # still be built without it (the output scan at publish fails the build instead); so
+    # does any file of a lab's bundle folder that git would carry (the checkout scan of the
+    # rest runs at publish). Key-shaped lab text was refused before verify; in answers and
+    # transcripts it is refused here; a rejection quoting some (a folder's name) is
+    # withheld; in every build.
     with timer.stage("screen", "Scanning lab-supplied text for embargoed item text"):
         needles = needles_for(report)
         screen_lab_text(report, needles)
         screen_transcripts(report, needles)
+        refuse_leaking_bundles(report, needles)
+        screen_unsealed_keys(report)
+        report.rejections = withhold_key_text(report.rejections)
     _check_strict(report, strict)
 
     # Regrading's equivalence path (math-verify) under a per-bundle time budget, in child

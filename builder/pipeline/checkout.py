@@ -3,8 +3,19 @@
 The output scan (builder.pipeline.publish) guards what the site shows; this one guards the
 repository the site is built from. A lab's PR that adds decrypted items (``items.jsonl`` from
 ``age -d``, canaries included) would otherwise pass as "maintainer review required" and sit
-in public git history for good. The authorised build refuses to publish while any such file
-is present, naming its path (reason ``plaintext-in-checkout``).
+in public git history for good.
+
+Who put the text there decides what it stops (issue 44):
+
+- a file inside a lab's bundle folder (``bundles/<benchmark>/<lab>/<submission>/…``, what a
+  lab's pull request may add) is that bundle's: :func:`refuse_leaking_bundles`, before
+  render, refuses the bundle (``embargoed-text``, naming the file) and the site builds
+  without it. Otherwise any lab could stop every deploy with one merged note. Maintainers
+  then remove it: a tombstone and ``git rm`` of the folder, which ``validate`` accepts as a
+  withdrawal (the maintainers' page, "Removing a leaking bundle");
+- any other file is the maintainers' (pages, configs, datasets, tombstones, a stray copy on
+  the build machine): the authorised build refuses to publish while it is present, naming
+  its path (reason ``plaintext-in-checkout``).
 
 What is scanned: every file git would carry, i.e. ``git ls-files --cached --others
 --exclude-standard`` (tracked, and untracked but not ignored), with the same normalisation
@@ -24,13 +35,24 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from builder.bundles.ingest import BUNDLES_DIR, DATASET_DIR, Rejection
 from builder.errors import LeakError
 from builder.gitrepo.gitread import git_output
 from builder.leakscan.scan import Needles
-from builder.report.records import STAGED, BuildReport
+from builder.report.records import STAGED, BuildReport, restrict
 
 _SKIPPED_DIRS = (".git", ".sealboard")
-SCREENED_REASON = "embargoed-text"  # builder.leakscan.scan.screen_lab_text's rejection
+SCREENED_REASON = "embargoed-text"  # builder.leakscan.scan.screen_lab_text's rejection, and ours
+
+
+def lab_folder(rel: str) -> str | None:
+    """``bundles/<benchmark>/<lab>/<submission>`` for a path (``/``-separated, relative to
+    the root) inside a lab's bundle folder, else None: the folders a lab's pull request may
+    add (builder.validate.pr). A dataset's folder, a tombstone and the rest are the maintainers'."""
+    parts = rel.split("/")
+    if len(parts) >= 5 and parts[0] == BUNDLES_DIR and parts[2] != DATASET_DIR:
+        return "/".join(parts[:4])
+    return None
 
 
 def checkout_files(root: Path, exclude: Iterable[Path] = ()) -> Iterator[Path]:
@@ -61,6 +83,8 @@ def scan_checkout(root: Path, needles: Needles, exclude: Iterable[Path] = ()) ->
     if needles.empty:
         return 0, 0
     for path in checkout_files(root, exclude):
+        if lab_folder(path.relative_to(root).as_posix()) is not None:
+            continue  # a lab's bundle: judged per bundle before render (refuse_leaking_bundles)
         data = path.read_bytes()
         files += 1
         scanned += len(data)
@@ -78,15 +102,58 @@ def scan_checkout(root: Path, needles: Needles, exclude: Iterable[Path] = ()) ->
     return files, scanned
 
 
+_LEAK_HINT = ("the text is public in the repository already: maintainers remove the bundle (a tombstone and git rm of "
+              "its folder; see the maintainers' page, 'Removing a leaking bundle') and, if the embargo requires it, rewrite "
+              "history and replace the items; the lab resubmits under a new name without it")
+
+
+def refuse_leaking_bundles(report: BuildReport, needles: Needles) -> None:
+    """Before render: refuse every lab bundle folder a file of which (any file git would
+    carry there, listed in its manifest or not) holds embargoed text, and leave it out of
+    every board. A folder the lab-text screen already refused is not named twice; a folder
+    no board shows (withdrawn, rejected for another reason) is named all the same, so
+    maintainers learn what to remove."""
+    if needles.empty:
+        return
+    root = report.root
+    start, files, size = time.perf_counter(), 0, 0
+    shown = {b.where for s in report.benchmarks for b in s.bundles}
+    refused = {lab_folder(r.where + "/") for r in report.rejections if r.reason == SCREENED_REASON} - shown
+    hits: dict[str, tuple[str, str]] = {}  # folder -> (its first file holding embargoed text, label)
+    for path in checkout_files(root, exclude=(report.out,)):
+        rel = path.relative_to(root).as_posix()
+        folder = lab_folder(rel)
+        if folder is None or folder in hits or folder in refused:
+            continue
+        data = path.read_bytes()
+        files, size = files + 1, size + len(data)
+        label = needles.scan_file(data, path.name)
+        if label:
+            hits[folder] = (rel, label)
+    # What the publish stage's checkout scan no longer reads (bench_build.py prints every timing).
+    report.timings["leak_scan_bundles_s"] = time.perf_counter() - start
+    report.timings["leak_scan_bundles_files"] = files
+    report.timings["leak_scan_bundles_bytes"] = size
+    for folder, (rel, label) in sorted(hits.items()):
+        _, bench, lab, _ = folder.split("/")
+        what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
+        # A path that spells the text itself is not repeated.
+        where = rel if needles.scan_text(rel) is None else f"{BUNDLES_DIR}/{bench}/{lab}/(name withheld)"
+        report.rejections.append(Rejection(
+            where, "embargoed-text", f"{where}: holds {what}; the bundle was left out so that the site could be published",
+            _LEAK_HINT, bench, lab))
+    if hits:
+        report.benchmarks = [restrict(s, {b.manifest.key for b in s.bundles if b.where not in hits})
+                             if any(b.where in hits for b in s.bundles) else s for s in report.benchmarks]
+
+
 def guard_checkout(report: BuildReport, built: Path, needles: Needles) -> None:
-    """The build's step before publish: scan the checkout; on a hit remove the new output
-    and the staged pages (as the output scan does) and raise."""
+    """The build's step before publish: scan the checkout outside labs' bundle folders (judged
+    before render by refuse_leaking_bundles); on a hit remove the new output and the staged
+    pages (as the output scan does) and raise."""
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        # A manifest whose lab text the screen already refused (embargoed-text) is named on the
-        # Rejected page and left out of the site: it must not take the whole site down too.
-        screened = [report.root / r.where for r in report.rejections if r.reason == SCREENED_REASON]
-        files, size = scan_checkout(report.root, needles, exclude=(report.out, built, *screened))
+        files, size = scan_checkout(report.root, needles, exclude=(report.out, built))
     except LeakError:
         shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(report.root / STAGED, ignore_errors=True)

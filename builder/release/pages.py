@@ -17,6 +17,7 @@ from typing import Any
 from builder.attest.snapshots import Snapshot
 from builder.bundles.withdrawn import read_tombstones
 from builder.errors import BuilderError
+from builder.leakscan.labkeys import key_in_text
 from builder.release.audit_record import read_audit
 from builder.release.explore import anchor, embedded_json, grid_data, grid_json, model_results
 from builder.release.item_rows import item_rows, submission_rows
@@ -153,8 +154,10 @@ def _withdrawal_entries(root: Path, benchmarks: set[str]) -> list[dict[str, Any]
         if stone.benchmark not in benchmarks:
             continue
         why = f": {stone.reason}" if stone.reason else ""
+        # A withdrawn folder named like a key (refused as key-material) is not named here either.
+        name = f"{stone.lab}/{stone.submission}" if key_in_text(stone.submission) is None else f"{stone.lab}/(name withheld)"
         entries.append({"at": stone.withdrawn, "date": _when(stone.withdrawn), "benchmark": stone.benchmark,
-                        "what": html.escape(f"submission withdrawn by maintainers: {stone.lab}/{stone.submission}{why}")})
+                        "what": html.escape(f"submission withdrawn by maintainers: {name}{why}")})
     return entries
 
 

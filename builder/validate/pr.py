@@ -12,11 +12,15 @@ Three outcomes (``ValidationReport.status``):
   (or a threshold-signed registry version), and each verifies as the build would;
 - **maintainer review required** — the change touches anything else (site config, pages,
   workflows, code, configs, tombstones, another lab's folder, a dataset) or removes a
-  bundle. Not a defect in itself, but not a lab's to make: the lab check fails and a
-  maintainer (CODEOWNERS) must review and merge;
+  withdrawn bundle's files (its tombstone in the merged tree: how maintainers take a leaking
+  bundle out; without one, removing a merged bundle fails as ``removed-bundle``). Not a
+  defect in itself, but not a lab's to make: the lab check fails and a maintainer
+  (CODEOWNERS) must review and merge;
 - **failed** — something is wrong: bad signature, unsafe path, a symlink, a withdrawn or
   over-budget submission, a stale ``created``, mkdocs config the build would refuse, a
-  recorded deploy (``attestations/``) changed, removed, or not verifying…
+  recorded deploy (``attestations/``) changed, removed, or not verifying, key-shaped text in
+  a manifest (``key-material``), plaintext results, transcripts or items anywhere in the
+  change (``plaintext-in-bundle``, ``plaintext-in-pr``: a leak, with what to do)…
 
 Problems are collected, never raised one at a time, and rendered as Markdown whose
 untrusted text sits in code spans (no links, images, HTML or @-mentions).
@@ -42,12 +46,16 @@ from builder.bundles.budget import check_fresh
 from builder.bundles.coverage import check_against_dataset
 from builder.bundles.ingest import DATASET_DIR, MAX_FILES_PER_BUNDLE, MAX_MANIFEST_BYTES, MAX_SEALED_BYTES, MAX_SIGNATURE_BYTES, RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, Manifest, parse_manifest
+from builder.bundles.plaintext import WHAT_TO_DO, is_plaintext_name
 from builder.bundles.sealing import check_private_key
 from builder.bundles.verify import verify_bundle
+from builder.bundles.withdrawn import SUFFIX as WITHDRAWN
 from builder.bundles.withdrawn import Tombstone, bundle_of, parse_tombstone, unreadable
 from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError
 from builder.gitrepo.gitread import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_SUBMODULE, Change, Entry, Repo, safe_path
+from builder.leakscan.labkeys import refuse_key_text
+from builder.leakscan.rejections import withhold_where
 from builder.render.site_guard import (
     GITATTRIBUTES,
     MKDOCS_CONFIG,
@@ -97,10 +105,11 @@ class ValidationReport:
         return REVIEW if all(p.review for p in self.problems) else FAILED
 
     def add(self, path: str, reason: str, message: str, hint: str | None = None) -> None:
-        self.problems.append(Problem(path, reason, message, hint))
+        self.problems.append(Problem(withhold_where(path), reason, message, hint))
 
     def review(self, path: str, reason: str, message: str, hint: str | None = None) -> None:
-        self.problems.append(Problem(path, reason, message, hint, review=True))
+        # A key-shaped folder name is not repeated into the CI log (builder.leakscan.rejections).
+        self.problems.append(Problem(withhold_where(path), reason, message, hint, review=True))
 
     def add_error(self, exc: BuilderError, fallback: str) -> None:
         self.add(exc.where or fallback, exc.reason, exc.message + (f" (line {exc.line})" if exc.line else ""), exc.hint)
@@ -260,10 +269,14 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
         entry = head_tree.get(path)
         folder = _bundle_dir(path)
         _check_mode(path, entry, report)
+        if entry is not None and is_plaintext_name(path) and (folder is None or folder.split("/")[2] == DATASET_DIR):
+            # In a lab's bundle folder, verify's step 0 says the same of any unsealed file.
+            report.add(path, reason="plaintext-in-pr", hint=WHAT_TO_DO,
+                       message="is a file Sealboard writes plaintext to (results, transcripts or items in the clear): pushed to a pull request, it is public")
         if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
             out.site_changed.append(path)
         if folder is not None:
-            _classify_bundle(folder, folder in target_bundles, folder in head_bundles, out, report)
+            _classify_bundle(folder, folder in target_bundles, folder in head_bundles, folder + WITHDRAWN in head_tree, out, report)
             if entry is not None and entry.mode not in (MODE_FILE, MODE_EXEC):
                 out.bad_dirs.add(folder)
         elif path.startswith(REGISTRY_DIR + "/"):
@@ -313,9 +326,13 @@ def _check_mode(path: str, entry: Entry | None, report: ValidationReport) -> Non
         report.add(path, "not-a-file", f"has git mode {entry.mode}", "commit a regular file")
 
 
-def _classify_bundle(folder: str, merged: bool, kept: bool, out: _Change, report: ValidationReport) -> None:
+def _classify_bundle(folder: str, merged: bool, kept: bool, tombstoned: bool, out: _Change, report: ValidationReport) -> None:
     """A changed path inside a bundle folder: a new folder is judged; a merged one (the
-    target holds it) is refused, once: removed, or changed in place (immutable)."""
+    target holds it) is refused, once: changed in place (immutable), or removed without a
+    tombstone. Removing a withdrawn bundle's files (its tombstone in the merged tree, added
+    by this change or before) is a maintainers' withdrawal: the tombstone keeps the name
+    retired and the budget spent, so nothing a lab could gain by it remains; it is how
+    maintainers take a leaking bundle out of the checkout (the maintainers' page)."""
     if folder in out.bundle_dirs:
         return
     out.bundle_dirs.add(folder)
@@ -323,8 +340,14 @@ def _classify_bundle(folder: str, merged: bool, kept: bool, out: _Change, report
         return
     if kept:
         out.rewritten.add(folder)  # refused by the admission policy (withdrawn first, then immutable)
+    elif tombstoned:
+        report.review(folder, "withdrawal", "removes a withdrawn bundle's files (its tombstone stays)",
+                      "only maintainers withdraw submissions; the tombstone keeps the name retired and the budget spent")
+        out.bad_dirs.add(folder)  # nothing left to verify
     else:
-        report.add(folder, "removed-bundle", "removes a merged bundle", "maintainers withdraw bundles with a tombstone (see the maintainers' page)")
+        report.add(folder, "removed-bundle", "removes a merged bundle without a tombstone",
+                   "maintainers remove a bundle by withdrawing it: commit its tombstone (bundles/<benchmark>/<lab>/<submission>.withdrawn) "
+                   "in the same pull request or before (see the maintainers' page)")
         out.bad_dirs.add(folder)
 
 
@@ -370,6 +393,7 @@ def _check_bundles(repo: Repo, target: str, target_tree: dict[str, Entry], head_
         for where, raw in _read_bundles(repo, todo):
             config = configs[raw.benchmark]
             try:
+                refuse_key_text(raw.files.get(MANIFEST, b""), where)  # as the build does first (pipeline/admission.py)
                 bundle = verify_bundle(raw, registry, now=now, benchmark_version=config.version)
                 check_private_key(config, bundle.manifest, where)  # as the build refuses it (bundles/sealing.py)
                 check_fresh(bundle.manifest.created, now, f"{where}/{MANIFEST}")

@@ -287,8 +287,10 @@ CASES = [
     Case("layout/unknown-benchmark-folder", unknown_benchmark_folder, (("bundles/other", "unknown-benchmark"),)),
     Case("layout/stray-file-in-lab-folder", stray_file_in_lab_dir, ((where_of("acme/README.md"), "not-a-directory"),), publishes=VALID),
     # what a bundle holds
-    Case("layout/extra-file", extra_file, ((f"{A}/notes.txt", "unlisted-file"),)),
-    Case("layout/hidden-extra-file", hidden_extra_file, ((f"{A}/.DS_Store", "unlisted-file"),)),
+    # A file in the clear in a bundle folder is a leak (results or items pushed), not a file
+    # to sign in (tests/hostile/test_lab_text_leaks.py); a sealed one is merely unlisted.
+    Case("layout/extra-file", extra_file, ((f"{A}/notes.txt", "plaintext-in-bundle"),)),
+    Case("layout/hidden-extra-file", hidden_extra_file, ((f"{A}/.DS_Store", "plaintext-in-bundle"),)),
     Case("layout/unlisted-transcripts", unlisted_transcripts, ((f"{A}/{TRANSCRIPTS}", "unlisted-file"),)),
     Case("layout/too-many-files", too_many_files, ((A, "too-many-files"),)),
     Case("layout/missing-listed-results", missing_results, ((f"{A}/results.jsonl.age", "missing-file"),)),

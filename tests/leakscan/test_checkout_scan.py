@@ -61,6 +61,7 @@ def test_ignored_plaintext_is_where_it_may_sit_until_forced_into_git(inst, tmp_p
     (inst.root / "items.jsonl").write_bytes(decrypted(inst))  # the labs page's `age -d` target
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW)
     assert report.timings["leak_scan_checkout_files"] > 5
+    assert report.timings["leak_scan_bundles_files"] >= 3  # acme/run-1's folder, read before render instead
     subprocess.run(["git", "-C", str(inst.root), "add", "-f", "items.jsonl"], check=True)
     err = refused(inst, tmp_path / "site2")
     assert err.where == "items.jsonl"

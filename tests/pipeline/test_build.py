@@ -143,7 +143,7 @@ def test_strict_build_fails_on_any_rejection(inst, tmp_path):
     (inst.bundles["acme/run-1"] / "extra.txt").write_text("hello")
     with pytest.raises(BuilderError) as err:
         build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW, strict=True)
-    assert err.value.reason == "rejected" and "is not listed in the signed manifest" in str(err.value)
+    assert err.value.reason == "rejected" and "is not sealed (not an age file)" in str(err.value)
     assert not (tmp_path / "site").exists()
 
 
