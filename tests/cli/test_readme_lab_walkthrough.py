@@ -25,6 +25,8 @@ import yaml
 
 from tests.factory import RUN, make_instance, results_for
 
+pytestmark = pytest.mark.slow  # the README's lab section as a shell would run it, builds included
+
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
 LAB_SECTION = README.split("## For labs", 1)[1].split("\n## ", 1)[0]

@@ -20,6 +20,8 @@ from builder.cli import main
 from tests.factory import make_instance
 from tests.importers.harness_logs import require, run_inspect, run_lm_eval
 
+pytestmark = pytest.mark.slow  # runs the real inspect_ai and lm-evaluation-harness
+
 
 @pytest.fixture(scope="module")
 def inst(tmp_path_factory: pytest.TempPathFactory) -> Any:

@@ -54,8 +54,8 @@ REAL = datetime.now(timezone.utc).replace(microsecond=0)
 T0 = REAL - timedelta(days=30)  # the leaderboard is created a month before this run
 SB = f"{sys.executable} -c 'from builder.cli import main; main()' "
 
-pytestmark = pytest.mark.skipif(not (shutil.which("age") and shutil.which("ssh-keygen") and shutil.which("git")),
-                                reason="the lifecycle runs the real age, ssh-keygen and git")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (shutil.which("age") and shutil.which("ssh-keygen") and shutil.which("git")),
+                                reason="the lifecycle runs the real age, ssh-keygen and git")]  # slow: a leaderboard's whole life: harness runs, PRs, builds
 
 
 def stamp(when: datetime) -> str:
