@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import orjson
@@ -264,3 +265,22 @@ def test_a_provenance_that_is_not_the_statements_is_refused_even_signed_by_the_b
     shutil.copyfile(site2 / "attestation/provenance.intoto.jsonl", site2 / "attestation/statement.intoto.jsonl")
     assert refused(site2, history.root) == "attestation-provenance-mismatch"
     assert verify_site(history.site, history.root).files > 1000  # control: the deploy as built
+
+
+def test_the_data_pages_dsse_check_runs_as_written(history, tmp_path):
+    """The Data page's securesystemslib script, taken from the page as published and run in
+    the deploy's folder, verifies both envelopes; on a copy whose provenance another key
+    signed it fails (a check that cannot fail would be no check)."""
+    import re
+    import subprocess
+
+    page = (history.site.parent / "embargoed/.sealboard/staged/pages/data.md").read_text(encoding="utf-8")
+    script = re.search(r"<!-- sealboard:dsse-check -->\n```python\n(.*?)```", page, re.S).group(1)
+    done = subprocess.run([sys.executable, "-c", script], cwd=history.site, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "both envelopes verify" in done.stdout, done.stderr
+    assert "gh attestation verify attestation/SHA256SUMS" in page and "sealboard verify-site" in page and "ssh-keygen -Y verify" in page
+    forged = copy(history.site, tmp_path)
+    other = load_private_key(generate_ed25519("forger")[0])
+    resign_envelope(forged, "provenance.intoto.jsonl", other, base64.b64decode(json.loads(envelope_of(forged, "provenance.intoto.jsonl"))["payload"]))
+    done = subprocess.run([sys.executable, "-c", script], cwd=forged, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "VerificationError" in done.stderr
