@@ -34,8 +34,9 @@ from datetime import datetime
 from pathlib import Path
 from builder.pipeline.build import build, load_build_key, load_identities
 root, out, identity, generator, now, key = sys.argv[1:]
-build(Path(root), Path(out), identities=load_identities(Path(identity), None) if identity else [],
-      now=datetime.fromisoformat(now), site_generator=generator, build_key=load_build_key(Path(key), None) if key else None)
+report = build(Path(root), Path(out), identities=load_identities(Path(identity), None) if identity else [],
+               now=datetime.fromisoformat(now), site_generator=generator, build_key=load_build_key(Path(key), None) if key else None)
+print("stages:", " ".join(report.timings))
 """
 
 
@@ -61,6 +62,9 @@ def build_in_child(root: Path, out: Path, *, identity: bool, generator: str, clo
     proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat(), key],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # The build summary's stages name the generator that ran (not "mkdocs" for Zensical's time).
+    stages = proc.stdout.split("stages:", 1)[1].split()
+    assert generator in stages and ({"mkdocs", "zensical"} - {generator}).isdisjoint(stages), stages
     return out
 
 
@@ -93,8 +97,13 @@ def assert_stamped_with_the_commit_time(files: dict[str, bytes], *, authorised: 
 def test_two_authorised_mkdocs_builds_are_byte_identical(demo, tmp_path):
     files = build_pair(demo, tmp_path, identity=True, generator="mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=True)
-    # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures.
-    assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig"} <= files.keys()
+    # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures,
+    # and the DSSE envelopes of the statement and its SLSA provenance.
+    assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig", "attestation/statement.intoto.jsonl",
+            "attestation/provenance.intoto.jsonl"} <= files.keys()
+    statement = orjson.loads(files["attestation/statement.json"])
+    assert statement["predicateType"] == "https://board.example.org/data/#site-attestation-v1"  # the site's own URL
+    assert {"mkdocs", "mkdocs-material", "Markdown"} <= statement["predicate"]["generator"]["packages"].keys()
     # mkdocs dates the sitemap and the gzip header by SOURCE_DATE_EPOCH, which the build sets.
     sitemap = files["sitemap.xml"].decode()
     assert sitemap.count("<lastmod>") > 100 and sitemap.count("<lastmod>") == sitemap.count("<lastmod>2026-03-02</lastmod>")
@@ -115,3 +124,6 @@ def test_two_authorised_zensical_builds_are_byte_identical(demo, tmp_path):
         pytest.skip("Zensical is not installed: pip install 'sealboard[zensical]' (.ci/run does)")
     files = build_pair(demo, tmp_path, identity=True, generator="zensical")
     assert_stamped_with_the_commit_time(files, authorised=True)
+    assert "attestation/provenance.intoto.jsonl" in files
+    packages = orjson.loads(files["attestation/statement.json"])["predicate"]["generator"]["packages"]
+    assert "zensical" in packages and "mkdocs" not in packages and "mkdocs-material" not in packages
