@@ -1,6 +1,7 @@
 """The deploy attestation in the ecosystem's formats (issue 42, item 3): DSSE envelopes that an
 independent library (securesystemslib, in-toto's own DSSE and Ed25519 code) verifies, an SLSA
-provenance that validates against the SLSA v1 schema (builder/formats/slsa/), a predicate
+provenance that validates against the SLSA v1 schema (builder/formats/slsa/) and parses with
+the in-toto project's bindings of SLSA v1's protobuf definition, a predicate
 type under the site's own URL, and `verify-site` refusing each kind of tampering with them.
 
 The unit tests sign small statements with a fresh key; the deploy tests read the signed demo
@@ -17,6 +18,11 @@ from pathlib import Path
 
 import orjson
 import pytest
+from google.protobuf import json_format
+from in_toto_attestation.predicates.provenance.v1 import provenance_pb2
+from in_toto_attestation.v1 import statement_pb2
+from in_toto_attestation.v1.resource_descriptor import ResourceDescriptor
+from in_toto_attestation.v1.statement import Statement as InTotoStatement
 from jsonschema import Draft202012Validator
 from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
@@ -38,6 +44,17 @@ def sslib_key(public: PublicKey) -> SSlibKey:
     """securesystemslib's own key object for the build key: its raw 32 bytes, our keyid."""
     raw = public.crypto.public_bytes_raw()
     return SSlibKey(keyid=public.fingerprint, keytype="ed25519", scheme="ed25519", keyval={"public": raw.hex()})
+
+
+def in_toto_parse(prov: dict) -> provenance_pb2.Provenance:
+    """The in-toto project's own bindings: the Statement validated, the predicate parsed into
+    SLSA v1's protobuf message (an unknown field or a wrong type raises), every dependency
+    a valid ResourceDescriptor."""
+    InTotoStatement.copy_from_pb(json_format.ParseDict(prov, statement_pb2.Statement())).validate()
+    message = json_format.ParseDict(prov["predicate"], provenance_pb2.Provenance())
+    for dep in message.build_definition.resolved_dependencies:
+        ResourceDescriptor.copy_from_pb(dep).validate()
+    return message
 
 
 def sslib_verify(envelope: bytes, public: PublicKey) -> bytes:
@@ -145,6 +162,10 @@ def test_provenance_validates_against_the_slsa_v1_schema_and_names_every_input()
     assert deps["mkdocs-material"]["uri"] == "pkg:pypi/mkdocs-material@9.8.2" and deps["Markdown"]["uri"] == "pkg:pypi/markdown@3.11.3"
     builder = prov["predicate"]["runDetails"]["builder"]
     assert builder == {"id": "https://github.com/example/board/blob/main/.github/workflows/build.yml", "version": {"sealboard": "0.9.0"}}
+    message = in_toto_parse(prov)
+    assert message.run_details.builder.id == builder["id"] and len(message.build_definition.resolved_dependencies) == len(deps)
+    with pytest.raises(json_format.ParseError):  # control: a field SLSA does not define
+        in_toto_parse({**prov, "predicate": {**prov["predicate"], "sealboard": {}}})
     # Control: the schema is not a rubber stamp.
     for broken in ({**prov, "predicateType": "https://slsa.dev/provenance/v0.2"},
                    {**prov, "predicate": {"runDetails": prov["predicate"]["runDetails"]}},
@@ -195,6 +216,7 @@ def test_the_deploys_envelopes_verify_with_securesystemslib(history):
     assert payload == statement_bytes
     prov = json.loads(base64.b64decode(json.loads(envelope_of(history.site, "provenance.intoto.jsonl"))["payload"]))
     SCHEMA.validate(prov)
+    in_toto_parse(prov)
     assert {s["name"]: s["digest"]["sha256"] for s in prov["subject"]} == {
         "attestation/SHA256SUMS": hashlib.sha256(sums).hexdigest(), "attestation/statement.json": hashlib.sha256(statement_bytes).hexdigest()}
     # Every admitted bundle's signed manifest and the registry version, with the digests of the files in the repository.
