@@ -31,7 +31,7 @@ from securesystemslib.signer import SSlibKey
 import builder.formats.slsa as slsa_formats
 from builder.attest.dsse import PAYLOAD_TYPE, pae, sign_envelope, verify_envelope
 from builder.attest.provenance import SLSA_PROVENANCE_V1, build_type, builder_id, provenance
-from builder.attest.statement import SITE_TYPE_URN, Subject, canonical, parse, predicate_type, sha256sums, statement
+from builder.attest.statement import LEGACY_PREDICATE_TYPE, SITE_TYPE_URN, Subject, canonical, parse, predicate_type, sha256sums, statement
 from builder.attest.verify import verify_site
 from builder.errors import BuilderError
 from builder.pipeline.attestation import generator_packages
@@ -142,6 +142,12 @@ def test_predicate_type_derives_from_the_sites_own_url():
         parse(canonical(obj), "s")
     assert exc.value.reason == "attestation-bad-statement"
     assert parse(data, "s").predicate["site_url"] == "https://board.example.org/lb"
+    # Statements recorded before issue 42 (no site_url, the old placeholder type) still parse,
+    # so a repository's attestations/ history reads; a new one never carries that type.
+    legacy = {**obj, "predicateType": LEGACY_PREDICATE_TYPE, "predicate": {k: v for k, v in obj["predicate"].items() if k != "site_url"}}
+    assert parse(canonical(legacy), "s").predicate["commit"] == "a" * 40
+    with pytest.raises(BuilderError):
+        parse(canonical({**obj, "predicateType": LEGACY_PREDICATE_TYPE}), "s")
 
 
 def test_provenance_validates_against_the_slsa_v1_schema_and_names_every_input():
