@@ -85,9 +85,10 @@ from datetime import datetime
 from pathlib import Path
 from builder.pipeline.build import build, load_build_key, load_identities
 root, out, identity, generator, now, key = sys.argv[1:]
-build(Path(root), Path(out), identities=load_identities(Path(identity), None) if identity else [],
-      now=datetime.fromisoformat(now), site_generator=generator, build_key=load_build_key(Path(key), None) if key else None,
-      progress=lambda line: print(line, flush=True))
+report = build(Path(root), Path(out), identities=load_identities(Path(identity), None) if identity else [],
+               now=datetime.fromisoformat(now), site_generator=generator, build_key=load_build_key(Path(key), None) if key else None,
+               progress=lambda line: print(line, flush=True))
+print("stages:", " ".join(report.timings))
 """
 
 
@@ -101,6 +102,9 @@ def build_in_child(root: Path, out: Path, *, identity: bool, generator: str, clo
     proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat(), key],
                           env=env, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # The build summary's stages name the generator that ran (not "mkdocs" for Zensical's time).
+    stages = proc.stdout.rsplit("stages:", 1)[1].split()
+    assert generator in stages and ({"mkdocs", "zensical"} - {generator}).isdisjoint(stages), stages
     out.with_name(out.name + ".progress").write_text(proc.stdout, encoding="utf-8")  # the build's progress lines
     if kind:
         count_demo_build(kind)

@@ -2,15 +2,19 @@
 
 https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md: ``_type``, a list of
 ``subject`` (name + digest), ``predicateType`` (a URI naming the predicate's schema) and the
-``predicate``. Ours says what the site was built from (`PREDICATE_TYPE`). The statement
-lives in the site it describes, under ``attestation/``, so that folder is left out of the
+``predicate``. Ours says what the site was built from; its type URI is the site's own
+(`predicate_type`: mkdocs' ``site_url`` + ``data/#site-attestation-v1``, the Data page's
+section that documents the predicate), so a board names its own format and nothing points at
+a placeholder host. The statement lives in the site it describes, under ``attestation/``, so that folder is left out of the
 subjects (a file cannot list its own digest); ``SHA256SUMS`` there is the subjects again in
 the form ``sha256sum -c`` reads from the site root, and ``verify-site`` checks that it says
 exactly what the signed statement says.
 
 The bytes are canonical (keys sorted, subjects sorted by name, two-space indent, one final
 newline), so two builds of one commit write the same statement (and Ed25519 signs it the
-same way: the build key must be Ed25519, builder.trust.registry_format).
+same way: the build key must be Ed25519, builder.trust.registry_format). The same bytes are
+also published as the payload of a DSSE envelope (builder.attest.dsse), beside an SLSA
+provenance statement derived from this one (builder.attest.provenance).
 """
 
 from __future__ import annotations
@@ -27,13 +31,24 @@ from builder.errors import BuilderError
 from builder.strict import loads_json
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://sealboard.invalid/attestation/site/v1"  # our own: the predicate below
+# The predicate's type: the Data page's section on it, under the site's own URL (its
+# ``site_url``, recorded in the predicate as ``site_url``). A site without one cannot name a
+# URL of its own: its statements use the URN, which names the same predicate.
+SITE_TYPE_PATH = "data/#site-attestation-v1"
+SITE_TYPE_URN = "urn:sealboard:site-attestation:v1"
+# What builds before issue 42 wrote: still parsed, so the repository's recorded history
+# (attestations/) reads; it carries no site_url.
+LEGACY_PREDICATE_TYPE = "https://sealboard.invalid/attestation/site/v1"
 DIR = "attestation"
 STATEMENT = f"{DIR}/statement.json"
 SUMS = f"{DIR}/SHA256SUMS"
 SIG_SUFFIX = ".sig"
 ALLOWED_SIGNERS = f"{DIR}/allowed_signers"  # a copy for the stock commands; the registry is the authority
-ATTESTATION_FILES = (STATEMENT, STATEMENT + SIG_SUFFIX, SUMS, SUMS + SIG_SUFFIX, ALLOWED_SIGNERS)
+# DSSE envelopes (in-toto bundles of one line, spec/v1/bundle.md), for supply-chain tools:
+# the statement's exact bytes, and the SLSA provenance derived from it (builder.attest.provenance).
+STATEMENT_ENVELOPE = f"{DIR}/statement.intoto.jsonl"
+PROVENANCE_ENVELOPE = f"{DIR}/provenance.intoto.jsonl"
+ATTESTATION_FILES = (STATEMENT, STATEMENT + SIG_SUFFIX, SUMS, SUMS + SIG_SUFFIX, ALLOWED_SIGNERS, STATEMENT_ENVELOPE, PROVENANCE_ENVELOPE)
 MAX_STATEMENT = 64 << 20
 
 
@@ -74,11 +89,25 @@ def subjects_of(site: Path) -> tuple[Subject, ...]:
     return tuple(out)
 
 
+def site_base(site_url: str | None) -> str | None:
+    """The site's root URL ending in '/', or None when mkdocs.yml sets no http(s) site_url."""
+    if not isinstance(site_url, str) or not site_url.startswith(("https://", "http://")) or any(c.isspace() for c in site_url):
+        return None
+    return site_url if site_url.endswith("/") else site_url + "/"
+
+
+def predicate_type(site_url: str | None) -> str:
+    """The site predicate's type URI: under the site's own URL, or the URN without one."""
+    base = site_base(site_url)
+    return base + SITE_TYPE_PATH if base else SITE_TYPE_URN
+
+
 def statement(subjects: tuple[Subject, ...], predicate: dict[str, Any]) -> dict[str, Any]:
+    """The statement over ``subjects``; its type comes from the predicate's ``site_url``."""
     return {
         "_type": STATEMENT_TYPE,
         "subject": [{"name": s.name, "digest": {"sha256": s.sha256}} for s in subjects],
-        "predicateType": PREDICATE_TYPE,
+        "predicateType": predicate_type(predicate.get("site_url")),
         "predicate": predicate,
     }
 
@@ -123,8 +152,14 @@ def parse(data: bytes, where: str) -> Statement:
     if len(data) > MAX_STATEMENT:
         raise AttestationError("is too large", where=where)
     obj = loads_json(data, where)
-    if not isinstance(obj, dict) or obj.get("_type") != STATEMENT_TYPE or obj.get("predicateType") != PREDICATE_TYPE:
-        raise AttestationError(f"is not an in-toto Statement v1 with predicateType {PREDICATE_TYPE}", where=where,
+    pred = obj.get("predicate") if isinstance(obj, dict) else None
+    # The type must be the one the predicate's own site_url gives (or the legacy one, which
+    # has no site_url): a statement cannot claim another site's format.
+    expected: tuple[str, ...] = (predicate_type(pred.get("site_url")),) if isinstance(pred, dict) else ()
+    if isinstance(pred, dict) and "site_url" not in pred:
+        expected += (LEGACY_PREDICATE_TYPE,)
+    if not isinstance(obj, dict) or obj.get("_type") != STATEMENT_TYPE or obj.get("predicateType") not in expected:
+        raise AttestationError(f"is not an in-toto Statement v1 with Sealboard's predicateType ({' or '.join(expected) or 'none'})", where=where,
                                hint="use the attestation/statement.json a Sealboard build wrote")
     subjects = []
     for entry in obj.get("subject") or []:

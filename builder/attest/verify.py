@@ -13,7 +13,11 @@ The steps, in order; each refusal has its own reason:
 4. it is not a rehearsal (``attestation-rehearsal``: an ``--as-of`` build is never a deploy);
 5. ``SHA256SUMS`` says exactly what the statement says, and its own signature verifies
    (``attestation-sums-mismatch``, ``attestation-bad-signature``);
-6. every subject's bytes hash to its digest (``attestation-file-changed``), none is
+6. the two DSSE envelopes are signed (PAE, Ed25519) by that same key, the statement's
+   carries exactly ``statement.json``'s bytes, and the provenance's is exactly the SLSA
+   provenance Sealboard derives from the statement and ``SHA256SUMS``
+   (``attestation-bad-envelope``, ``attestation-provenance-mismatch``);
+7. every subject's bytes hash to its digest (``attestation-file-changed``), none is
    missing (``attestation-file-missing``) and no file is there that the statement does not
    list (``attestation-extra-file``).
 """
@@ -24,14 +28,19 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.attest.dsse import verify_envelope
+from builder.attest.provenance import provenance
 from builder.attest.statement import (
     ATTESTATION_FILES,
     DIR,
+    PROVENANCE_ENVELOPE,
     SIG_SUFFIX,
     STATEMENT,
+    STATEMENT_ENVELOPE,
     SUMS,
     AttestationError,
     Statement,
+    canonical,
     parse,
     published_files,
     sha256sums,
@@ -86,6 +95,26 @@ def check_signer(root: Path, st: Statement, signer: PublicKey) -> None:
                                hint="a key the registry does not list signed it: do not trust this site")
 
 
+def _envelopes(site: Path, st: Statement, sums: bytes, signer: PublicKey) -> None:
+    """Step 6: what supply-chain tools read says what the SSH-signed files say."""
+    payloads = {}
+    for rel in (STATEMENT_ENVELOPE, PROVENANCE_ENVELOPE):
+        if not (site / rel).is_file():
+            raise AttestationError("is missing: a signed deploy carries its DSSE envelopes", where=rel, reason="attestation-bad-envelope",
+                                   hint="the attestation folder was changed after the build (or the deploy predates envelopes: rebuild it)")
+        payloads[rel] = verify_envelope((site / rel).read_bytes(), signer, rel).payload
+    if payloads[STATEMENT_ENVELOPE] != st.data:
+        raise AttestationError("carries other bytes than attestation/statement.json", where=STATEMENT_ENVELOPE,
+                               reason="attestation-provenance-mismatch", hint="the attestation folder was changed after the build")
+    try:
+        expected = canonical(provenance(st, sums))
+    except (KeyError, TypeError, AttributeError):
+        expected = None
+    if payloads[PROVENANCE_ENVELOPE] != expected:
+        raise AttestationError("is not the SLSA provenance of this statement and SHA256SUMS", where=PROVENANCE_ENVELOPE,
+                               reason="attestation-provenance-mismatch", hint="the attestation folder was changed after the build")
+
+
 def _refuse(site: Path, names: list[str], what: str, *, reason: str) -> None:
     if names:
         more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
@@ -127,4 +156,5 @@ def verify_site(site: Path, root: Path) -> VerifiedSite:
                                hint="the attestation folder was changed after the build")
     if _signature(site, SUMS, sums) != signer:
         raise AttestationError("is signed by another key than the statement", where=SUMS + SIG_SUFFIX, reason="attestation-bad-signature")
+    _envelopes(site, st, sums, signer)
     return VerifiedSite(st, signer, _files(site, st))

@@ -1,5 +1,7 @@
 """Write a deploy's attestation into the built site: the statement, SHA256SUMS, and (with the
-build key) their SSHSIG signatures under ``sealboard-site`` and the allowed_signers line.
+build key) their SSHSIG signatures under ``sealboard-site``, the allowed_signers line, and two
+DSSE envelopes signed with the same key (builder.attest.dsse): the statement's exact bytes,
+and the SLSA provenance derived from it (builder.attest.provenance).
 
 Called by the publish stage once the output scan passed (builder.pipeline.publish), so the
 statement covers exactly the bytes that are published. Without the build key nothing is
@@ -14,7 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.attest.statement import ALLOWED_SIGNERS, DIR, SIG_SUFFIX, STATEMENT, SUMS, canonical, sha256sums, statement, subjects_of
+from builder.attest.dsse import sign_envelope
+from builder.attest.provenance import provenance
+from builder.attest.statement import (
+    ALLOWED_SIGNERS,
+    DIR,
+    PROVENANCE_ENVELOPE,
+    SIG_SUFFIX,
+    STATEMENT,
+    STATEMENT_ENVELOPE,
+    SUMS,
+    canonical,
+    parse,
+    sha256sums,
+    statement,
+    subjects_of,
+)
 from builder.errors import TrustError
 from builder.trust.registry import BUILD_NAMESPACES, Registry
 from builder.trust.sshkeys import PrivateKey
@@ -54,4 +71,6 @@ def write_attestation(site: Path, predicate: dict[str, Any], key: PrivateKey | N
         (site / (STATEMENT + SIG_SUFFIX)).write_text(sign(key, data, NS_SITE))
         (site / (SUMS + SIG_SUFFIX)).write_text(sign(key, sums, NS_SITE))
         (site / ALLOWED_SIGNERS).write_text(registry.allowed_signers(BUILD_NAMESPACES))
+        (site / STATEMENT_ENVELOPE).write_bytes(sign_envelope(data, key))
+        (site / PROVENANCE_ENVELOPE).write_bytes(sign_envelope(canonical(provenance(parse(data, STATEMENT), sums)), key))
     return Written(len(subjects), key is not None, hashlib.sha256(data).hexdigest())

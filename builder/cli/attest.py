@@ -16,7 +16,8 @@ from builder.cli.common import root_option, translate_errors
 @translate_errors
 def verify_site_command(site: Path, root: Path, as_json: bool) -> None:
     """Check a deployed site against its signed attestation, offline: the signature
-    (sealboard-site) by the build key the registry in ROOT lists, not a rehearsal, every
+    (sealboard-site) by the build key the registry in ROOT lists, not a rehearsal, the DSSE
+    envelopes (the statement and its SLSA provenance, signed by the same key), every
     file's sha256, nothing missing and nothing extra.
 
     \b
@@ -34,7 +35,7 @@ def verify_site_command(site: Path, root: Path, as_json: bool) -> None:
                                  "statement_sha256": done.statement.digest, "commit": pred.get("commit"),
                                  "registry_version": done.statement.registry_version}, option=orjson.OPT_INDENT_2).decode())
         return
-    click.echo(f"verified: {done.files} files match the attestation signed by the build key {done.signer.fingerprint} "
+    click.echo(f"verified: {done.files} files match the attestation (SSH signatures and DSSE envelopes) signed by the build key {done.signer.fingerprint} "
                f"(registry v{done.statement.registry_version:04d}), commit {pred.get('commit')}, built {pred.get('built')}")
 
 

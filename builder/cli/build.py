@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # the command imports the pipeline when it runs (start-up tim
     type=click.Choice(["mkdocs", "zensical"]),
     default="mkdocs",
     show_default=True,
-    help="Which generator builds the staged site: mkdocs-material, or Zensical (pip install 'sealboard[zensical]'; "
+    help="Which generator builds the staged site: mkdocs-material, or Zensical (its 0.0.73, Sealboard's zensical extra, "
+    "installed beside Sealboard; "
     "see the maintainers' page for what differs).",
 )
 @translate_errors

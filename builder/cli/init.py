@@ -49,6 +49,10 @@ def init_command(directory: Path, title: str, benchmark: str, maintainers: tuple
     click.echo(f"  its recipient {made.recipient} is in leaderboards/{made.benchmark}.yaml")
     click.echo(f"Next: {threshold} maintainer(s) run 'sealboard keys sign --root {directory} --key KEY'; "
                f"then see {directory}/README.md")
+    # Everyone installs Sealboard as the repository's CI does: no package index holds it.
+    click.echo("Install Sealboard (maintainers and labs) from the repository, as its CI does, never from a package index:")
+    click.echo("  python -m pip install --require-hashes --no-deps -r requirements/build.txt")
+    click.echo("  python -m pip install --require-hashes --no-deps --no-index -r requirements/sealboard.txt")
 
 
 @click.command("pin-wheel")

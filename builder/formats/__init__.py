@@ -2,4 +2,5 @@
 
 - ``eee``: Every Eval Ever 0.3.0 JSON schemas (aggregate and instance-level records; see its README)
   and its datastore layout (``eee.datastore``)
+- ``slsa``: SLSA Build Provenance v1, the CUE summary and a JSON Schema transcription (see its README)
 """

@@ -60,7 +60,8 @@ def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
             "is a zstd-compressed .eval log and the zstandard package is not installed",
             where=str(path),
             reason="missing-dependency",
-            hint="pip install 'sealboard[importers]', or convert the log with 'inspect log convert --to json'",
+            hint="add zstandard (Sealboard's importers extra) to the environment Sealboard is installed in, "
+            "or convert the log with 'inspect log convert --to json'",
         ) from None
     with path.open("rb") as fh:
         fh.seek(info.header_offset)

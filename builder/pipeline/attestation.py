@@ -2,7 +2,9 @@
 build report as the predicate of builder.attest's statement, then written into the site.
 
 Only what both builds of one commit share goes in (the stamped time, never the judging
-clock), so the statement is byte-reproducible like the site it describes.
+clock), so the statement is byte-reproducible like the site it describes. The site's own URL
+and repository come from mkdocs.yml (``site_url``, ``repo_url``): the statement's type URI and
+the provenance's build type and builder derive from them (builder.attest.statement, .provenance).
 """
 
 from __future__ import annotations
@@ -17,12 +19,19 @@ from builder.attest.record import folders
 from builder.attest.write import Written, write_attestation
 from builder.bundles.manifest import MANIFEST
 from builder.render.data import git_commit
+from builder.render.site_guard import MKDOCS_CONFIG
+from builder.render.site_tree import instance_config
 from builder.report.records import BuildReport
-from builder.trust.registry_format import format_time
+from builder.trust.registry_format import REGISTRY_DIR, format_time
 from builder.trust.sshkeys import PrivateKey
 
-# The distribution that carries each site generator's version.
-GENERATOR_DISTRIBUTIONS = {"mkdocs": ("mkdocs", "mkdocs-material"), "zensical": ("zensical",)}
+# The distributions that shape the pages each site generator writes, the generator's own
+# first: its theme (Zensical's is the separate zensical-ui from 0.0.74 on), and the Markdown
+# parser and extensions both run. Those not installed are left out.
+GENERATOR_DISTRIBUTIONS = {
+    "mkdocs": ("mkdocs", "mkdocs-material", "Markdown", "pymdown-extensions"),
+    "zensical": ("zensical", "zensical-ui", "Markdown", "pymdown-extensions"),
+}
 
 
 def _version(distribution: str) -> str | None:
@@ -37,16 +46,35 @@ def _file_sha256(root: Path, rel: str) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+def generator_packages(generator: str) -> dict[str, str]:
+    """{distribution: version} of every installed package that shaped the pages."""
+    found = {dist: _version(dist) for dist in GENERATOR_DISTRIBUTIONS.get(generator, (generator,))}
+    return {dist: v for dist, v in found.items() if v is not None}
+
+
+def _site_config(root: Path) -> dict[str, Any]:
+    return instance_config(root) if (root / MKDOCS_CONFIG).is_file() else {}
+
+
+def _url(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def predicate(report: BuildReport, generator: str, key: PrivateKey | None) -> dict[str, Any]:
     registry = report.registry
-    dists = GENERATOR_DISTRIBUTIONS.get(generator, (generator,))
+    config = _site_config(report.root)
+    registry_file = f"{REGISTRY_DIR}/v{registry.version:04d}.yaml" if registry else None
+    packages = generator_packages(generator)
     return {
+        "site_url": _url(config.get("site_url")),
+        "repository": _url(config.get("repo_url")),
         "commit": git_commit(report.root),
         "built": format_time(report.stamped) if report.stamped else None,
         "time_source": report.time_source,
         "authorised": report.authorised,
         "rehearsal": format_time(report.as_of) if report.as_of else None,
         "registry": {"version": registry.version if registry else None,
+                     "path": registry_file, "sha256": _file_sha256(report.root, registry_file) if registry_file else None,
                      "build_key": key.public.fingerprint if key is not None else None},
         # The signed chain of recorded deploys: the folders attestations/ held at this commit,
         # so a later deletion of any of them is a finding (builder.attest.record.unaccounted).
@@ -62,8 +90,8 @@ def predicate(report: BuildReport, generator: str, key: PrivateKey | None) -> di
             for bench, state in sorted(report.releases.items()) for v in state.effective
         ],
         "sealboard": {"version": __version__},
-        "generator": {"name": generator, "version": _version(dists[0]),
-                      **({"theme": f"{dists[1]} {_version(dists[1])}"} if len(dists) > 1 else {})},
+        "generator": {"name": generator, "version": packages.get(GENERATOR_DISTRIBUTIONS.get(generator, (generator,))[0]),
+                      "packages": packages},
     }
 
 

@@ -228,7 +228,8 @@ def build(
     # The build key stays in this process for the publish stage's signature: the child is a
     # fresh interpreter (exec) with an allow-listed environment, so it never sees it.
     del identities, published
-    with timer.stage("mkdocs", f"Building the site with {site_generator} ({staged.pages} pages)"):
+    # The stage is named for the generator that ran, so the summary says which one it timed.
+    with timer.stage(site_generator, f"Building the site with {site_generator} ({staged.pages} pages)"):
         built = staged.build(site_generator, progress)
     with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
         publish(report, built, needles, generator=site_generator, build_key=build_key)

@@ -4,8 +4,9 @@ The PR check must not be replaceable by the PR it judges (design, invariant 5): 
 ``pull_request_target`` (GitHub then takes the workflow and the code from the base branch),
 checks out only the base, fetches the PR as git objects, holds no secret and a read-only
 token. The authorised build's secret is visible to its build step and to the publish step
-of the publish-identity job only; only the deploy job may write Pages or mint an OIDC token,
-only the publish-identity job may write the repository (a branch and a pull request). That
+of the publish-identity job only; only the deploy job may write Pages, only it and the attest
+job (GitHub's artifact attestation of SHA256SUMS) may mint an OIDC token, only the
+publish-identity and record-attestation jobs may write the repository (a branch and a pull request). That
 job's shell runs for real here against a temporary repository, with a local bare repository
 standing in for GitHub. Every action is pinned by a full commit SHA.
 """
@@ -117,11 +118,31 @@ def test_pages_and_id_token_only_on_deploy_repository_writes_only_on_publish_ide
         if job_id == "deploy":
             assert perms == {"pages": "write", "id-token": "write"}
             assert all("uses" in s and s["uses"].startswith("actions/deploy-pages@") for s in job["steps"])
+        elif job_id == "attest":
+            assert perms == {"id-token": "write", "attestations": "write"}
         elif job_id in ("publish-identity", "record-attestation"):
             assert perms == {"contents": "write", "pull-requests": "write"}
         else:
             assert perms == {"contents": "read"}, job_id
             assert "pages" not in perms and "id-token" not in perms
+
+
+def test_attest_job_attests_sha256sums_with_github_and_runs_nothing_else() -> None:
+    """GitHub's artifact attestation of the build's SHA256SUMS: after the build, from the
+    artifact the build uploaded, no checkout, no run step, no secret; its subject is exactly
+    site/attestation/SHA256SUMS, so `gh attestation verify` checks that file."""
+    for workflows in (WORKFLOWS, ROOT / "builder/scaffold/files/workflows"):
+        wf = yaml.safe_load((workflows / "build.yml").read_text())
+        job = wf["jobs"]["attest"]
+        assert job["needs"] == "build" and not mentions_secrets(job) and "environment" not in job
+        uses = [step.get("uses", "").split("@")[0] for step in job["steps"]]
+        assert uses == ["actions/download-artifact", "actions/attest-build-provenance"], uses
+        assert not any("run" in step for step in job["steps"])
+        download, attest = job["steps"]
+        assert download["with"] == {"name": "attestation", "path": "site"}
+        assert attest["with"] == {"subject-path": "site/attestation/SHA256SUMS"}
+        upload = next(s for s in wf["jobs"]["build"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+        assert upload["with"]["name"] == "attestation" and "site/attestation" in upload["with"]["path"].split()
 
 
 def test_publish_identity_job_shape() -> None:
@@ -274,8 +295,8 @@ def test_install_is_hash_locked(name: str, prefix: str) -> None:
     jobs = load(name)["jobs"]
     for job_id, job in jobs.items():
         installs = [m["args"] for s in job["steps"] for m in PIP_INSTALL.finditer(s.get("run", ""))]
-        if job_id == "deploy":
-            assert installs == [], "the deploy job installs nothing"
+        if job_id in ("deploy", "attest"):
+            assert installs == [], f"the {job_id} job installs nothing"
             continue
         assert installs == [
             f"--require-hashes --no-deps -r {prefix}requirements/build.txt",

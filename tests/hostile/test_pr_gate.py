@@ -16,7 +16,7 @@ from pathlib import Path
 import markdown
 import pytest
 
-from builder.attest.statement import PREDICATE_TYPE, STATEMENT_TYPE, canonical
+from builder.attest.statement import SITE_TYPE_URN, STATEMENT_TYPE, canonical
 from builder.bundles.withdrawn import FORMAT as TOMBSTONE_FORMAT
 from builder.demo.instance import DEMO_EMBARGO
 from builder.pipeline.build import load_build_key
@@ -151,8 +151,8 @@ RECORD = "attestations/20261201T000000Z-aaaaaaaaaaaa"  # a deploy folder of the 
 
 def _record(root: Path, key: Path | None = None) -> None:
     """A recorded deploy's statement (well-formed), signed with ``key`` or not at all."""
-    st = {"_type": STATEMENT_TYPE, "predicateType": PREDICATE_TYPE, "subject": [{"name": "index.html", "digest": {"sha256": "0" * 64}}],
-          "predicate": {"built": "2026-12-01T00:00:00Z", "registry": {"version": 1}, "benchmarks": [{"id": "soohak", "status": "embargoed"}]}}
+    st = {"_type": STATEMENT_TYPE, "predicateType": SITE_TYPE_URN, "subject": [{"name": "index.html", "digest": {"sha256": "0" * 64}}],
+          "predicate": {"site_url": None, "built": "2026-12-01T00:00:00Z", "registry": {"version": 1}, "benchmarks": [{"id": "soohak", "status": "embargoed"}]}}
     data = canonical(st)
     edit(root, f"{RECORD}/statement.json", data.decode(), append=False)
     if key is not None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.shared_demo import DEMO_CLOCK, DEMO_COMMITTED, build_in_child, demo_copy
+from tests.shared_demo import DEMO_CLOCK, DEMO_COMMITTED, DEMO_SITE_URL, build_in_child, demo_copy
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +63,13 @@ def assert_stamped_with_the_commit_time(files: dict[str, bytes], *, authorised: 
 def test_two_authorised_mkdocs_builds_are_byte_identical(demo_site, twins, tmp_path):
     files = build_twin(demo_site.site, twins, tmp_path, identity=True, generator="mkdocs", kind="authorised-mkdocs")
     assert_stamped_with_the_commit_time(files, authorised=True)
-    # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures.
-    assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig"} <= files.keys()
+    # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures,
+    # and the DSSE envelopes of the statement and its SLSA provenance.
+    assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig", "attestation/statement.intoto.jsonl",
+            "attestation/provenance.intoto.jsonl"} <= files.keys()
+    statement = orjson.loads(files["attestation/statement.json"])
+    assert statement["predicateType"] == f"{DEMO_SITE_URL}data/#site-attestation-v1"  # the site's own URL
+    assert {"mkdocs", "mkdocs-material", "Markdown"} <= statement["predicate"]["generator"]["packages"].keys()
     # mkdocs dates the sitemap and the gzip header by SOURCE_DATE_EPOCH, which the build sets.
     sitemap = files["sitemap.xml"].decode()
     day = f"{DEMO_COMMITTED:%Y-%m-%d}"
@@ -85,3 +90,6 @@ def test_two_public_builds_are_byte_identical(demo_public, twins, tmp_path):
 def test_two_authorised_zensical_builds_are_byte_identical(demo_zensical, twins, tmp_path):
     files = build_twin(demo_zensical, twins, tmp_path, identity=True, generator="zensical", kind="authorised-zensical")
     assert_stamped_with_the_commit_time(files, authorised=True)
+    assert "attestation/provenance.intoto.jsonl" in files
+    packages = orjson.loads(files["attestation/statement.json"])["predicate"]["generator"]["packages"]
+    assert "zensical" in packages and "mkdocs" not in packages and "mkdocs-material" not in packages
