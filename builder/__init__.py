@@ -21,7 +21,6 @@ below it; tests/test_layout.py checks it):
 - ``gitrepo``: git plumbing over an instance repository
 - ``trust``: SSH signatures, the key registry, age keys
 - ``strict``: strict parsing of every untrusted file
-- ``confinement``: Landlock for the site generator's child, non-dumpable for the build holding a secret
 - ``formats``: vendored published schemas (Every Eval Ever 0.3)
 - ``errors``: the error tree and its reason codes (listed in ``reasons.yaml``)
 """

@@ -4,7 +4,7 @@ that holds nothing secret.
 The authorised build holds the embargo identity and the build key (in memory, and perhaps
 in ``SEALBOARD_IDENTITY``). The generator runs theme templates, Markdown extension settings
 and whatever else a reviewed change may alter, so it never runs in the build's process, and
-it runs confined (``builder/confinement.py``), the same way for every generator:
+it runs confined (``builder/render/confinement.py``), the same way for every generator:
 
 - a fresh interpreter (exec, not fork: no copy of the build's memory), started with ``-P``
   (the staged tree is not on ``sys.path``: nothing there is imported);
@@ -40,8 +40,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import builder
-from builder import confinement
 from builder.errors import BuilderError
+from builder.render import confinement
 
 GENERATORS = ("mkdocs", "zensical")
 PROGRESS_SECONDS = 4.0
@@ -148,6 +148,7 @@ def run_generator(generator: str, config: Path, site_dir: Path, total: int, prog
                   *, source_date_epoch: int | None = None) -> None:
     """Build ``config`` into ``site_dir`` in a child process; raise BuilderError (reason
     ``site-generator``) with the end of its log if it fails."""
+    site_dir.mkdir(parents=True, exist_ok=True)  # the sandbox's write rule names it: it must exist
     cmd = confined(command(generator, config, site_dir), config.parent, site_dir)
     say = progress or (lambda _msg: None)
     log: list[str] = []

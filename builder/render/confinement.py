@@ -5,7 +5,7 @@ Two walls, both Linux kernel features reached through ``ctypes`` (no new depende
 
 - **Landlock** (kernel 5.13+, ``Documentation/userspace-api/landlock.rst``): an unprivileged
   process restricts itself, for good and for every process it then execs, to the file
-  hierarchies it names. ``python -m builder.confinement --read DIR --write DIR -- CMD…``
+  hierarchies it names. ``python -m builder.render.confinement --read DIR --write DIR -- CMD…``
   drops every capability, sets ``no_new_privs``, restricts itself and execs ``CMD``. A
   Landlock domain also refuses ``ptrace`` access to any process outside it, which is what
   ``/proc/<pid>/environ`` and ``/proc/<pid>/mem`` check: an ancestor's entries are closed
@@ -164,7 +164,7 @@ def restrict(read: Iterable[str | Path], write: Iterable[str | Path], list_only:
 
 def launcher(read: Sequence[str | Path], write: Sequence[str | Path], list_only: Sequence[str | Path], cmd: Sequence[str]) -> list[str]:
     """The argv that runs ``cmd`` confined (this module as ``__main__``)."""
-    argv = [sys.executable, "-P", "-m", "builder.confinement"]
+    argv = [sys.executable, "-P", "-m", "builder.render.confinement"]
     for flag, paths in (("--read", read), ("--write", write), ("--list", list_only)):
         for p in paths:
             argv += [flag, os.fspath(p)]
@@ -177,7 +177,7 @@ EXIT_UNCONFINED = 70
 
 def main(argv: Sequence[str]) -> None:
     if "--" not in argv:
-        sys.exit("usage: python -m builder.confinement [--read P] [--write P] [--list P] -- CMD...")
+        sys.exit("usage: python -m builder.render.confinement [--read P] [--write P] [--list P] -- CMD...")
     cut = list(argv).index("--")
     opts, cmd = list(argv[:cut]), list(argv[cut + 1 :])
     paths: dict[str, list[str]] = {"--read": [], "--write": [], "--list": []}
