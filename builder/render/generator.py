@@ -4,7 +4,7 @@ that holds nothing secret.
 The authorised build holds the embargo identity and the build key (in memory, and perhaps
 in ``SEALBOARD_IDENTITY``). The generator runs theme templates, Markdown extension settings
 and whatever else a reviewed change may alter, so it never runs in the build's process, and
-it runs confined (``builder/render/confinement.py``), the same way for every generator:
+it runs confined (``render/confinement.py``), the same way for every generator:
 
 - a fresh interpreter (exec, not fork: no copy of the build's memory), started with ``-P``
   (the staged tree is not on ``sys.path``: nothing there is imported);

@@ -12,20 +12,23 @@ be worth checking: ``base_path`` defaults to the working directory, the instance
 
 The site generator itself runs in a child process holding nothing secret, confined to the
 staged tree by Landlock, with Jinja sandboxed (``render/generator.py``,
-``builder/render/confinement.py``, ``render/jinja_sandbox.py``); the guard is the first wall, not
+``render/confinement.py``, ``render/jinja_sandbox.py``); the guard is the first wall, not
 the only one, and it judges a config the same whichever generator runs it.
 
 Nothing in the config may name a Python object to import. Zensical resolves dotted names in
 Markdown extension options (``toc``/``tabbed``/``blocks.tab`` ``slugify: {object: …, kwds: …}``,
 superfences' and inlinehilite's ``format``/``validator``, emoji's ``emoji_index``) by
-importing them, so any mapping with ``object``/``kwds``, any string where a function is
-expected, and any dotted Python path in extension or plugin options is refused
-(``config-python-object``). Nor may the site sources hold Python (a ``helper.py`` in
-``site_src/`` is importable as ``docs.helper`` from the staged tree): ``site-python-module``.
-A theme template (a file of ``theme.custom_dir``) may include, import or extend only a
-template named by a relative path written out in it: not an absolute path or ``..``
-(``theme-include-path``; Zensical's loader would read the identity file), nor a name built
-while rendering from config or page metadata (``theme-include-dynamic``). ``theme.custom_dir`` must name a folder under ``site_src/`` (a
+importing them, so any mapping with ``object``/``kwds`` and any string where a function is
+expected (in extension or plugin options), and any dotted Python path in extension options,
+is refused (``config-python-object``). Nor may the site sources hold Python (a
+``helper.py`` in ``site_src/`` is importable as ``docs.helper`` from the staged tree):
+``site-python-module``. A theme template (a file of ``theme.custom_dir``) may include,
+import or extend only a template named by a relative path written out in it: not an
+absolute path or ``..`` (``theme-include-path``; Zensical's loader would read the identity
+file), nor a name built while rendering from config or page metadata
+(``theme-include-dynamic``).
+
+``theme.custom_dir`` must name a folder under ``site_src/`` (a
 template folder anywhere else could be ``.`` or ``keys/``, and mkdocs copies a theme
 folder's files into the site). Anything the site would load from another host is refused,
 naming the key: ``extra_javascript`` / ``extra_css`` URLs, ``extra.analytics``, web fonts

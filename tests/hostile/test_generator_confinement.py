@@ -9,7 +9,7 @@ identity file by an absolute or relative path. Each route is refused twice here:
 - by the site guard, on the config and sources themselves, for every generator, with the
   exact reason (``config-python-object``, ``site-python-module``, ``theme-include-path``,
   ``theme-include-dynamic``), before the build reads any bundle;
-- by the confinement (``builder/render/confinement.py``): the child started the way the build
+- by the confinement (``render/confinement.py``): the child started the way the build
   starts it reads the staged tree and nothing else, not an ancestor's /proc entries, and the
   build is non-dumpable while it holds a secret. The slow cases run both real generators,
   with the guard bypassed, on a small staged tree that tries each route.
