@@ -1,7 +1,8 @@
 """Every reason code Sealboard raises is published, with who raises it and what to do.
 
 The codes are collected from the source: a ``reason=`` keyword, a ``reason = …`` class
-attribute (the error tree's defaults) and a ``Rejection(where, reason, …)`` argument.
+attribute (the error tree's defaults) and a ``Rejection(where, reason, …)`` or site guard
+``Finding(where, reason, …)`` argument.
 Codes built from a template (``f"{stage}-failed"``) are expanded here by hand, so a new
 template fails the test until its expansions are listed.
 """
@@ -32,8 +33,8 @@ def _codes_in_source() -> tuple[set[str], set[str]]:
                 values.append(node.value)
             elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "reason" for t in node.targets):
                 values.append(node.value)
-            elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Rejection" and len(node.args) >= 2:
-                values.append(node.args[1])
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("Rejection", "Finding") and len(node.args) >= 2:
+                values.append(node.args[1])  # Rejection(where, reason, …); the site guard's Finding(where, reason, …)
             for value in values:
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     codes.add(value.value)

@@ -35,6 +35,7 @@ from builder.pipeline.ungraded import refuse_ungraded
 from builder.release.identity import published_identities
 from builder.release.status import release_states
 from builder.release.transcripts import screen_transcripts
+from builder.render.confinement import hold_secrets
 from builder.render.site_guard import refuse_unsafe_site
 from builder.report.records import BenchmarkState, BuildReport, Progress
 from builder.trust.registry import load_registry
@@ -115,6 +116,10 @@ def build(
     out = (out or root / "site").resolve()
     now = now or datetime.now(timezone.utc)
     identities = identities or []
+    if identities or build_key is not None or os.environ.get("SEALBOARD_IDENTITY") or os.environ.get("SEALBOARD_BUILD_KEY"):
+        # A secret is in this process (memory, environment): no other process of this user
+        # (the site generator's child least of all) may read its /proc entries (builder.render.confinement).
+        hold_secrets()
     report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=as_of, registry=None)
     # Judged at `now` (or as_of); stamped with the commit's time (or SOURCE_DATE_EPOCH), so
     # two builds of one commit are byte-identical (builder.pipeline.source_time says why two).
@@ -223,7 +228,8 @@ def build(
         staged = isolate_render(report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections))
     _check_strict(report, strict)
     # The generator runs theme templates a reviewed change may alter: it gets a fresh child
-    # process with an allow-listed environment (no identity, no token; render/generator.py).
+    # process with an allow-listed environment (no identity, no token), confined by Landlock
+    # to the staged tree and the Python installation (render/generator.py, render/confinement.py).
     # Nothing after this point needs an identity, so the build's own references go first.
     # The build key stays in this process for the publish stage's signature: the child is a
     # fresh interpreter (exec) with an allow-listed environment, so it never sees it.

@@ -1,6 +1,8 @@
 """Render: board data (JSON/CSV), the Markdown pages made from that same data, the site.
 
 - ``charts``: Chart specs for sealboard.js: each board charts its own dimension
+- ``confinement``: Landlock for the site generator's child (it sees only the staged tree), and
+  non-dumpable for the build while it holds a secret
 - ``compare``: The compare page of a benchmark: 2–5 models side by side on every board
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
 - ``eee_export``: `sealboard export eee DIR`: a built site's Every Eval Ever records merged into

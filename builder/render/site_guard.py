@@ -10,9 +10,25 @@ strict loader (no tags at all) and every key, plugin and Markdown extension must
 allow-list; ``pymdownx.snippets`` is refused outright (no setting of it is safe enough to
 be worth checking: ``base_path`` defaults to the working directory, the instance root).
 
-The site generator itself runs in a child process holding nothing secret, with Jinja
-sandboxed (``render/generator.py``, ``render/jinja_sandbox.py``); the guard is the first
-wall, not the only one. ``theme.custom_dir`` must name a folder under ``site_src/`` (a
+The site generator itself runs in a child process holding nothing secret, confined to the
+staged tree by Landlock, with Jinja sandboxed (``render/generator.py``,
+``render/confinement.py``, ``render/jinja_sandbox.py``); the guard is the first wall, not
+the only one, and it judges a config the same whichever generator runs it.
+
+Nothing in the config may name a Python object to import. Zensical resolves dotted names in
+Markdown extension options (``toc``/``tabbed``/``blocks.tab`` ``slugify: {object: …, kwds: …}``,
+superfences' and inlinehilite's ``format``/``validator``, emoji's ``emoji_index``) by
+importing them, so any mapping with ``object``/``kwds`` and any string where a function is
+expected (in extension or plugin options), and any dotted Python path in extension options,
+is refused (``config-python-object``). Nor may the site sources hold Python (a
+``helper.py`` in ``site_src/`` is importable as ``docs.helper`` from the staged tree):
+``site-python-module``. A theme template (a file of ``theme.custom_dir``) may include,
+import or extend only a template named by a relative path written out in it: not an
+absolute path or ``..`` (``theme-include-path``; Zensical's loader would read the identity
+file), nor a name built while rendering from config or page metadata
+(``theme-include-dynamic``).
+
+``theme.custom_dir`` must name a folder under ``site_src/`` (a
 template folder anywhere else could be ``.`` or ``keys/``, and mkdocs copies a theme
 folder's files into the site). Anything the site would load from another host is refused,
 naming the key: ``extra_javascript`` / ``extra_css`` URLs, ``extra.analytics``, web fonts
@@ -32,6 +48,7 @@ reports the same findings from git objects that the build refuses on disk.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import re
 import stat
@@ -39,6 +56,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from jinja2 import Environment, TemplateSyntaxError, nodes
 
 from builder.config import benchmark_of
 from builder.errors import BuilderError
@@ -48,6 +67,7 @@ MKDOCS_CONFIG = "mkdocs.yml"
 SITE_SRC = "site_src"
 GITATTRIBUTES = ".gitattributes"
 MAX_MKDOCS_BYTES = 256 << 10
+MAX_TEMPLATE_BYTES = 1 << 20  # larger theme files are assets (images, fonts), not templates
 
 # Top-level mkdocs keys that configure presentation only. Not here on purpose: `hooks`
 # (imports Python), `INHERIT` (reads another file), `watch`/`dev_addr` (serve only),
@@ -99,6 +119,18 @@ GENERATED_DIRS = frozenset({"search", "attestation"})
 OVERRIDE_TEMPLATES = frozenset({"main.html"})
 # Keys whose value may name a file the browser fetches: a URL there loads it from another host.
 ASSET_KEYS = (("theme", "logo"), ("theme", "favicon"))
+# Option names whose value is a function (Python-Markdown, pymdownx, Zensical's resolver): from
+# YAML without tags such a value can only be a name for Zensical to import.
+CALLABLE_OPTIONS = frozenset({"format", "validator", "slugify", "emoji_generator", "emoji_index", "formatter", "callback", "function"})
+# The pymdownx form of "import this and call it": {object: "module.name", kwds: {...}}.
+OBJECT_FORM_KEYS = frozenset({"object", "kwds"})
+# A dotted Python path ("os.system", "docs.helper.evil") or an entry point ("pkg.mod:attr").
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?|[A-Za-z_]\w*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+# Files Python imports (importlib's suffixes: .py, .pyc, extension modules) and the path files
+# site.py reads: none belongs in the site sources.
+PYTHON_SUFFIXES = (*importlib.machinery.all_suffixes(), ".pyw", ".pth")
+# Jinja statements that load another template by name (Zensical's minijinja has the same four).
+_TEMPLATE_LOADS = (nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)
 
 
 @dataclass(frozen=True)
@@ -132,9 +164,11 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
     try:
         config = loads_yaml(data, where)
     except BuilderError as exc:
-        reason = "mkdocs-yaml-tag" if exc.reason == "yaml-tag" else "mkdocs-config"
         line = f" (line {exc.line})" if exc.line else ""
-        return [Finding(where, reason, exc.message + line, "mkdocs.yml may use no YAML tags (!ENV, !!python/…, !relative), anchors or duplicate keys")]
+        hint = "mkdocs.yml may use no YAML tags (!ENV, !!python/…, !relative), anchors or duplicate keys"
+        if exc.reason == "yaml-tag":
+            return [Finding(where, "mkdocs-yaml-tag", exc.message + line, hint)]
+        return [Finding(where, "mkdocs-config", exc.message + line, hint)]
     if not isinstance(config, dict):
         return [Finding(where, "mkdocs-config", "must be a mapping", "see mkdocs' configuration docs")]
     out: list[Finding] = []
@@ -157,14 +191,74 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
     if isinstance(theme, dict) and theme.get("custom_dir") is not None:
         out += _check_dir_setting(theme["custom_dir"], where, "theme.custom_dir", under=SITE_SRC)
     out += _check_external(config, theme, where)
-    for name, _ in _named_entries(config.get("plugins"), where, "plugins", out):
+    for name, options in _named_entries(config.get("plugins"), where, "plugins", out):
         if name not in ALLOWED_PLUGINS:
             out.append(Finding(where, "plugin-not-allowed", f"plugin {name!r} is not on the allow-list (plugins run code)", f"allowed: {', '.join(sorted(ALLOWED_PLUGINS))}"))
-    for name, _ in _named_entries(config.get("markdown_extensions"), where, "markdown_extensions", out):
+        out += check_python_objects(options, where, f"plugins.{name}", dotted=False)  # file names (tags_file: tags.md) look dotted
+    for name, options in _named_entries(config.get("markdown_extensions"), where, "markdown_extensions", out):
+        out += check_python_objects(options, where, f"markdown_extensions.{name}")
         if name == "pymdownx.snippets":
             out.append(Finding(where, "mkdocs-snippets", "pymdownx.snippets pastes files (e.g. /proc/self/environ, keys/) into pages", "remove it; write the text into the page"))
         elif name not in ALLOWED_EXTENSIONS:
             out.append(Finding(where, "extension-not-allowed", f"Markdown extension {name!r} is not on the allow-list", "use one of the text-only extensions listed on the maintainers' page"))
+    return out
+
+
+def check_python_objects(options: Any, where: str, key: str, dotted: bool = True) -> list[Finding]:
+    """Findings for every place in an extension's or plugin's options that names a Python
+    object to import: the ``{object: …, kwds: …}`` form, a string where a function is
+    expected, or (``dotted``) any dotted Python path. mkdocs wants a function there (which YAML without
+    tags cannot give); Zensical imports the name and calls it."""
+    out = []
+    stack: list[tuple[str, Any]] = [(key, options)]
+    while stack:
+        at, value = stack.pop()
+        if isinstance(value, dict):
+            named = sorted(OBJECT_FORM_KEYS & {k for k in value if isinstance(k, str)})
+            if named:
+                out.append(Finding(where, "config-python-object", f"{at} has {'/'.join(named)}: names a Python object for the generator to import and call",
+                                   "remove it: the site's settings may not run code; use the extension's defaults"))
+            stack += [(f"{at}.{k}", v) for k, v in reversed(value.items()) if k not in OBJECT_FORM_KEYS]
+        elif isinstance(value, list):
+            stack += [(f"{at}[{i}]", v) for i, v in reversed(list(enumerate(value)))]
+        elif isinstance(value, str):
+            last = at.rsplit(".", 1)[-1]
+            if last in CALLABLE_OPTIONS or (dotted and _DOTTED.fullmatch(value.strip())):
+                out.append(Finding(where, "config-python-object", f"{at} is {value!r}: a name the generator would import and call",
+                                   "remove the setting: the site's settings may not name Python code"))
+    return out
+
+
+def check_theme_template(path: str, data: bytes) -> list[Finding]:
+    """Findings for one theme file: every template it includes, imports or extends must be
+    named by a relative path written out in it, inside the theme (no absolute path, no
+    ``..``), never by a name built while rendering (config or page metadata could steer it)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return []  # not text: both generators read templates as UTF-8, so it cannot be one
+    if "{%" not in text:
+        return []
+    try:
+        tree = Environment().parse(text)
+    except TemplateSyntaxError as exc:
+        return [Finding(path, "theme-template-syntax", f"line {exc.lineno}: does not parse as a Jinja template ({exc.message})",
+                        "fix the template (mkdocs and Zensical both read it as Jinja)")]
+    out = []
+    for node in tree.find_all(_TEMPLATE_LOADS):
+        if not isinstance(node, nodes.Include | nodes.Import | nodes.FromImport | nodes.Extends):
+            continue
+        target = node.template
+        names = target.items if isinstance(target, nodes.List | nodes.Tuple) else [target]
+        for name in names:
+            if not (isinstance(name, nodes.Const) and isinstance(name.value, str)):
+                out.append(Finding(path, "theme-include-dynamic", f"line {node.lineno}: loads a template whose name is built while rendering; "
+                                   "config or page metadata could steer it to any file", 'write the name out, e.g. {% include "partials/footer.html" %}'))
+                continue
+            parts = PurePosixPath(name.value).parts
+            if name.value.startswith(("/", "\\", "~")) or "\\" in name.value or ".." in parts or re.match(r"[A-Za-z]:", name.value):
+                out.append(Finding(path, "theme-include-path", f"line {node.lineno}: loads {name.value!r}, outside the theme",
+                                   "name a template of the theme by a relative path without '..'"))
     return out
 
 
@@ -279,6 +373,9 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
         elif kind != "file":
             out.append(Finding(path, "site-not-a-file", "is not a regular file", "commit a regular file"))
         parts = PurePosixPath(path).parts
+        if path.endswith(PYTHON_SUFFIXES) or "__pycache__" in parts:
+            out.append(Finding(path, "site-python-module", "is Python the site generator could import (the staged tree holds the site sources)",
+                               "remove it; to publish a script, commit it with another extension (e.g. .py.txt)"))
         theme = bool(theme_parts) and parts[: len(theme_parts)] == theme_parts
         base = theme_parts if theme else (SITE_SRC,)
         if parts[: len(base)] == base and len(parts) > len(base):
@@ -351,7 +448,13 @@ def check_instance(root: Path, benchmarks: Iterable[str], out_dir: Path | None =
             parsed = None
         custom = custom_dir_of(parsed)
     # custom_dir lies under site_src/, so this one walk covers it (judged as theme files).
-    findings += check_site_paths(_walk(root, SITE_SRC), benchmarks, custom)
+    entries = list(_walk(root, SITE_SRC))
+    findings += check_site_paths(entries, benchmarks, custom)
+    if custom is not None:
+        prefix = custom.rstrip("/") + "/"
+        for path, kind in entries:
+            if kind == "file" and path.startswith(prefix) and (root / path).stat().st_size <= MAX_TEMPLATE_BYTES:
+                findings += check_theme_template(path, (root / path).read_bytes())
     for path in _gitattributes_files(root):
         findings += check_gitattributes(path, (root / path).read_bytes())
     return findings

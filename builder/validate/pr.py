@@ -58,11 +58,13 @@ from builder.leakscan.labkeys import refuse_key_text
 from builder.leakscan.rejections import withhold_where
 from builder.render.site_guard import (
     GITATTRIBUTES,
+    MAX_TEMPLATE_BYTES,
     MKDOCS_CONFIG,
     SITE_SRC,
     check_gitattributes,
     check_mkdocs_config,
     check_site_paths,
+    check_theme_template,
     custom_dir_of,
 )
 from builder.strict import loads_yaml
@@ -518,14 +520,19 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
         # A PR that points custom_dir at a folder judges every file already in it too.
         entries.update({p: e for p, e in head_tree.items() if p.startswith(custom.rstrip("/") + "/")})
     findings = []
+    # The theme's templates: what each includes, imports or extends (the guard's template rule).
+    theme = {p: e for p, e in entries.items() if custom is not None and p.startswith(custom.rstrip("/") + "/") and e.mode in (MODE_FILE, MODE_EXEC)}
+    blobs.update(repo.blobs([e.oid for e in theme.values()]))
     for path, e in entries.items():
         if path == MKDOCS_CONFIG and e.mode in (MODE_FILE, MODE_EXEC):
             findings += check_mkdocs_config(blobs[e.oid])
         elif path.rsplit("/", 1)[-1] == GITATTRIBUTES and e.mode in (MODE_FILE, MODE_EXEC):
             findings += check_gitattributes(path, blobs[e.oid])
+        elif path in theme and len(blobs[e.oid]) <= MAX_TEMPLATE_BYTES:
+            findings += check_theme_template(path, blobs[e.oid])
     kinds = [(p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other") for p, e in entries.items() if p.startswith(SITE_SRC + "/")]
-    # Links and odd modes are reported by step 1 already; here only what a file's place means.
-    findings += [f for f in check_site_paths(kinds, benchmarks, custom) if f.reason == "shadows-generated"]
+    # Links and odd modes are reported by step 1 already; here only what a file's place and name mean.
+    findings += [f for f in check_site_paths(kinds, benchmarks, custom) if f.reason in ("shadows-generated", "site-python-module")]
     for f in findings:
         report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
 

@@ -403,3 +403,25 @@ def test_pointing_custom_dir_at_a_folder_with_a_main_template_is_refused(repo: R
     commit(repo, "use it as the theme folder")
     report = validate(repo.root, target, "HEAD", now=NOW)
     assert ("site_src/theme/main.html", "shadows-generated") in [(p.path, p.reason) for p in report.problems], report.markdown()
+
+
+def test_python_in_the_site_and_theme_includes_outside_it_are_refused_on_the_pr(repo: Repo) -> None:
+    """Issue 44, class 1: what the build's site guard refuses (tests/hostile/test_generator_confinement.py),
+    validate says on the PR: a helper module in site_src/, a toc slugify naming it, a partial
+    including the identity by path. Control: a partial naming a theme template passes."""
+    config = repo.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  name: material\n", "  name: material\n  custom_dir: site_src/overrides\n", 1))
+    (repo.root / "site_src/overrides/partials").mkdir(parents=True)
+    (repo.root / "site_src/overrides/partials/footer.html").write_text('{% include "partials/copyright.html" %}\n')
+    commit(repo, "maintainers: a theme folder")
+    target = git(repo.root, "rev-parse", "HEAD")
+    assert [p for p in validate(repo.root, "HEAD~1", "HEAD", now=NOW).problems if p.reason != "maintainer-review"] == []
+    (repo.root / "site_src/helper.py").write_text("def evil(**kwds):\n    return str\n")
+    config.write_text(config.read_text() + "  - pymdownx.tabbed:\n      slugify: {object: docs.helper.evil, kwds: {}}\n")
+    (repo.root / "site_src/overrides/partials/header.html").write_text('<header>{% include "../../../keys/demo/identity.txt" %}</header>\n')
+    commit(repo, "a reviewed site change")
+    report = validate(repo.root, target, "HEAD", now=NOW)
+    found = sorted((p.path, p.reason) for p in report.problems if p.reason != "maintainer-review")
+    assert found == [("mkdocs.yml", "config-python-object"), ("site_src/helper.py", "site-python-module"),
+                     ("site_src/overrides/partials/header.html", "theme-include-path")], report.markdown()  # fmt: skip
+    assert not report.ok
