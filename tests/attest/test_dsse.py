@@ -36,6 +36,7 @@ from builder.attest.verify import verify_site
 from builder.errors import BuilderError
 from builder.pipeline.attestation import generator_packages
 from builder.trust.sshkeys import PrivateKey, PublicKey, generate_ed25519, load_private_key
+from tests.attest.test_verify_site import copy, refused
 
 SCHEMA = Draft202012Validator(json.loads((Path(slsa_formats.__file__).parent / "provenance-v1.schema.json").read_text()))
 
@@ -239,16 +240,6 @@ def test_the_deploys_envelopes_verify_with_securesystemslib(history):
     assert all(deps[name]["uri"] == f"pkg:pypi/{name.lower()}@{v}" for name, v in pred["generator"]["packages"].items())
 
 
-def copy(site: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "site"
-    shutil.copytree(site, out)
-    return out
-
-
-def refused(site: Path, root: Path) -> str:
-    with pytest.raises(BuilderError) as exc:
-        verify_site(site, root)
-    return exc.value.reason
 
 
 def resign_envelope(site: Path, name: str, key: PrivateKey, payload: bytes) -> None:
