@@ -33,7 +33,9 @@ from pathlib import Path
 
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError, ReleaseError, SecretError
+from builder.release.identity_file import released_identity_text
 from builder.release.status import RELEASED, ReleaseState
+from builder.release.timelock import open_timelock
 from builder.trust.seal import Identity, load_identity
 
 RELEASED_KEYS_DIR = Path("keys") / "released"
@@ -73,16 +75,6 @@ def publish_identity(root: Path, config: BenchmarkConfig, state: ReleaseState, i
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(released_identity_text(config, key))
     return path
-
-
-def released_identity_text(config: BenchmarkConfig, key: Identity) -> str:
-    """The published identity file of a version: only its embargo key. The time-lock
-    (builder.release.timelock) encrypts these same bytes."""
-    return (
-        f"# The embargo identity of {config.id} version {config.version}, published at its full release.\n"
-        f"# Anyone may decrypt this version's sealed files with it (age -d -i THIS_FILE FILE.age).\n"
-        + key.select(config.embargo_recipient).reveal_secret()
-    )
 
 
 def published_identities(
@@ -129,8 +121,6 @@ def published_identities(
 
 def _timelocked(root: Path, config: BenchmarkConfig, state: ReleaseState, relay: str | None) -> tuple[list[Identity], list[BuilderError]]:
     """The identity out of the newest time-locked statement in force that opens (or why none does)."""
-    from builder.release.timelock import open_timelock
-
     locked = sorted((v.statement for v in state.effective if v.statement and v.statement.timelock),
                     key=lambda st: st.not_before, reverse=True)
     problems: list[BuilderError] = []

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError, ReleaseError, SecretError
-from builder.release.identity import released_identity_text
+from builder.release.identity_file import released_identity_text
 from builder.release.statement import BEACON_SUFFIX, TLE_SUFFIX, Statement, Timelock, release_dir
 from builder.timelock import tle
 from builder.timelock.beacon import beacon_json, check_round_reached, fetch_beacon, verified_signature
