@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -126,6 +127,10 @@ def test_status_shows_the_round_and_its_time(locked: Locked) -> None:
     result = CliRunner().invoke(main, ["release", "status", "--root", str(locked.inst.root), "--as-of", "2027-01-01T00:00:00Z"])
     assert result.exit_code == 0, result.output
     assert f"time-locked to round {locked.round} (≈ {locked.due:%Y-%m-%d %H:%M:%S} UTC)" in result.output
+    as_json = CliRunner().invoke(main, ["release", "status", "--root", str(locked.inst.root), "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    tl = orjson.loads(as_json.output)["soohak"]["statements"][0]["timelock"]
+    assert (tl["round"], tl["chain_hash"], tl["due"]) == (locked.round, locked.chain.hash, f"{locked.due:%Y-%m-%dT%H:%M:%SZ}")
 
 
 # --- opening ------------------------------------------------------------------------------
