@@ -51,6 +51,11 @@ def test_timelocked_release_publishes_with_no_maintainer_and_no_secret(tmp_path:
     assert sorted(it["id"] for it in released) == sorted(it["id"] for it in inst.items)
     assert independent_scan(tmp_path / "public", inst.items) == {it["id"] for it in inst.items}  # item text on the pages
 
+    # The "Verify this release" page names the round and the chain, for anyone to open it with stock tle.
+    page = (inst.root / ".sealboard" / "staged" / "pages" / "verify-release.md").read_text()
+    assert f"the embargo identity time-locked to drand round {round_number} (≈ {chain.time_of(round_number):%Y-%m-%dT%H:%M:%SZ}) " \
+           f"of chain `{chain.hash}`" in page
+
     # The maintainers' own authorised build at the same time publishes the same data.
     build(inst.root, tmp_path / "authorised", identities=[inst.identity], now=at)
     a, b = output_bytes(tmp_path / "authorised" / "data"), output_bytes(tmp_path / "public" / "data")
