@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builder.timelock import ibe, tle
 from builder.timelock.chain import QUICKNET
@@ -56,3 +58,24 @@ def test_a_second_stanza_or_a_wrong_shape_is_refused() -> None:
 def test_ibe_refuses_oversized_messages() -> None:
     with pytest.raises(ibe.IBEError):
         ibe.encrypt(QUICKNET.public_key_bytes, b"id", bytes(33))
+
+
+_SEALED = tle.encrypt(b"an identity-sized plaintext\n" * 4, QUICKNET.public_key_bytes, QUICKNET.hash, QUICKNET_ROUND)
+_RAW = tle.dearmor(_SEALED, "x")
+
+
+@settings(max_examples=150, deadline=None)
+@given(at=st.integers(min_value=0, max_value=len(_RAW) - 1), bit=st.integers(min_value=0, max_value=7))
+def test_any_flipped_bit_is_refused_never_misread(at: int, bit: int) -> None:
+    """Invariant: a tle file with any one bit changed never opens (header, stanza, MAC or payload)."""
+    raw = bytearray(_RAW)
+    raw[at] ^= 1 << bit
+    with pytest.raises(tle.TleError):
+        tle.decrypt(bytes(raw), QUICKNET_SIGNATURE, "x")
+
+
+@settings(max_examples=25, deadline=None)
+@given(plain=st.binary(max_size=3000))
+def test_round_trip_property(plain: bytes) -> None:
+    sealed = tle.encrypt(plain, QUICKNET.public_key_bytes, QUICKNET.hash, QUICKNET_ROUND)
+    assert tle.decrypt(sealed, QUICKNET_SIGNATURE, "x") == plain
