@@ -269,3 +269,14 @@ def test_stray_companion_files_are_reported(locked: Locked) -> None:
 
     bad = [f for f in read_statements(locked.inst.root, "soohak") if f.error is not None]
     assert sorted(f.name for f in bad) == ["ghost.beacon.json", "ghost.tle"]
+
+
+def test_release_verify_repo_opens_the_timelock_and_checks_the_dataset(locked: Locked) -> None:
+    from builder.release.check import verify_repo
+
+    at = locked.due + timedelta(seconds=1)
+    assert any("beacon-unavailable" in line or "is missing" in line for line in verify_repo(locked.inst.root, at))  # not yet
+    locked.commit_beacon()
+    lines = verify_repo(locked.inst.root, at)
+    assert not [line for line in lines if line.startswith("problem:")], lines
+    assert any(line.startswith("soohak: the published identity opens dataset test-1; all ") for line in lines), lines
