@@ -250,7 +250,7 @@ def open_timelock_command(root: Path, benchmark: str, beacon_relay: str | None) 
     from builder.config import load_configs
     from builder.release.identity import identity_path, released_identity_text
     from builder.release.status import release_states
-    from builder.release.timelock import open_timelock, round_signature, save_beacon
+    from builder.release.timelock import open_timelock, save_beacon
     from builder.trust.registry import load_registry
 
     root = root.resolve()
@@ -264,11 +264,10 @@ def open_timelock_command(root: Path, benchmark: str, beacon_relay: str | None) 
         raise ReleaseError(f"{benchmark} {config.version} has no time-locked release in force that authorises the identity ({state.summary()})",
                            where=f"leaderboards/{benchmark}.release", reason="not-released")
     st = locked[-1]
-    ident = open_timelock(root, config, st, now, beacon_relay)
-    signature, fetched = round_signature(root, st, beacon_relay)
-    if fetched:
-        click.echo(f"Wrote {save_beacon(root, st, signature).relative_to(root)} (round signature, verified)")
+    opened = open_timelock(root, config, st, now, beacon_relay)
+    if opened.from_relay:
+        click.echo(f"Wrote {save_beacon(root, st, opened.signature).relative_to(root)} (round signature, verified)")
     path = identity_path(root, config.id, config.version)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(released_identity_text(config, ident))
+    path.write_text(released_identity_text(config, opened.identity))
     click.echo(f"Wrote {path.relative_to(root)}; commit it so builds without a secret reproduce the release")

@@ -126,7 +126,7 @@ def _timelocked(root: Path, config: BenchmarkConfig, state: ReleaseState, relay:
     problems: list[BuilderError] = []
     for st in locked:
         try:
-            return [open_timelock(root, config, st, state.clock, relay)], []
+            return [open_timelock(root, config, st, state.clock, relay).identity], []
         except BuilderError as exc:
             problems.append(exc)
     return [], problems

@@ -28,6 +28,7 @@ open-timelock`` writes it to ``keys/released/`` as ``publish-identity`` would.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -66,6 +67,16 @@ def _read(path: Path, where: str, limit: int) -> bytes:
     return path.read_bytes()
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A time-lock opened by :func:`open_timelock` (the only maker): the identity, and the
+    verified round signature that opened it (``from_relay``: not committed yet)."""
+
+    identity: Identity
+    signature: bytes
+    from_relay: bool
+
+
 def round_signature(root: Path, st: Statement, relay: str | None) -> tuple[bytes, bool]:
     """The verified signature of the statement's round, and whether it came from the relay."""
     tl = st.timelock
@@ -80,7 +91,7 @@ def round_signature(root: Path, st: Statement, relay: str | None) -> tuple[bytes
     return verified_signature(fetch_beacon(relay, tl.chain, tl.round), tl.chain, tl.round, f"{relay} round {tl.round}"), True
 
 
-def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: datetime, relay: str | None = None) -> Identity:
+def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: datetime, relay: str | None = None) -> Opened:
     """The embargo identity out of a time-locked statement (steps in the module docstring)."""
     tl = st.timelock
     if tl is None:
@@ -102,7 +113,7 @@ def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: dat
     # 2. Not before the round's time at the build's clock.
     check_round_reached(tl.chain, tl.round, clock, rel)
     # 3. The round's signature, verified against the chain the statement names.
-    signature, _ = round_signature(root, st, relay)
+    signature, from_relay = round_signature(root, st, relay)
     # 4. Decrypt, and the identity must open exactly the recipient signed for.
     plain = tle.decrypt(data, signature, rel)
     try:
@@ -112,7 +123,7 @@ def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: dat
     if ident.recipients != (tl.recipient,) or tl.recipient != config.embargo_recipient:
         raise ReleaseError(f"opens {', '.join(ident.recipients)}, not exactly the embargo recipient {config.embargo_recipient} its statement names",
                            where=rel, reason="timelock-wrong-recipient", hint="the maintainers' route (publish-identity) remains")
-    return ident
+    return Opened(ident, signature, from_relay)
 
 
 def save_beacon(root: Path, st: Statement, signature: bytes) -> Path:
