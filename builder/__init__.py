@@ -19,6 +19,7 @@ below it; tests/test_layout.py checks it):
 - ``config``: leaderboard configs, validated in one place
 - ``scoring``: pure scoring, from frames to boards, and the publication gate
 - ``gitrepo``: git plumbing over an instance repository
+- ``timelock``: drand time-lock encryption (tlock, the ``tle`` format) and verified beacon rounds
 - ``trust``: SSH signatures, the key registry, age keys
 - ``strict``: strict parsing of every untrusted file
 - ``formats``: vendored published schemas (Every Eval Ever 0.3)

@@ -49,9 +49,16 @@ if TYPE_CHECKING:  # the command imports the pipeline when it runs (start-up tim
     "installed beside Sealboard; "
     "see the maintainers' page for what differs).",
 )
+@click.option(
+    "--beacon-relay",
+    "beacon_relay",
+    envvar="SEALBOARD_BEACON_RELAY",
+    help="A drand relay URL (e.g. https://api.drand.sh) to fetch the round signature of a time-locked release whose "
+    "<name>.beacon.json is not committed yet; the signature is verified against the chain the statement names, never trusted.",
+)
 @translate_errors
 def build_command(root: Path, out: Path | None, identity: Path | None, build_key: Path | None, strict: bool, as_of: datetime | None,
-                  site_generator: str) -> None:
+                  site_generator: str, beacon_relay: str | None) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -62,6 +69,7 @@ def build_command(root: Path, out: Path | None, identity: Path | None, build_key
       sealboard build --identity id.txt --as-of 2027-01-15T09:00:00Z   # rehearse a release
       sealboard build --identity id.txt --site-generator zensical
       sealboard build --identity id.txt --build-key /secure/build_key   # a signed deploy
+      sealboard build --beacon-relay https://api.drand.sh   # open a time-locked release, no secret
     """
     from builder.pipeline.build import build, load_build_key, load_identities
     rehearsal = as_of
@@ -70,7 +78,7 @@ def build_command(root: Path, out: Path | None, identity: Path | None, build_key
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
     key = load_build_key(build_key, os.environ.get("SEALBOARD_BUILD_KEY"))
     report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal,
-                   site_generator=site_generator, build_key=key)
+                   site_generator=site_generator, build_key=key, beacon_relay=beacon_relay)
     del key
     summarise(report)
 

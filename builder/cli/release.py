@@ -45,22 +45,51 @@ def release() -> None:
 @click.option("--publish", "publish", default="items,results,transcripts", show_default=True,
               help="What becomes public: items (text, gold answers), results (per-item, opted-in submissions), transcripts (opted-in).")
 @click.option("--name", help="Statement file name (default: from the time and scope).")
+@click.option("--timelock", is_flag=True,
+              help="Also time-lock the embargo identity to the drand beacon round at or after --not-before (NAME.tle beside the "
+                   "statement, tle/tlock-js format): the release then happens with no maintainer at release time. Needs --identity.")
+@click.option("--chain-info", "chain_info", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="With --timelock: the drand chain's /info JSON [default: drand's quicknet, pinned].")
+@click.option("--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="With --timelock: the embargo identity file (or SEALBOARD_IDENTITY).")
 @translate_errors
-def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, publish: str, name: str | None) -> None:
+def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, publish: str, name: str | None, timelock: bool,
+                 chain_info: Path | None, identity: Path | None) -> None:
     """Write a release statement for BENCHMARK's current version.
 
     It flips the switch at --not-before; it publishes nothing by itself and counts only
-    once a threshold of maintainers signed it.
+    once a threshold of maintainers signed it. With --timelock the embargo identity is
+    encrypted to the drand beacon round due at --not-before: once the statement is signed,
+    any build opens it after that round, with no maintainer and no secret.
 
     \b
     Examples:
       sealboard release flip kcsat-ml --not-before 2027-01-15T09:00:00Z
       sealboard release flip livemathematicianbench --not-before 2026-12-01T00:00:00Z --scope editions-through:2026-01
       sealboard release flip soohak --not-before 2027-03-01T00:00:00Z --scope splits:mini --publish items,results
+      sealboard release flip kcsat-ml --not-before 2027-01-15T09:00:00Z --timelock --identity /secure/identity.txt
     """
     from builder.release.admin import flip, parse_publish, parse_scope
 
-    path = flip(root.resolve(), benchmark, _time(not_before), parse_scope(scope), parse_publish(publish), datetime.now(timezone.utc), name)
+    chain = None
+    identities = None
+    if timelock:
+        from builder.pipeline.build import load_identities
+        from builder.strict import loads_json
+        from builder.timelock.chain import QUICKNET, parse_info
+
+        chain = parse_info(loads_json(chain_info.read_bytes(), str(chain_info)), str(chain_info)) if chain_info else QUICKNET
+        identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
+    elif chain_info or identity:
+        raise ReleaseError("--chain-info and --identity go with --timelock", where="release flip", reason="bad-timelock")
+    path = flip(root.resolve(), benchmark, _time(not_before), parse_scope(scope), parse_publish(publish), datetime.now(timezone.utc), name,
+                timelock=chain, identities=identities)
+    if chain is not None:
+        from builder.release.statement import parse_statement
+
+        tl = parse_statement(path.read_bytes(), str(path), path.stem).timelock
+        assert tl is not None
+        click.echo(f"Wrote {path.with_suffix('.tle')}: the embargo identity, {tl.describe()} of chain {chain.hash[:16]}…")
     click.echo(f"Wrote {path}; now have a threshold of maintainers sign it: sealboard release sign {benchmark} --key KEY")
 
 
@@ -119,6 +148,8 @@ def status_command(root: Path, benchmark: str | None, as_of: datetime | None, as
         for v in state.verdicts:
             signed = f" [{signature_count(len(v.signers), v.needed)}]" if v.needed else ""
             click.echo(f"  {v.state}{signed}: {v.message}")
+            if v.statement is not None and v.statement.timelock is not None:
+                click.echo(f"    {v.statement.timelock.describe()}, chain {v.statement.timelock.chain.hash[:16]}…")
 
 
 @release.command("verify")
@@ -198,3 +229,45 @@ def identity_due_command(root: Path, as_of: datetime | None) -> None:
     states = release_states(root, configs, load_registry(root, now), clock, now=now)
     due = [c.id for c in configs if states[c.id].identity_authorised and not identity_path(root, c.id, c.version).exists()]
     click.echo(" ".join(due))
+
+
+@release.command("open-timelock")
+@root_option
+@click.argument("benchmark")
+@click.option("--beacon-relay", "beacon_relay", envvar="SEALBOARD_BEACON_RELAY",
+              help="A drand relay URL to fetch the round signature from (e.g. https://api.drand.sh); verified, never trusted.")
+@translate_errors
+def open_timelock_command(root: Path, benchmark: str, beacon_relay: str | None) -> None:
+    """After the beacon round of a time-locked release, with no secret: verify the round's
+    signature, open the time-locked embargo identity and write it to keys/released/ (as
+    publish-identity would), with the round's signature as NAME.beacon.json for offline builds.
+
+    \b
+    Example (anyone, e.g. the scheduled workflow, then commits both files):
+      sealboard release open-timelock kcsat-ml --beacon-relay https://api.drand.sh
+      git add keys/released leaderboards/kcsat-ml.release && git commit -m "Open the kcsat-ml time-lock"
+    """
+    from builder.config import load_configs
+    from builder.release.identity import identity_path, released_identity_text
+    from builder.release.status import release_states
+    from builder.release.timelock import open_timelock, save_beacon
+    from builder.trust.registry import load_registry
+
+    root = root.resolve()
+    now = datetime.now(timezone.utc)
+    configs = [c for c in load_configs(root) if c.id == benchmark]
+    if not configs:
+        raise ReleaseError(f"no benchmark {benchmark!r}", where="leaderboards/", reason="unknown-benchmark")
+    config, state = configs[0], release_states(root, configs, load_registry(root, now), now)[benchmark]
+    locked = sorted((v.statement for v in state.effective if v.statement and v.statement.timelock), key=lambda st: st.not_before)
+    if not state.identity_authorised or not locked:
+        raise ReleaseError(f"{benchmark} {config.version} has no time-locked release in force that authorises the identity ({state.summary()})",
+                           where=f"leaderboards/{benchmark}.release", reason="not-released")
+    st = locked[-1]
+    opened = open_timelock(root, config, st, now, beacon_relay)
+    if opened.from_relay:
+        click.echo(f"Wrote {save_beacon(root, st, opened.signature).relative_to(root)} (round signature, verified)")
+    path = identity_path(root, config.id, config.version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(released_identity_text(config, opened.identity))
+    click.echo(f"Wrote {path.relative_to(root)}; commit it so builds without a secret reproduce the release")

@@ -111,6 +111,7 @@ def build(
     as_of: datetime | None = None,
     site_generator: str = "mkdocs",
     build_key: PrivateKey | None = None,
+    beacon_relay: str | None = None,
 ) -> BuildReport:
     root = root.resolve()
     out = (out or root / "site").resolve()
@@ -140,9 +141,11 @@ def build(
         check_build_key(registry, build_key, "--build-key / SEALBOARD_BUILD_KEY")
         report.synthetic = (root / "keys" / "demo").is_dir()
         # Release statements, judged at the build's clock (a rehearsal's: as_of), and the
-        # embargo identities published in the repository by full releases.
+        # embargo identities published in the repository by full releases, or opened from a
+        # time-locked statement once its beacon round is signed (the round from the repository,
+        # or from `beacon_relay`).
         report.releases = release_states(root, configs, registry, as_of or now, now=now)
-        published, problems = published_identities(root, configs, report.releases)
+        published, problems = published_identities(root, configs, report.releases, beacon_relay)
         report.rejections += [Rejection(p.where or "keys/released", p.reason, str(p), p.hint) for p in problems]
     recipients = {r for ident in identities for r in ident.recipients}
     if identities and not any(c.embargo_recipient in recipients for c in configs):

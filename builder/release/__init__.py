@@ -12,6 +12,7 @@
 - ``explore``: Items and models, both ways, after a release: the item × model grid and each
   model's per-item results
 - ``identity``: Publishing the embargo identity after a full release, and reading it back
+- ``identity_file``: the text of a published embargo identity file (publish-identity and the time-lock)
 - ``item_rows``: the long row lists of item and model pages, built in Python as one HTML fragment
   each
 - ``outputs``: The data a release in force publishes, under `data/<benchmark>/`
@@ -25,6 +26,7 @@
 - ``statement``: Release statements, format `sealboard-release/1`: parse one strictly, write one
 - ``status``: Every benchmark's release state, with the reasons a maintainer needs to act on
 - ``templating``: the release pages' Jinja environment (release/templates/)
+- ``timelock``: a release no one can stop: the embargo identity time-locked to a drand beacon round
 - ``transcripts``: Opted-in transcripts of released items: read in the build, published as data
   and on item pages
 - ``verify``: Does a release statement take effect? Signatures, digest, registry version, clock

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from builder.config import BenchmarkConfig, load_configs
 from builder.errors import BuilderError, ReleaseError
@@ -12,6 +13,10 @@ from builder.release.status import dataset_facts, registry_docs
 from builder.trust.registry import load_registry
 from builder.trust.sshkeys import PrivateKey, PublicKey, load_private_key
 from builder.trust.sshsig import NS_RELEASE, sign, split_armored, verify
+
+if TYPE_CHECKING:
+    from builder.timelock.chain import Chain
+    from builder.trust.agekeys import Identity
 
 PUBLISH_WORDS = ("items", "results", "transcripts")
 
@@ -43,8 +48,15 @@ def _config(root: Path, benchmark: str) -> BenchmarkConfig:
     return config
 
 
-def flip(root: Path, benchmark: str, not_before: datetime, scope: Scope, publish: Publish, now: datetime, name: str | None = None) -> Path:
-    """Write a release statement for the benchmark's current version (unsigned)."""
+def flip(
+    root: Path, benchmark: str, not_before: datetime, scope: Scope, publish: Publish, now: datetime, name: str | None = None,
+    *, timelock: Chain | None = None, identities: list[Identity] | None = None,
+) -> Path:
+    """Write a release statement for the benchmark's current version (unsigned).
+
+    With ``timelock`` (a drand chain), the embargo identity from ``identities`` is also
+    time-locked to the chain's first round at or after ``not_before`` and written beside the
+    statement as ``<name>.tle`` (builder.release.timelock); the statement binds it."""
     config = _config(root, benchmark)
     facts = dataset_facts(root, config.id, config.version)
     if facts is None or facts.manifest_sha256 is None:
@@ -54,14 +66,25 @@ def flip(root: Path, benchmark: str, not_before: datetime, scope: Scope, publish
     if bad:
         raise ReleaseError(f"dataset {config.version} has no split {bad[0]!r} (it has {', '.join(sorted(facts.splits))})", reason="bad-scope")
     registry = load_registry(root, now)
-    text = statement_text(config.id, config.version, facts.manifest_sha256, registry.version, not_before, scope, publish)
     name = name or f"{not_before:%Y%m%d-%H%M}-" + ("all" if scope.whole else "-".join(scope.splits) or f"through-{scope.editions_through}")
     directory = release_dir(root, config.id)
     path = directory / f"{name}.yaml"
-    parse_statement(text.encode(), str(path.relative_to(root)), name)  # what we write, we can read
     if path.exists():
         raise ReleaseError("already exists", where=str(path.relative_to(root)), reason="exists", hint="choose another --name, or delete it first")
+    locked = None
+    if timelock is not None:
+        from builder.release.timelock import seal_identity
+
+        if not scope.whole or not (publish.items and publish.results and publish.transcripts):
+            raise ReleaseError("--timelock releases the embargo identity, which opens everything: it needs --scope all and "
+                               "--publish items,results,transcripts", reason="bad-timelock")
+        locked = seal_identity(config, identities or [], timelock, not_before, name)
+    text = statement_text(config.id, config.version, facts.manifest_sha256, registry.version, not_before, scope, publish,
+                          locked[0] if locked else None)
+    parse_statement(text.encode(), str(path.relative_to(root)), name)  # what we write, we can read
     directory.mkdir(parents=True, exist_ok=True)
+    if locked is not None:
+        (directory / locked[0].ciphertext).write_bytes(locked[1])
     path.write_text(text)
     return path
 

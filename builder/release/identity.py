@@ -16,6 +16,11 @@ The build honours a published identity only for a benchmark whose release at its
 authorises it: a file committed early is reported and ignored (the embargo is
 then broken anyway — rotate the embargo key — but the site never treats it as a release).
 
+A release scheduled with ``--timelock`` needs no one at release time: its statement carries
+the identity encrypted to a drand beacon round, and once that round is signed any build
+opens it (builder.release.timelock) and uses it exactly as a published one; ``sealboard
+release open-timelock`` then writes the file here, as publish-identity would.
+
 Nothing else opens with it: results and transcripts a lab does not opt to publish are
 sealed to the benchmark's private results key, never published (builder.bundles.sealing),
 and each benchmark version has its own embargo key. Only the embargo key is written here,
@@ -28,7 +33,9 @@ from pathlib import Path
 
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError, ReleaseError, SecretError
+from builder.release.identity_file import released_identity_text
 from builder.release.status import RELEASED, ReleaseState
+from builder.release.timelock import open_timelock
 from builder.trust.seal import Identity, load_identity
 
 RELEASED_KEYS_DIR = Path("keys") / "released"
@@ -66,24 +73,27 @@ def publish_identity(root: Path, config: BenchmarkConfig, state: ReleaseState, i
         )
     path = identity_path(root, config.id, config.version)
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = (
-        f"# The embargo identity of {config.id} version {config.version}, published at its full release.\n"
-        f"# Anyone may decrypt this version's sealed files with it (age -d -i THIS_FILE FILE.age).\n"
-    )
-    path.write_text(header + key.select(config.embargo_recipient).reveal_secret())
+    path.write_text(released_identity_text(config, key))
     return path
 
 
 def published_identities(
-    root: Path, configs: list[BenchmarkConfig], states: dict[str, ReleaseState]
+    root: Path, configs: list[BenchmarkConfig], states: dict[str, ReleaseState], relay: str | None = None
 ) -> tuple[list[Identity], list[BuilderError]]:
-    """Identities published in the repository for releases that authorise them, and problems."""
+    """Identities published for releases that authorise them, and problems: the file in
+    keys/released/, else the time-lock of a statement in force (round signature from the
+    repository, or from ``relay`` when given)."""
     found: list[Identity] = []
     problems: list[BuilderError] = []
     for config in configs:
         path = identity_path(root, config.id, config.version)
         rel = str(path.relative_to(root))
         if not (path.exists() or path.is_symlink()):
+            state = states.get(config.id)
+            if state is not None and state.identity_authorised:
+                opened, problem = _timelocked(root, config, state, relay)
+                found += opened
+                problems += problem
             continue
         state = states.get(config.id)
         if state is None or not state.identity_authorised:
@@ -107,3 +117,16 @@ def published_identities(
             continue
         found.append(ident)
     return found, problems
+
+
+def _timelocked(root: Path, config: BenchmarkConfig, state: ReleaseState, relay: str | None) -> tuple[list[Identity], list[BuilderError]]:
+    """The identity out of the newest time-locked statement in force that opens (or why none does)."""
+    locked = sorted((v.statement for v in state.effective if v.statement and v.statement.timelock),
+                    key=lambda st: st.not_before, reverse=True)
+    problems: list[BuilderError] = []
+    for st in locked:
+        try:
+            return [open_timelock(root, config, st, state.clock, relay).identity], []
+        except BuilderError as exc:
+            problems.append(exc)
+    return [], problems

@@ -20,6 +20,21 @@ A file looks like::
       items: true                             # item text and gold answers
       results: true                           # per-item results of opted-in submissions
       transcripts: true                       # transcripts of opted-in submissions
+    timelock:                                 # optional: the embargo identity time-locked to a beacon round
+      chain:                                  # the drand chain (quicknet by default)
+        hash: 52db9ba7…
+        public_key: 83cf0f28…                 # compressed G2 point, hex
+        period: 3
+        genesis_time: 1692803367
+        scheme: bls-unchained-g1-rfc9380
+      round: 23456789                         # the first round at or after not_before
+      ciphertext: <name>.tle                  # beside the statement (tle/tlock-js format)
+      ciphertext_sha256: 9b0e…
+      recipient: age1…                        # the embargo recipient the identity must open
+
+A time-lock is allowed only on a statement that authorises everything the identity opens
+(scope ``all``, publishing items, results and transcripts: ``ReleaseState.identity_authorised``)
+and only to a round due at or after ``not_before``. Opening it is ``builder.release.timelock``.
 
 Whether a statement takes effect is ``builder.release.verify``'s job, not this module's.
 """
@@ -34,6 +49,7 @@ from typing import Any
 
 from builder.errors import BuilderError, ParseError, ReleaseError
 from builder.strict import IDENTIFIER_RE, check_fields, loads_yaml
+from builder.timelock.chain import Chain, parse_chain
 from builder.trust.registry_format import format_time, parse_time
 
 FORMAT = "sealboard-release/1"
@@ -45,6 +61,10 @@ _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])\Z")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}\Z")
 _FIELDS = {"format", "benchmark", "version", "dataset_manifest_sha256", "registry_version", "not_before", "scope", "publish"}
+_TIMELOCK_FIELDS = ("chain", "round", "ciphertext", "ciphertext_sha256", "recipient")
+TLE_SUFFIX = ".tle"  # the time-locked identity beside <name>.yaml
+BEACON_SUFFIX = ".beacon.json"  # the round's signature, committed for offline builds
+_COMPANIONS = (".yaml" + SIG_SUFFIX, TLE_SUFFIX, BEACON_SUFFIX)
 _PUBLISH = ("items", "results", "transcripts")
 
 
@@ -82,6 +102,20 @@ class Publish:
 
 
 @dataclass(frozen=True)
+class Timelock:
+    """The embargo identity encrypted to a beacon round (bound by the statement's signatures)."""
+
+    chain: Chain
+    round: int
+    ciphertext: str  # file name beside the statement: <name>.tle
+    ciphertext_sha256: str
+    recipient: str  # age1…: the identity must open exactly this recipient
+
+    def describe(self) -> str:
+        return f"time-locked to round {self.round} (≈ {self.chain.time_of(self.round):%Y-%m-%d %H:%M:%S} UTC)"
+
+
+@dataclass(frozen=True)
 class Statement:
     """One parsed statement. Parsed is not trusted: see builder.release.verify."""
 
@@ -95,6 +129,7 @@ class Statement:
     publish: Publish
     path: str  # relative to the instance root
     data: bytes  # the exact signed bytes
+    timelock: Timelock | None = None
 
 
 def release_dir(root: Path, benchmark: str) -> Path:
@@ -132,11 +167,42 @@ def _publish(value: Any, where: str) -> Publish:
     return Publish(**obj)
 
 
+def _timelock(value: Any, where: str, name: str, not_before: datetime, scope: Scope, publish: Publish) -> Timelock:
+    from builder.trust.agekeys import parse_recipient
+
+    obj = check_fields(value, _TIMELOCK_FIELDS, where=where, context="timelock")
+
+    def bad(message: str, hint: str | None = None) -> ParseError:
+        return ParseError(f"timelock: {message}", where=where, reason="bad-timelock", hint=hint)
+
+    chain = parse_chain(obj["chain"], where)
+    rnd = obj["round"]
+    if type(rnd) is not int or rnd < 1:
+        raise bad("round must be an integer >= 1")
+    if chain.time_of(rnd) < not_before:
+        raise bad(f"round {rnd} is due {chain.time_of(rnd):%Y-%m-%d %H:%M:%S} UTC, before not_before: the identity would open early",
+                  hint="use the first round at or after not_before (sealboard release flip --timelock does)")
+    if obj["ciphertext"] != name + TLE_SUFFIX:
+        raise bad(f"ciphertext must be {name + TLE_SUFFIX!r}, the file beside the statement")
+    if not isinstance(obj["ciphertext_sha256"], str) or not _HEX64.match(obj["ciphertext_sha256"]):
+        raise bad("ciphertext_sha256 must be 64 lower-case hex digits")
+    if not scope.whole or not (publish.items and publish.results and publish.transcripts):
+        raise bad("a time-locked identity opens everything sealed to the embargo key, so the statement must have scope `all` "
+                  "and publish items, results and transcripts")
+    if not isinstance(obj["recipient"], str):
+        raise bad("recipient must be an age1… recipient")
+    try:
+        recipient = parse_recipient(obj["recipient"], where)
+    except BuilderError as exc:
+        raise bad(exc.message) from None
+    return Timelock(chain, rnd, obj["ciphertext"], obj["ciphertext_sha256"], recipient)
+
+
 def parse_statement(data: bytes, where: str, name: str) -> Statement:
     """Parse one statement's bytes strictly; every problem is a ParseError naming the file."""
     if len(data) > MAX_STATEMENT_BYTES:
         raise ParseError(f"is larger than {MAX_STATEMENT_BYTES} bytes", where=where, reason="too-large")
-    obj = check_fields(loads_yaml(data, where), _FIELDS, where=where, context="release statement")
+    obj = check_fields(loads_yaml(data, where), _FIELDS, ("timelock",), where=where, context="release statement")
     if obj["format"] != FORMAT:
         raise ParseError(f"format must be {FORMAT!r}, not {obj['format']!r}"[:160], where=where, reason="bad-format")
     for key in ("benchmark", "version", "dataset_manifest_sha256"):
@@ -150,27 +216,34 @@ def parse_statement(data: bytes, where: str, name: str) -> Statement:
     rv = obj["registry_version"]
     if type(rv) is not int or rv < 1:
         raise ParseError("registry_version must be an integer >= 1", where=where, reason="wrong-type")
+    not_before = parse_time(obj["not_before"], where, "not_before")
+    scope, publish = _scope(obj["scope"], where), _publish(obj["publish"], where)
     return Statement(
         name=name,
         benchmark=obj["benchmark"],
         version=obj["version"],
         dataset_manifest_sha256=obj["dataset_manifest_sha256"],
         registry_version=rv,
-        not_before=parse_time(obj["not_before"], where, "not_before"),
-        scope=_scope(obj["scope"], where),
-        publish=_publish(obj["publish"], where),
+        not_before=not_before,
+        scope=scope,
+        publish=publish,
         path=where,
         data=data,
+        timelock=_timelock(obj["timelock"], where, name, not_before, scope, publish) if "timelock" in obj else None,
     )
 
 
 def statement_text(
-    benchmark: str, version: str, digest: str, registry_version: int, not_before: datetime, scope: Scope, publish: Publish
+    benchmark: str, version: str, digest: str, registry_version: int, not_before: datetime, scope: Scope, publish: Publish,
+    timelock: Timelock | None = None,
 ) -> str:
     """The canonical text `release flip` writes (and the parser reads back identically)."""
     import yaml
 
     scope_text = yaml.safe_dump({"scope": scope.to_yaml()}, sort_keys=False, default_flow_style=False)
+    timelock_text = "" if timelock is None else yaml.safe_dump({"timelock": {
+        "chain": timelock.chain.to_yaml(), "round": timelock.round, "ciphertext": timelock.ciphertext,
+        "ciphertext_sha256": timelock.ciphertext_sha256, "recipient": timelock.recipient}}, sort_keys=False, default_flow_style=False)
     return (
         f"# Release statement: takes effect at not_before once a threshold of maintainers signed it\n"
         f"# (sealboard release sign {benchmark} --key KEY, or ssh-keygen -Y sign -n sealboard-release).\n"
@@ -185,6 +258,7 @@ def statement_text(
         f"  items: {str(publish.items).lower()}\n"
         f"  results: {str(publish.results).lower()}\n"
         f"  transcripts: {str(publish.transcripts).lower()}\n"
+        f"{timelock_text}"
     )
 
 
@@ -223,15 +297,19 @@ def read_statements(root: Path, benchmark: str) -> list[StatementFile]:
     names = sorted(p.name for p in directory.iterdir())
     for entry in names:
         where = f"{rel}/{entry}"
-        if entry.endswith(".yaml" + SIG_SUFFIX) or entry.startswith("."):
-            if entry.endswith(SIG_SUFFIX) and entry[: -len(SIG_SUFFIX)] not in names:
-                found.append(StatementFile(entry, where, None, None, ReleaseError("signature file without a statement", where=where, reason="bad-file")))
+        companion = next((c for c in _COMPANIONS if entry.endswith(c)), None)
+        if companion is not None or entry.startswith("."):
+            # a signature, time-locked identity or beacon file belongs to <name>.yaml beside it
+            if companion is not None and entry[: -len(companion)] + ".yaml" not in names:
+                found.append(StatementFile(entry, where, None, None, ReleaseError(
+                    f"{companion} file without a statement", where=where, reason="bad-file")))
             continue
         stem = entry[: -len(".yaml")] if entry.endswith(".yaml") else ""
         if not _NAME.match(stem):
             found.append(StatementFile(entry, where, None, None, ReleaseError(
                 "unexpected file among release statements", where=where, reason="bad-file",
-                hint="statements are named <name>.yaml (a-z, 0-9, '.', '_', '-') with <name>.yaml.sig beside them")))
+                hint="statements are named <name>.yaml (a-z, 0-9, '.', '_', '-') with <name>.yaml.sig "
+                     "(and, time-locked, <name>.tle and <name>.beacon.json) beside them")))
             continue
         try:
             data = _read(directory / entry, where, MAX_STATEMENT_BYTES)

@@ -161,10 +161,19 @@ class ReleaseState:
                     "needed": v.needed,
                     "not_before": v.statement.not_before.strftime("%Y-%m-%dT%H:%M:%SZ") if v.statement else None,
                     "scope": v.statement.scope.describe() if v.statement else None,
+                    "timelock": _timelock_dict(v),
                 }
                 for v in self.verdicts
             ],
         }
+
+
+def _timelock_dict(v: Verdict) -> dict[str, object] | None:
+    tl = v.statement.timelock if v.statement else None
+    if tl is None:
+        return None
+    return {"round": tl.round, "due": tl.chain.time_of(tl.round).strftime("%Y-%m-%dT%H:%M:%SZ"), "chain_hash": tl.chain.hash,
+            "ciphertext": tl.ciphertext, "ciphertext_sha256": tl.ciphertext_sha256, "recipient": tl.recipient}
 
 
 def dataset_facts(root: Path, benchmark: str, version: str) -> DatasetFacts | None:

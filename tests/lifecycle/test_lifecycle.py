@@ -23,7 +23,11 @@ merged in advance → the build at its time: released, `release verify --site` p
 the identity-publication PR (build.yml's publish-identity job) → PR check, merge → the next
 build, and a rebuild by anyone with no secret → dataset 1.1 under a new embargo key: 1.1
 embargoed, 1.0's release still verifiable from the repository (the site shows the current
-version only, so 1.0's boards and items leave it: an open gap, not asserted).
+version only, so 1.0's boards and items leave it: an open gap, not asserted) → 1.1's release
+time-locked to a drand round (a loopback beacon whose key the test made): after the round,
+with no maintainer and no secret, anyone builds it released (round from the relay), commits
+the round and the opened identity (`release open-timelock`), and an offline rebuild
+reproduces it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ import yaml
 from tests.factory import soohak_items
 from tests.importers.harness_logs import require, run_inspect, run_lm_eval
 from tests.scaffold.wheel import make_wheel
+from tests.timelock.beacon_server import LoopbackBeacon, make_chain, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = datetime.now(timezone.utc).replace(microsecond=0)
@@ -523,6 +528,40 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         w.sb(public, "build", "--root", public, "--out", public / "site")
         assert soohak(public / "site", "soohak@v1")["status"] == "released"
         assert (public / "site" / "data" / "soohak@v1" / "mini.json").read_bytes() == (site / "data" / "soohak@v1" / "mini.json").read_bytes()
+
+    with life.step("1.1's release time-locked to a beacon round: at its time, with every maintainer gone, anyone opens and rebuilds it"):
+        # The beacon: a drand chain whose BLS key the test made, served on loopback as relays serve drand.
+        beacon_secret, chain = make_chain()
+        info = tmp_path / "chain-info.json"
+        info.write_bytes(orjson.dumps(LoopbackBeacon(beacon_secret, chain).info()))
+        due = REAL - timedelta(hours=2)
+        flipped = w.sb(board, "release", "flip", "soohak", "--not-before", stamp(due), "--timelock", "--chain-info", info,
+                       "--identity", new_key).stdout
+        assert "time-locked to round" in flipped, flipped
+        for m in ("ada", "sofia"):
+            w.sb(board, "release", "sign", "soohak", "--key", keys[m])
+        push("release soohak 1.1, time-locked", REAL - timedelta(hours=3))
+        # From here on no maintainer key and no identity is used: the maintainers are gone.
+        with serve(LoopbackBeacon(beacon_secret, chain)) as beacon:
+            first = tmp_path / "anyone-1.1"
+            w.run(["git", "clone", "-q", str(origin), str(first)], tmp_path)
+            assert "time-locked to round" in w.sb(first, "release", "status", "--root", first).stdout
+            w.sb(first, "build", "--root", first, "--out", first / "site", "--beacon-relay", beacon.url)
+            bench = soohak(first / "site")
+            assert (bench["version"], bench["status"], bench["released_items"]) == ("1.1", "released", 19), bench
+            # anyone commits the round's signature and the opened identity, as publish-identity would
+            opened = w.sb(first, "release", "open-timelock", "soohak", "--root", first, "--beacon-relay", beacon.url).stdout
+            assert "keys/released/soohak-1.1.txt" in opened and ".beacon.json" in opened, opened
+        w.commit(first, "open soohak 1.1's time-lock", REAL - timedelta(minutes=30))
+        w.git(first, "push", "-q", "origin", "main")
+        # A rebuild from the repository alone (no relay, no secret) reproduces the release.
+        second = tmp_path / "anyone-1.1-offline"
+        w.run(["git", "clone", "-q", str(origin), str(second)], tmp_path)
+        w.sb(second, "build", "--root", second, "--out", second / "site")
+        assert soohak(second / "site")["status"] == "released"
+        released = {p.relative_to(first / "site"): p.read_bytes() for p in (first / "site" / "data" / "soohak").rglob("*") if p.is_file()}
+        assert Path("data/soohak/items.jsonl") in released and len(released[Path("data/soohak/items.jsonl")].splitlines()) == 19
+        assert {rel: (second / "site" / rel).read_bytes() for rel in released} == released
 
     wall, cpu = sum(t for _, t, _ in life.times), sum(c for _, _, c in life.times)
     print(f"[lifecycle] {len(life.times)} steps: {wall:.1f} s wall, {cpu:.1f} s CPU (load average {os.getloadavg()[0]:.1f})")
