@@ -147,7 +147,7 @@ def lcm_of(values: np.ndarray) -> int | None:
 # The formulas the module text (the Methodology page) cites as :formula:`name`, in TeX for
 # KaTeX, each beside the code that computes it; FORMULAS below gathers them, and
 # tests/scoring/test_methodology_formulas.py evaluates every one against that code.
-WILSON_TEX = r"\frac{\hat p + \frac{z^2}{2n^*} \pm z \sqrt{\frac{\hat p (1 - \hat p)}{n^*} + \frac{z^2}{4 n^{*2}}}}{1 + \frac{z^2}{n^*}}"
+WILSON_TEX = r"\Bigl(\hat p + \frac{z^2}{2n^*} \pm z \sqrt{\frac{\hat p (1 - \hat p)}{n^*} + \frac{z^2}{4 n^{*2}}}\Bigr) \Big/ \Bigl(1 + \frac{z^2}{n^*}\Bigr)"
 WILSON_AT_0_TEX = r"\frac{z^2}{n^* + z^2}"  # its upper limit at p̂ = 0
 
 

@@ -189,7 +189,7 @@ READINGS = {
     r"n^* = n_{\mathrm{eff}} \left(\frac{z}{t_{n-1}}\right)^2": check_rate_chain,
     r"z = 1.95996": check_z,
     r"t_{12} = 2.179, \text{ so } n^* = 0.81\, n_{\mathrm{eff}}": check_korn_graubard_13,
-    r"\frac{\hat p + \frac{z^2}{2n^*} \pm z \sqrt{\frac{\hat p (1 - \hat p)}{n^*} + \frac{z^2}{4 n^{*2}}}}{1 + \frac{z^2}{n^*}}": check_wilson,
+    r"\Bigl(\hat p + \frac{z^2}{2n^*} \pm z \sqrt{\frac{\hat p (1 - \hat p)}{n^*} + \frac{z^2}{4 n^{*2}}}\Bigr) \Big/ \Bigl(1 + \frac{z^2}{n^*}\Bigr)": check_wilson,
     r"x^* = \hat p\, n^* < 10 \ \text{or}\ n^* - x^* < 10": check_rate_chain,
     r"\text{lower} = \min\bigl(\text{Wilson's},\ B^{-1}(0.025;\ x^*,\ n^* - x^* + 1)\bigr)": check_rate_chain,
     r"\text{upper} = \max\bigl(\text{Wilson's},\ B^{-1}(0.975;\ x^* + 1,\ n^* - x^*)\bigr)": check_rate_chain,
