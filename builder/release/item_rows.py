@@ -36,7 +36,9 @@ def submission_rows(subs: Iterable[dict[str, Any]], with_transcripts: Collection
         link = f'<a href="../models/{_e(s["submission"])}.html">{_e(s["model"])}</a>'
         if s["submission"] in with_transcripts:
             link += f' · <a href="#t-{s["anchor"]}">transcripts</a>'
-        regrade = "not regraded" if s["regrade_correct"] is None else f"{s['regrade_correct']} / {samples}"
+        # out of the rows regraded, which need not be all samples (a variant the regrade
+        # does not grade keeps the lab's verdict)
+        regrade = "not regraded" if s["regrade_correct"] is None else f"{s['regrade_correct']} / {s['regraded']}"
         answers = ", ".join(f"<code>{_e(a[:ANSWER_CHARS])}</code>" for a in s["answers"][:ANSWERS_SHOWN])
         if len(s["answers"]) > ANSWERS_SHOWN:
             answers += " …"

@@ -98,7 +98,8 @@ class ItemSummary:
     item: dict[str, Any]
     samples: int
     correct: int
-    per_submission: tuple[dict[str, Any], ...]  # submission, model, lab, correct, samples, answers
+    # submission, model, lab, correct, samples, lab_correct, regraded, regrade_correct, answers
+    per_submission: tuple[dict[str, Any], ...]
 
     @property
     def solve_rate(self) -> float | None:
@@ -153,7 +154,9 @@ def item_summaries(state: BenchmarkState, matrix: pd.DataFrame) -> list[ItemSumm
         m = subs[sub].manifest
         groups.setdefault(item, []).append(
             {"submission": sub, "model": m.model.name, "lab": m.lab, "correct": correct, "samples": samples,
-             "answers": answers.get((item, sub), []), "lab_correct": lab_correct, "regrade_correct": regrade_correct if regraded else None}
+             "answers": answers.get((item, sub), []), "lab_correct": lab_correct,
+             # of the rows regraded only: LiveMathematicianBench regrades its standard variant, not every sample
+             "regraded": regraded, "regrade_correct": regrade_correct if regraded else None}
         )  # fmt: skip
     out = []
     for it in sorted(state.released_items, key=lambda i: i["id"]):

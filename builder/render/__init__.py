@@ -12,7 +12,8 @@
   site publishes) and Hugging Face `.eval_results` entries, each pointing back to its bundle's
   manifest digest
 - ``forest``: Forest bars: each row's 95% interval drawn as a bar on one axis shared by the board
-- ``formulas``: Which page text holds formulas: KaTeX loads only there
+- ``formulas``: Which page text holds formulas (KaTeX, site_template/assets/katex/, loads only
+  there), and how a formula we write ourselves reaches a page through Markdown unharmed
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
 - ``hf_results``: Hugging Face `.eval_results/` entries (a board's ranking metric for a model

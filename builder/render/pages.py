@@ -20,7 +20,7 @@ from typing import Any
 from builder.render.charts import chart_json, chart_spec
 from builder.render.compare import compare_data, compare_json
 from builder.render.forest import forest_axis, forest_cell, forest_head
-from builder.render.formulas import has_math
+from builder.render.formulas import has_math, tex_markdown
 from builder.render.hf_results import site_base
 from builder.render.labels import (
     field_title,
@@ -398,13 +398,27 @@ def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[di
     return out
 
 
+_FORMULA_ROLE = re.compile(r":formula:`([a-z0-9_]+)`")
+_MATH_ROLE = re.compile(r":math:`([^`]+)`")
+
+
 def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> str:
     from builder.scoring import METHODOLOGY, REGRADING, SUPPRESSION
+    from builder.scoring.uncertainty import FORMULAS
+
+    def formula(m: re.Match[str]) -> str:
+        if m.group(1) not in FORMULAS:
+            raise ValueError(f"the methodology text cites :formula:`{m.group(1)}`, which builder.scoring.uncertainty.FORMULAS does not define")
+        return tex_markdown(FORMULAS[m.group(1)])
 
     # The scoring modules' docstrings are the one source of these texts; drop their first
     # (module summary) paragraph.
     def body(text: str) -> str:
         text = text.split("\n\n", 1)[1] if "\n\n" in text else text
+        # Formulas are TeX, rendered by KaTeX: ":formula:`name`" is one the code defines
+        # beside what computes it (uncertainty.FORMULAS), ":math:`x`" a symbol in the prose.
+        text = _FORMULA_ROLE.sub(formula, text)
+        text = _MATH_ROLE.sub(lambda m: tex_markdown(m.group(1)), text)
         # Docstrings are reStructuredText: ":class:`x`" and "``x``" become Markdown code,
         # a link "`text <url>`_" a Markdown link.
         text = re.sub(r"`([^`<>]+?)\s*<(https?://[^>\s]+)>`__?", r"[\1](\2)", text)

@@ -1,4 +1,4 @@
-"""How sure each number is: item-clustered score intervals and rank ranges.
+r"""How sure each number is: item-clustered score intervals and rank ranges.
 
 **Method (for the methodology page).** Every rate on a board is an average over items, and
 the uncertainty that matters to a reader is which items happened to be in the benchmark,
@@ -7,32 +7,34 @@ move together (a cluster), never independently.
 
 *Single rates* (accuracy, pass@k, refusal rate, SCF, disagreement rate, the human cohort)
 get a **Wilson score interval with a design effect** (Kish) **and Korn & Graubard's
-degrees-of-freedom adjustment**: a cell p̂ = Σa/Σd over n items has the item-clustered
-(linearised, "sandwich") variance V = n/(n−1) · Σ_i ((a_i − p̂·d_i)/Σd)², the effective
-number of independent trials is n_eff = p̂(1−p̂)/V, and, because V is estimated from only n
-items, Korn & Graubard (1998) shrink it by the ratio of the normal to Student's quantile:
-n* = n_eff · (z / t_{n−1})², with z = 1.95996 and t_{n−1} the 97.5th percentile of Student's t
-with n−1 degrees of freedom (at 13 items t_12 = 2.179, so n* = 0.81 n_eff). The interval
-is Wilson's with n* trials:
-(p̂ + z²/2n* ± z·√(p̂(1−p̂)/n* + z²/4n*²)) / (1 + z²/n*). When V says nothing (p̂ is 0 or 1,
-or every item scores alike) n_eff is the item count n: each item counts as one trial, the
-least information a cluster can carry. So accuracy 0 on 339 items is shown as [0, 0.011],
-not [0, 0]. Where the effective counts are small — x* = p̂·n* or n* − x* below 10 — the
+degrees-of-freedom adjustment**: a cell :formula:`rate` over n items has the item-clustered
+(linearised, "sandwich") variance :formula:`variance`, the effective number of independent
+trials is :formula:`n_eff`, and, because V is estimated from only n items, Korn & Graubard
+(1998) shrink it by the ratio of the normal to Student's quantile: :formula:`korn_graubard`,
+with :formula:`z` and :math:`t_{n-1}` the 97.5th percentile of Student's t with n−1 degrees
+of freedom (at 13 items :formula:`korn_graubard_13`). The interval is Wilson's with
+:math:`n^*` trials: :formula:`wilson`. When V says nothing (p̂ is 0 or 1, or every item
+scores alike) :math:`n_{\mathrm{eff}}` is the item count n: each item counts as one trial,
+the least information a cluster can carry. So accuracy 0 on 339 items is shown as
+[0, 0.011], not [0, 0]. Where the effective counts are small — :formula:`small_counts` — the
 normal approximation behind Wilson's limits undercovers, so the interval is widened to
-contain **Clopper–Pearson's** with x* successes in n* trials (Korn & Graubard's own form):
-lower = min(Wilson's, B⁻¹(0.025; x*, n* − x* + 1)) (the latter 0 when x* = 0) and
-upper = max(Wilson's, B⁻¹(0.975; x* + 1, n* − x*)) (the latter 1 when x* = n*), B⁻¹ the
-beta distribution's quantile function. (At p̂ = 0 or 1 Wilson's limit is the wider one.)
+contain **Clopper–Pearson's** with :math:`x^*` successes in :math:`n^*` trials (Korn &
+Graubard's own form): :formula:`lower` (the beta quantile taken as 0 when :math:`x^* = 0`)
+and :formula:`upper` (taken as 1 when :math:`x^* = n^*`), :math:`B^{-1}` the beta
+distribution's quantile function. At p̂ = 0 the count :math:`x^*` is 0, so the upper limit
+is the larger of Wilson's :formula:`wilson_at_0` and Clopper–Pearson's :formula:`cp_at_0`
+(at p̂ = 1 the lower limit is one minus it): Clopper–Pearson's on boards of up to 48 items
+(at 24 items 0.157, where Wilson's is 0.151), Wilson's on larger ones (at 339 items 0.011).
 
-*Differences, composites and DRG* are sums Σ c_j θ_j of such rates, computed on the same
-items, so they are **paired**. Their interval is Zou & Donner's MOVER (method of variance
-estimates recovery, the correlated form of Newcombe's square-and-add): with each term's
-distances to its own limits e_j⁻ = c_jθ̂_j − lower(c_jθ_j) and e_j⁺, and the item-level
-correlation ρ_jk of the two estimates (from the same linearisation, so a shared item moves
-both), the limits are θ̂ ∓ √(Σ_jk ρ_jk e_j^∓ e_k^∓). It inherits Wilson's behaviour at 0
-and 1 and is exact for the paired design's correlation. Unbounded quantities (output
-tokens, cost per correct answer, calibration slope and intercept) get a Wald interval
-θ̂ ± t_{n−1}√V from the same item-clustered variance.
+*Differences, composites and DRG* are sums :formula:`linear` of such rates, computed on the
+same items, so they are **paired**. Their interval is Zou & Donner's MOVER (method of
+variance estimates recovery, the correlated form of Newcombe's square-and-add): with each
+term's distances to its own limits :formula:`distances`, and the item-level correlation
+:math:`\rho_{jk}` of the two estimates (from the same linearisation, so a shared item moves
+both), the limits are :formula:`mover`. It inherits Wilson's behaviour at 0 and 1 and is
+exact for the paired design's correlation. Unbounded quantities (output tokens, cost per
+correct answer, calibration slope and intercept) get a Wald interval :formula:`wald` from
+the same item-clustered variance.
 
 We chose these over the percentile bootstrap we used before because the bootstrap cannot
 produce width where the data have none: on 78 items at p = 0.02 a fifth of its intervals
@@ -49,7 +51,7 @@ in 1-2-2-4; a rate is a ratio of integer sums, a difference or mean of rates a c
 of such ratios, and their ties are decided on these exact rationals, never on
 floating-point rounding). Model j is
 *separated* from model s when the paired MOVER interval of
-θ_j − θ_s excludes 0. A model's ``rank_range`` runs from 1 + (models separated above it) to
+:math:`\theta_j - \theta_s` excludes 0. A model's ``rank_range`` runs from 1 + (models separated above it) to
 (ranked models) − (models separated below it), always containing its point rank; it is
 shown only when it spans more than one rank. A 3–0 disagreement on otherwise identical
 answers is not a separation (its interval contains 0), so neither model is a sole #1. The
@@ -88,6 +90,7 @@ from builder.scoring.nulls import is_none
 from builder.scoring.tables import Cell
 
 Z = 1.959963984540054  # two-sided 95% normal quantile
+Z_TEX = r"z = 1.95996"
 _MAX_EXACT_DENOMINATOR = 1 << 20
 
 
@@ -141,6 +144,13 @@ def lcm_of(values: np.ndarray) -> int | None:
     return out
 
 
+# The formulas the module text (the Methodology page) cites as :formula:`name`, in TeX for
+# KaTeX, each beside the code that computes it; FORMULAS below gathers them, and
+# tests/scoring/test_methodology_formulas.py evaluates every one against that code.
+WILSON_TEX = r"\Bigl(\hat p + \frac{z^2}{2n^*} \pm z \sqrt{\frac{\hat p (1 - \hat p)}{n^*} + \frac{z^2}{4 n^{*2}}}\Bigr) \Big/ \Bigl(1 + \frac{z^2}{n^*}\Bigr)"
+WILSON_AT_0_TEX = r"\frac{z^2}{n^* + z^2}"  # its upper limit at p̂ = 0
+
+
 def wilson(p: np.ndarray, n_eff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for proportion `p` with `n_eff` trials (NaN where n_eff ≤ 0)."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -172,6 +182,10 @@ def t975(df: np.ndarray) -> np.ndarray:
 
 
 SMALL_COUNT = 10.0  # below this many effective successes (or failures) Clopper–Pearson's limits widen Wilson's
+SMALL_COUNTS_TEX = r"x^* = \hat p\, n^* < 10 \ \text{or}\ n^* - x^* < 10"
+LOWER_TEX = r"\text{lower} = \min\bigl(\text{Wilson's},\ B^{-1}(0.025;\ x^*,\ n^* - x^* + 1)\bigr)"
+UPPER_TEX = r"\text{upper} = \max\bigl(\text{Wilson's},\ B^{-1}(0.975;\ x^* + 1,\ n^* - x^*)\bigr)"
+CP_AT_0_TEX = r"1 - 0.025^{1/n^*}"  # B⁻¹(0.975; 1, n*), the upper limit at x* = 0
 
 
 def clopper_pearson(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -188,6 +202,12 @@ def clopper_pearson(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return lo, hi
 
 
+N_EFF_TEX = r"n_{\mathrm{eff}} = \frac{\hat p (1 - \hat p)}{V}"
+KORN_GRAUBARD_TEX = r"n^* = n_{\mathrm{eff}} \left(\frac{z}{t_{n-1}}\right)^2"
+KORN_GRAUBARD_13_TEX = r"t_{12} = 2.179, \text{ so } n^* = 0.81\, n_{\mathrm{eff}}"
+WALD_TEX = r"\hat\theta \pm t_{n-1} \sqrt{V}"
+
+
 def _interval(value: np.ndarray, var: np.ndarray, n: np.ndarray, bounded: bool) -> tuple[np.ndarray, np.ndarray]:
     """Korn–Graubard-adjusted Wilson (widened to Clopper–Pearson at small counts) for a rate in [0, 1];
     Wald with Student's t otherwise (see the module text)."""
@@ -202,7 +222,8 @@ def _interval(value: np.ndarray, var: np.ndarray, n: np.ndarray, bounded: bool) 
         lo, hi = wilson(p, trials)
         # Few effective successes or failures: Wilson's normal approximation undercovers
         # there (one sample per item, p = 0.002 on 78 items: 85%), the exact binomial does
-        # not. Their union: never narrower than Wilson's (which is the wider at 0 and 1).
+        # not. Their union: never narrower than Wilson's. At p = 0 or 1 x is 0 or n, so the
+        # union always applies there (Clopper–Pearson's limit is the wider below ~46 trials).
         x = p * trials
         small = (np.minimum(x, trials - x) < SMALL_COUNT) & (trials > 0)
         if small.any():
@@ -211,6 +232,10 @@ def _interval(value: np.ndarray, var: np.ndarray, n: np.ndarray, bounded: bool) 
         return lo, hi
     half = t * np.sqrt(var)
     return value - half, value + half
+
+
+RATE_TEX = r"\hat p = \frac{\sum_i a_i}{\sum_i d_i}"
+VARIANCE_TEX = r"V = \frac{n}{n-1} \sum_i \left(\frac{a_i - \hat p\, d_i}{\sum_k d_k}\right)^2"
 
 
 def ratio(
@@ -271,6 +296,10 @@ def _aligned(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, li
     return cols, out
 
 
+DISTANCES_TEX = r"e_j^- = c_j \hat\theta_j - \mathrm{lower}(c_j \theta_j),\ e_j^+ = \mathrm{upper}(c_j \theta_j) - c_j \hat\theta_j"
+MOVER_TEX = r"\hat\theta \mp \sqrt{\textstyle\sum_{j,k} \rho_{jk}\, e_j^{\mp} e_k^{\mp}}"
+
+
 def mover(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, infl: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """MOVER limits of Σ_j values[j] per row: `values`, `lo`, `hi` are (J, S) for the signed
     terms c_j·θ_j (lo ≤ value ≤ hi), `infl` their (S, C) influences on common columns."""
@@ -305,6 +334,9 @@ def _exact_sum(terms: list[tuple[float | Fraction, Estimate]]) -> tuple[X.Exact 
         return None, value
     exact = X.combine([(c, x) for c, x in parts if x is not None])
     return exact, X.tied_floats(exact, value)
+
+
+LINEAR_TEX = r"\hat\theta = \sum_j c_j \hat\theta_j"
 
 
 def linear(terms: list[tuple[float | Fraction, Estimate]], n: np.ndarray | None = None) -> Estimate:
@@ -352,6 +384,14 @@ def wald(value: np.ndarray, infl: np.ndarray, cols: np.ndarray, n: np.ndarray, f
     lo, hi = _interval(value, np.einsum("ij,ij->i", infl, infl), n, bounded=False)
     n = np.asarray(n, dtype=np.int64)
     return Estimate(value, lo, hi, infl, cols, n, n.copy(), flag)
+
+
+FORMULAS = {
+    "rate": RATE_TEX, "variance": VARIANCE_TEX, "n_eff": N_EFF_TEX, "korn_graubard": KORN_GRAUBARD_TEX, "z": Z_TEX,
+    "korn_graubard_13": KORN_GRAUBARD_13_TEX, "wilson": WILSON_TEX, "small_counts": SMALL_COUNTS_TEX, "lower": LOWER_TEX,
+    "upper": UPPER_TEX, "wilson_at_0": WILSON_AT_0_TEX, "cp_at_0": CP_AT_0_TEX, "linear": LINEAR_TEX,
+    "distances": DISTANCES_TEX, "mover": MOVER_TEX, "wald": WALD_TEX,
+}  # fmt: skip
 
 
 def count(total: np.ndarray, n: np.ndarray, flag: np.ndarray) -> Estimate:

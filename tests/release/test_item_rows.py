@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from builder.release.item_rows import item_rows, submission_rows
 from builder.release.templating import ENV
 
-# The loops as the templates held them before the rows moved to Python.
+# The loops as the templates held them before the rows moved to Python (the Regrade column's
+# denominator since made the rows regraded, not all samples: issue 40).
 SUBMISSION_LOOP = """{% for s in subs %}
-<tr id="{{ s.anchor }}" class="sb-v{{ verdict(s) }}"><td><a href="../models/{{ e(s.submission) }}.html">{{ e(s.model) }}</a>{% if s.submission in with_transcripts %} · <a href="#t-{{ s.anchor }}">transcripts</a>{% endif %}<td>{{ e(s.lab) }}<td>{{ s.correct }} / {{ s.samples }}<td>{{ s.lab_correct }} / {{ s.samples }}<td>{% if s.regrade_correct is none %}not regraded{% else %}{{ s.regrade_correct }} / {{ s.samples }}{% endif %}<td>{% for a in s.answers[:6] %}<code>{{ e(a[:60]) }}</code>{% if not loop.last %}, {% endif %}{% endfor %}{% if s.answers | length > 6 %} …{% endif %}
+<tr id="{{ s.anchor }}" class="sb-v{{ verdict(s) }}"><td><a href="../models/{{ e(s.submission) }}.html">{{ e(s.model) }}</a>{% if s.submission in with_transcripts %} · <a href="#t-{{ s.anchor }}">transcripts</a>{% endif %}<td>{{ e(s.lab) }}<td>{{ s.correct }} / {{ s.samples }}<td>{{ s.lab_correct }} / {{ s.samples }}<td>{% if s.regrade_correct is none %}not regraded{% else %}{{ s.regrade_correct }} / {{ s.regraded }}{% endif %}<td>{% for a in s.answers[:6] %}<code>{{ e(a[:60]) }}</code>{% if not loop.last %}, {% endif %}{% endfor %}{% if s.answers | length > 6 %} …{% endif %}
 {% endfor %}
 """
 ITEM_LOOP = """{% for r in rows %}
@@ -44,7 +45,8 @@ def submissions(draw):
         "correct": correct,
         "samples": samples,
         "lab_correct": draw(st.integers(0, samples)),
-        "regrade_correct": draw(st.one_of(st.none(), st.integers(0, samples))),
+        "regraded": (regraded := draw(st.integers(0, samples))),
+        "regrade_correct": None if not regraded else draw(st.integers(0, regraded)),
         "answers": draw(st.lists(TEXT, max_size=9)),
     }
 
@@ -69,7 +71,7 @@ def test_item_rows_are_the_templates_bytes(rows):
 
 def test_a_lab_cannot_inject_markup_through_a_row():
     sub = {"submission": "lab-a/m-1", "anchor": "m-lab-a.m-1", "model": '<script>x</script>"', "lab": "<b>", "correct": 1, "samples": 1,
-           "lab_correct": 1, "regrade_correct": None, "answers": ["</code><img src=x>"]}  # fmt: skip
+           "lab_correct": 1, "regraded": 0, "regrade_correct": None, "answers": ["</code><img src=x>"]}  # fmt: skip
     out = submission_rows([sub], set())
     assert "<script>" not in out and "<img" not in out and "<b>" not in out
     assert "&lt;script&gt;x&lt;/script&gt;&quot;" in out and "not regraded" in out

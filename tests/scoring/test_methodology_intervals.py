@@ -38,8 +38,10 @@ def page_interval(a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
 
 def test_the_page_names_the_adjustment_and_both_intervals():
     text = " ".join(METHODOLOGY.split())
-    for words in ("Korn & Graubard", "n* = n_eff · (z / t_{n−1})²", "Wilson's with n* trials", "Clopper–Pearson",
-                  "x* = p̂·n* or n* − x* below 10", "B⁻¹(0.025; x*, n* − x* + 1)", "B⁻¹(0.975; x* + 1, n* − x*)"):
+    # the formulas themselves are TeX in uncertainty.FORMULAS, each checked against the code
+    # by test_methodology_formulas.py
+    for words in ("Korn & Graubard", ":formula:`korn_graubard`", "Wilson's with :math:`n^*` trials: :formula:`wilson`",
+                  "Clopper–Pearson", ":formula:`small_counts`", ":formula:`lower`", ":formula:`upper`"):
         assert words in text, words
 
 
