@@ -10,7 +10,7 @@ modules each wrote a demo of their own and the site was built 14-18 times a run.
 - ``demo_zensical``: the same commit built with Zensical (in a child process, on a hard-linked
   copy of the repository, so the shared ``.sealboard/staged`` tree is never rewritten).
 - ``demo_public``: the public (no identity) site.
-- ``served_demo``: ``demo_site`` over HTTP on loopback at ``/leaderboard/``.
+- ``served_demo``: ``demo_site`` over HTTP on loopback under its site_url's sub-path (``/math/``).
 
 Never write into these: a test that must change an instance takes ``demo_copy(path)``, a
 copy whose files are hard links (cheap; every writer in the build replaces files, and the
@@ -30,6 +30,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -117,7 +118,8 @@ def demo_site(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Demo
     from builder.pipeline.build import build, load_build_key, load_identities
     from builder.render import generator
 
-    out = tmp_path_factory.mktemp("shared-demo-www") / "leaderboard"
+    # Served under the path of its site_url (mkdocs writes 404.html's links root-absolute there).
+    out = tmp_path_factory.mktemp("shared-demo-www") / urlsplit(DEMO_SITE_URL).path.strip("/")
     lines: list[str] = []
     # Progress every quarter second (default 4): test_progress_counts_pages_while_mkdocs_runs reads
     # these lines for a count between none and all (mkdocs takes several seconds here).
@@ -155,6 +157,6 @@ def demo_public(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> De
 
 @pytest.fixture(scope="session")
 def served_demo(demo_site: DemoSite) -> Iterator[tuple[Path, str]]:
-    """``demo_site`` at http://127.0.0.1:<port>/leaderboard/ (a sub-path, as on GitHub Pages)."""
+    """``demo_site`` at http://127.0.0.1:<port>/math/ (a sub-path, as on GitHub Pages, and its site_url's)."""
     for base in serve(demo_site.site.parent):
         yield demo_site.site, base + demo_site.site.name + "/"

@@ -1,7 +1,7 @@
 """The built pages in a real headless Chromium (driven over the DevTools pipe, tests/render/cdp.py).
 
 The session's demo build (tests/conftest.py) is served over HTTP under a sub-path
-(``/leaderboard/``, as a GitHub Pages project site is). Every board page is opened at
+(``/math/``, as a GitHub Pages project site is, and its site_url says). Every board page is opened at
 1400×900 and 390×844 and must: not overflow the screen sideways (neither the page's scroll
 width nor any element outside a box that scrolls or clips it), chart with named axes,
 reorder rows when a column title is clicked, log no console error, request nothing from
@@ -26,6 +26,7 @@ import pytest
 from builder.pipeline.build import build
 from tests.factory import NOW, make_instance, results_for
 from tests.render.cdp import CHROMIUM
+from tests.shared_demo import DEMO_SITE_URL
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
@@ -44,7 +45,7 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served(served_demo):
-    """The session's authorised demo site (tests/conftest.py) at http://127.0.0.1:<port>/leaderboard/."""
+    """The session's authorised demo site (tests/conftest.py) at http://127.0.0.1:<port>/math/."""
     return served_demo
 
 
@@ -289,9 +290,12 @@ class _Links(HTMLParser):
 
 def test_every_local_link_opens_a_file_from_disk(served):
     """Opened as files (the README's "open demo/site/index.html"), every relative link
-    and asset of every page lands on a file, never a directory listing; no page (404
-    included) uses a root-absolute path, so a sub-path works too."""
+    and asset of every page lands on a file, never a directory listing; no page uses a
+    root-absolute path, so a sub-path works too. The one exception is mkdocs' own: with a
+    site_url, 404.html (served for a missing file at any depth) links root-absolute under
+    the site_url's path, which is where the deploy lives."""
     site, _ = served
+    deployed = urlsplit(DEMO_SITE_URL).path  # "/math/"
     pages = sorted(site.rglob("*.html"))
     bad = []
     for page in pages:
@@ -300,6 +304,8 @@ def test_every_local_link_opens_a_file_from_disk(served):
         for url in parser.urls:
             if re.match(r"^[a-z]+:", url) or url.startswith("#"):
                 continue
+            if page == site / "404.html" and url.startswith(deployed):
+                url = url.removeprefix(deployed)  # 404.html sits at the root of the site
             if url.startswith("/"):
                 bad.append(f"{page.relative_to(site)}: root-absolute {url}")
                 continue

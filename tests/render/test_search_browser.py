@@ -54,7 +54,7 @@ SEARCH = """(async (q) => {
 
 @pytest.fixture(scope="module")
 def site(served_demo):
-    """The session's authorised demo site (tests/conftest.py) at http://127.0.0.1:<port>/leaderboard/."""
+    """The session's authorised demo site (tests/conftest.py) at http://127.0.0.1:<port>/math/."""
     return served_demo
 
 
