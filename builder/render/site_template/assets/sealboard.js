@@ -24,7 +24,8 @@
     if (table.dataset.ready || typeof Tablesort === "undefined") return;
     table.dataset.ready = "1";
     // Each row's submission id, from its model link (models/<id>.html): what the charts' rows carry.
-    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr, i) {
+      tr.sbOrder = i;
       var a = tr.querySelector(".sb-model a[href]"), m = a && /models\/(.+)\.html$/.exec(a.getAttribute("href"));
       if (m) tr.dataset.sub = decodeURIComponent(m[1]);
     });
@@ -33,15 +34,19 @@
     var box = table.closest(".sb-board-box");
     var form = box && box.querySelector("form.sb-filters");
     var params = new URLSearchParams(location.search);
+    // Rows without a value in the sorted column go below every value, in both directions.
+    table.addEventListener("afterSort", function () { if (sorter.current) missingLast(table, sorter.current.cellIndex); });
     var head = params.get("sort") && table.querySelector('thead th[data-key="' + CSS.escape(params.get("sort")) + '"]');
     if (head) {  // tablesort flips the current order: preset the opposite of the wanted one
+      // The page marks its rank order as the current sort: one column is sorted, one arrow shows.
+      if (sorter.current && sorter.current !== head) sorter.current.removeAttribute("aria-sort");
       head.setAttribute("aria-sort", params.get("dir") === "asc" ? "descending" : "ascending");
       sorter.current = head;
       sorter.sortTable(head);
     }
     table.addEventListener("afterSort", function () {
-      var th = table.querySelector("thead th[aria-sort]"), p = new URLSearchParams(location.search);
-      if (!th) return;
+      var th = sorter.current, p = new URLSearchParams(location.search);
+      if (!th || !th.hasAttribute("aria-sort")) return;
       p.set("sort", th.dataset.key);
       p.set("dir", th.getAttribute("aria-sort") === "ascending" ? "asc" : "desc");
       setURL(p);
@@ -83,6 +88,23 @@
     form.addEventListener("change", apply);
     apply();
     if (window.performance && performance.mark) performance.mark("sb-table-ready");
+  }
+
+  // A cell that shows no value: "not reported", "no items", withheld under the embargo, or
+  // a dash. tablesort reads these as 0 (or as text), so sorting cost "cheapest first" once
+  // listed every unreported cost before any real one; they are moved below every value
+  // instead, whichever way the column is sorted, in the page's (rank) order among themselves.
+  function missing(cell) {
+    if (!cell) return true;
+    if (cell.querySelector(".sb-na, .sb-suppressed")) return true;
+    var t = cell.textContent.trim();
+    return t === "" || t === "\u2014";
+  }
+  function missingLast(table, col) {
+    var body = table.tBodies[0];
+    Array.prototype.filter.call(body.rows, function (tr) { return missing(tr.cells[col]); })
+      .sort(function (a, b) { return a.sbOrder - b.sbOrder; })  // the page's order (tablesort reverses ties)
+      .forEach(function (tr) { body.appendChild(tr); });
   }
 
   // A board wider than its box (or a phone): rank, model, the ranked metric and its bar stay;
@@ -467,6 +489,15 @@
     selects.forEach(function (s) { s.addEventListener("change", render); });
     render();
   }
+
+  // tablesort sorts a column title on click and Enter; Space, the other key that presses a
+  // button, sorts too (and does not scroll the page). One listener covers every sortable table.
+  document.addEventListener("keydown", function (ev) {
+    var th = ev.target;
+    if ((ev.key !== " " && ev.key !== "Spacebar") || !th || th.tagName !== "TH" || th.getAttribute("role") !== "columnheader" || th.tabIndex < 0) return;
+    ev.preventDefault();
+    th.click();
+  });
 
   function init() {
     document.querySelectorAll("table.sb-board[data-sortable]").forEach(setupTable);
