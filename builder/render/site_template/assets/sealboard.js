@@ -384,7 +384,30 @@
   // MOVER over the two published intervals: paired (ρ, the two models' item correlation,
   // published after a release: builder.scoring.paired) where the page has ρ for the pair,
   // else Newcombe's square-and-add (ρ = 0), labelled "not paired".
-  function one(v) { return v == null ? "—" : v.toFixed(1).replace("-", "\u2212"); }
+  //
+  // Precision (issue 41): a figure carries two significant digits of its interval's
+  // half-width (at least one decimal), so a slope of 0.076 [−0.036, 0.187] reads
+  // "0.08 [−0.04, 0.19]", not "0.1 [−0.0, 0.2]"; a count is whole ("627", never "627.0");
+  // a figure that rounds to zero has no sign. Separable: the interval, as computed from the
+  // published figures before any rounding, lies wholly above 0 or wholly below it (an
+  // interval that reaches 0 never is); its limit nearest 0 then gets as many more decimals
+  // as it needs never to read as 0.
+  var MAX_PLACES = 6;
+  function whole(unit) { return unit === "count" || unit === "tokens"; }
+  function places(unit, lo, hi) {
+    if (whole(unit)) return 0;
+    if (lo == null || hi == null || !(hi > lo)) return 1;
+    // The half-width's exponent once rounded to two digits (0.0999… counts as 0.10).
+    var exp = Number(((hi - lo) / 2).toExponential(1).split("e")[1]);
+    return Math.min(MAX_PLACES, Math.max(1, 1 - exp));
+  }
+  function one(v, d) {
+    if (v == null) return "—";
+    var s = v.toFixed(d == null ? 1 : d);
+    if (Number(s) === 0) s = s.replace("-", "");  // never "−0.0"
+    return s.replace("-", "\u2212");
+  }
+  function signed(v, d) { var s = one(v, d); return Number(v.toFixed(d)) > 0 ? "+" + s : s; }
   function make(tag, cls, txt) { var e = document.createElement(tag); if (cls) e.className = cls; if (txt != null) e.textContent = txt; return e; }
   function diff(a, b, rho) {  // b minus a, each [value, lo, hi, ...]; rho: their correlation (0: unpaired)
     var d = b[0] - a[0];
@@ -422,18 +445,20 @@
       tr.appendChild(make("th", "sb-model", names[k].label)).setAttribute("scope", "row");
       if (!c) { var td = make("td", "sb-na", "not shown on this board"); td.colSpan = 3; tr.appendChild(td); return; }
       tr.appendChild(make("td", "sb-num", c[3] == null ? "—" : String(c[3]) + (c[4] !== c[5] ? " (" + c[4] + "–" + c[5] + ")" : "")));
-      var v = make("td", "sb-num", one(c[0]));
-      if (c[1] != null) v.appendChild(make("span", "sb-ci", " [" + one(c[1]) + ", " + one(c[2]) + "]"));
+      var vp = places(b.unit, c[1], c[2]), v = make("td", "sb-num", one(c[0], vp));
+      if (c[1] != null) v.appendChild(make("span", "sb-ci", " [" + one(c[1], vp) + ", " + one(c[2], vp) + "]"));
       tr.appendChild(v);
       var dt = make("td", "sb-num sb-diff");
       if (i === 0) dt.textContent = "reference";
       else if (!first) dt.textContent = "—";
       else {
         var rho = pairRho(b, data, keys[0], k), d = diff(first, c, rho == null ? 0 : rho);
-        dt.textContent = (d[0] > 0 ? "+" : "") + one(d[0]);
+        var sep = d[1] != null && (d[1] > 0 || d[2] < 0), dp = places(b.unit, d[1], d[2]);
+        if (sep) { var near = d[1] > 0 ? d[1] : d[2]; while (dp < MAX_PLACES && Number(near.toFixed(dp)) === 0) dp += 1; }
+        dt.textContent = signed(d[0], dp);
         if (d[1] != null) {
-          dt.appendChild(make("span", "sb-ci", " [" + one(d[1]) + ", " + one(d[2]) + "]"));
-          if (d[1] > 0 || d[2] < 0) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
+          dt.appendChild(make("span", "sb-ci", " [" + one(d[1], dp) + ", " + one(d[2], dp) + "]"));
+          if (sep) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
           var how = dt.appendChild(make("span", "sb-pairing", rho == null ? " not paired" : " paired, n = " + b.paired.n));
           how.title = rho == null ? "Newcombe's square-and-add of the two published intervals, as if independent"
             : "paired: Newcombe's method 10 (MOVER, item-clustered) over the " + b.paired.n + " items both models were graded on, item correlation " + rho.toFixed(3);
