@@ -56,6 +56,7 @@ def board_file(tmp_path_factory) -> Path:
     md = pages.board_page({"id": "bench", "title": "Bench", "status": "released"}, _board(), {}, {"lab": "Lab"})
     box = re.search(r'<div class="sb-board-box">.*?</table>\n</div>\n</div>', md, re.S)
     assert box, md
+    assert "press Enter or Space on it, to sort; rows without a value stay at the bottom" in md  # the page says so
     assert box.group(0).count(">not reported<") == 4  # three costs and m7's accuracy, as the visitor reads them
     root = tmp_path_factory.mktemp("board-sort")
     for name in ("tablesort.min.js", "sealboard.js"):
