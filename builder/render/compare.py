@@ -59,6 +59,7 @@ def _board(board: dict[str, Any]) -> dict[str, Any] | None:
         "title": board["title"],
         "metric": metric_title(lead) + (f" ({unit})" if unit else ""),
         "higher": lead.get("higher_is_better") is not False,
+        "unit": lead["unit"],  # the page prints a count's figures whole
         "cells": cells,
     }
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from builder.render import data_files
 from builder.render.charts import chart_json, chart_spec
 from builder.render.compare import compare_data, compare_json
 from builder.render.forest import forest_axis, forest_cell, forest_head
@@ -433,9 +434,11 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
     )
 
 
-def data_page(report: Any, boards: dict[str, list[dict[str, Any]]], site_url: str | None = None) -> str:
-    """The Data page; ``site_url`` (mkdocs.yml) decides whether exports link absolutely and Hugging Face entries are written."""
-    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS, recompute=_recomputable(report), site_url=site_base(site_url))
+def data_page(report: Any, boards: dict[str, list[dict[str, Any]]], site_url: str | None = None, files: Sequence[str] = ()) -> str:
+    """The Data page; ``site_url`` (mkdocs.yml) decides whether exports link absolutely and Hugging Face entries are written;
+    ``files``: every path the build wrote under ``data/``, each linked from the page."""
+    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS, recompute=_recomputable(report), site_url=site_base(site_url),
+                   files=data_files.group(files, boards), link=data_files.link, links=data_files.links)
 
 
 def _recomputable(report: Any) -> tuple[str, str] | None:

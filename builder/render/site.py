@@ -137,7 +137,11 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     (fresh / "pages").mkdir(parents=True)
     (fresh / "data").mkdir()
 
+    published: list[str] = []  # every file under data/, for the Data page's links
+
     def write(rel: str, data: bytes | str) -> None:
+        if rel.startswith("data/"):
+            published.append(rel.removeprefix("data/"))
         path = fresh / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data.encode() if isinstance(data, str) else data)
@@ -184,7 +188,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     write("data/access.json", dumps(access))
     write("pages/access.md", pages.access_page(access))
     write("pages/methodology.md", pages.methodology_page(report, boards))
-    write("pages/data.md", pages.data_page(report, boards, site_url))
+    write("pages/data.md", pages.data_page(report, boards, site_url, published))  # after the last data file
     home = pages.home_summary(index, boards, last_change)
     meta = {
         "nav": _nav(report, boards, released),

@@ -350,6 +350,21 @@ def _limits(first: dict, c: dict, rho: float) -> tuple[float, float, float]:
     return d, low, high
 
 
+def _shown_interval(lo: float, hi: float) -> str:
+    """The page's "[lo, hi]" of a Δ (issue 41): decimals for two significant digits of the
+    half-width, at least one; a separable limit nearest 0 gets more until it is not 0; no "−0"."""
+    places = max(1, 1 - int(f"{(hi - lo) / 2:.1e}".split("e")[1]))
+    if lo > 0 or hi < 0:
+        while places < 6 and float(f"{abs(lo if lo > 0 else hi):.{places}f}") == 0:
+            places += 1
+
+    def fmt(x: float) -> str:
+        out = f"{x:.{places}f}"
+        return out.lstrip("-") if float(out) == 0 else out
+
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
 def _rho(paired: dict, board: str, a: str, b: str) -> float | None:
     """ρ of a and b on `board` from paired.json, or None when the pair is not paired there."""
     p = paired["boards"].get(board)
@@ -401,7 +416,7 @@ def test_compare_sets_models_side_by_side_with_honest_differences(served, browse
                 d, lo, hi = _limits(first, cells[row["sub"]], rho or 0.0)
                 assert float(row["diff"]) == pytest.approx(d, abs=0.01)
                 shown = row["cells"][3].replace("\u2212", "-")
-                assert f"[{lo:.1f}, {hi:.1f}]" in shown, (name, shown, lo, hi)
+                assert _shown_interval(lo, hi) in shown, (name, shown, lo, hi)
                 assert ("separable" in shown) == (lo > 0 or hi < 0)
                 label = f"paired, n = {paired['boards']['core']['n']}" if rho is not None else "not paired"
                 assert shown.endswith(label) and row["visible"], (name, shown)

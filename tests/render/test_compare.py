@@ -73,3 +73,18 @@ def test_a_released_page_explains_paired_with_n():
     assert text is not None
     assert "**paired, n = …**" in text and "Newcombe's method 10" in text and "**not paired**" in text
     assert _payload(text)["boards"][0]["paired"] == {"n": 6, "table": 0}
+
+
+def test_the_page_gets_each_boards_unit():
+    """The page prints a count whole and chooses decimals from an interval's width: it needs the unit."""
+    board = _board("mini", {"a/x": 0.5, "b/y": 0.25})
+    board["metrics"][0]["unit"] = "count"
+    data = compare_data([board, _board("other", {"a/x": 0.4, "b/y": 0.3})], SUBS)
+    assert data is not None
+    assert [b["unit"] for b in data["boards"]] == ["count", "fraction"]
+
+
+def test_the_page_states_the_separability_rule():
+    text = pages.compare_page({"id": "soohak", "title": "SOOHAK", "status": "embargoed"}, [_board("mini", {"a/x": 0.5, "b/y": 0.5})], SUBS, None)
+    assert text is not None
+    assert "computed from the published figures before any rounding, lies above 0 or below 0; an interval that reaches 0 never is" in text

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import jsonschema
 import orjson
@@ -399,6 +400,22 @@ def test_data_page_says_where_the_exports_are(built) -> None:
     page = (site / "data.html").read_text()
     assert "every_eval_ever validate" in page and "sealboard export eee" in page
     assert HF_DATASET in page
+
+
+def test_data_page_links_every_published_file(built) -> None:
+    """issue 41: the Data page lists files to download, not path templates. Every file the
+    build wrote under data/ (boards' JSON and CSV, index, released items and matrix, the EEE
+    datastore and the Hub entries) is linked once, and every data link opens a file."""
+    _, site = built
+    page = (site / "data.html").read_text()
+    hrefs = [unquote(h) for h in re.findall(r'href="(data/[^"#?]+)"', page)]
+    published = sorted(p.relative_to(site).as_posix() for p in (site / "data").rglob("*") if p.is_file())
+    kinds = {"soohak/mini.json", "soohak/mini.csv", "index.json", "rejected.json", "soohak/items.jsonl", "soohak/matrix.csv",
+             "soohak/submissions.csv"}  # fmt: skip
+    assert {f"data/{k}" for k in kinds} <= set(published)
+    assert any("/eee/" in p for p in published) and any("/eval_results/" in p for p in published)
+    assert sorted(hrefs) == published
+    assert all((site / h).is_file() for h in hrefs)
 
 
 def test_export_writes_one_datastore_and_again_the_same_bytes(built, tmp_path) -> None:

@@ -24,7 +24,8 @@
     if (table.dataset.ready || typeof Tablesort === "undefined") return;
     table.dataset.ready = "1";
     // Each row's submission id, from its model link (models/<id>.html): what the charts' rows carry.
-    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr, i) {
+      tr.sbOrder = i;
       var a = tr.querySelector(".sb-model a[href]"), m = a && /models\/(.+)\.html$/.exec(a.getAttribute("href"));
       if (m) tr.dataset.sub = decodeURIComponent(m[1]);
     });
@@ -33,15 +34,19 @@
     var box = table.closest(".sb-board-box");
     var form = box && box.querySelector("form.sb-filters");
     var params = new URLSearchParams(location.search);
+    // Rows without a value in the sorted column go below every value, in both directions.
+    table.addEventListener("afterSort", function () { if (sorter.current) missingLast(table, sorter.current.cellIndex); });
     var head = params.get("sort") && table.querySelector('thead th[data-key="' + CSS.escape(params.get("sort")) + '"]');
     if (head) {  // tablesort flips the current order: preset the opposite of the wanted one
+      // The page marks its rank order as the current sort: one column is sorted, one arrow shows.
+      if (sorter.current && sorter.current !== head) sorter.current.removeAttribute("aria-sort");
       head.setAttribute("aria-sort", params.get("dir") === "asc" ? "descending" : "ascending");
       sorter.current = head;
       sorter.sortTable(head);
     }
     table.addEventListener("afterSort", function () {
-      var th = table.querySelector("thead th[aria-sort]"), p = new URLSearchParams(location.search);
-      if (!th) return;
+      var th = sorter.current, p = new URLSearchParams(location.search);
+      if (!th || !th.hasAttribute("aria-sort")) return;
       p.set("sort", th.dataset.key);
       p.set("dir", th.getAttribute("aria-sort") === "ascending" ? "asc" : "desc");
       setURL(p);
@@ -83,6 +88,23 @@
     form.addEventListener("change", apply);
     apply();
     if (window.performance && performance.mark) performance.mark("sb-table-ready");
+  }
+
+  // A cell that shows no value: "not reported", "no items", withheld under the embargo, or
+  // a dash. tablesort reads these as 0 (or as text), so sorting cost "cheapest first" once
+  // listed every unreported cost before any real one; they are moved below every value
+  // instead, whichever way the column is sorted, in the page's (rank) order among themselves.
+  function missing(cell) {
+    if (!cell) return true;
+    if (cell.querySelector(".sb-na, .sb-suppressed")) return true;
+    var t = cell.textContent.trim();
+    return t === "" || t === "\u2014";
+  }
+  function missingLast(table, col) {
+    var body = table.tBodies[0];
+    Array.prototype.filter.call(body.rows, function (tr) { return missing(tr.cells[col]); })
+      .sort(function (a, b) { return a.sbOrder - b.sbOrder; })  // the page's order (tablesort reverses ties)
+      .forEach(function (tr) { body.appendChild(tr); });
   }
 
   // A board wider than its box (or a phone): rank, model, the ranked metric and its bar stay;
@@ -362,7 +384,30 @@
   // MOVER over the two published intervals: paired (ρ, the two models' item correlation,
   // published after a release: builder.scoring.paired) where the page has ρ for the pair,
   // else Newcombe's square-and-add (ρ = 0), labelled "not paired".
-  function one(v) { return v == null ? "—" : v.toFixed(1).replace("-", "\u2212"); }
+  //
+  // Precision (issue 41): a figure carries two significant digits of its interval's
+  // half-width (at least one decimal), so a slope of 0.076 [−0.036, 0.187] reads
+  // "0.08 [−0.04, 0.19]", not "0.1 [−0.0, 0.2]"; a count is whole ("627", never "627.0");
+  // a figure that rounds to zero has no sign. Separable: the interval, as computed from the
+  // published figures before any rounding, lies wholly above 0 or wholly below it (an
+  // interval that reaches 0 never is); its limit nearest 0 then gets as many more decimals
+  // as it needs never to read as 0.
+  var MAX_PLACES = 6;
+  function whole(unit) { return unit === "count" || unit === "tokens"; }
+  function places(unit, lo, hi) {
+    if (whole(unit)) return 0;
+    if (lo == null || hi == null || !(hi > lo)) return 1;
+    // The half-width's exponent once rounded to two digits (0.0999… counts as 0.10).
+    var exp = Number(((hi - lo) / 2).toExponential(1).split("e")[1]);
+    return Math.min(MAX_PLACES, Math.max(1, 1 - exp));
+  }
+  function one(v, d) {
+    if (v == null) return "—";
+    var s = v.toFixed(d == null ? 1 : d);
+    if (Number(s) === 0) s = s.replace("-", "");  // never "−0.0"
+    return s.replace("-", "\u2212");
+  }
+  function signed(v, d) { var s = one(v, d); return Number(v.toFixed(d)) > 0 ? "+" + s : s; }
   function make(tag, cls, txt) { var e = document.createElement(tag); if (cls) e.className = cls; if (txt != null) e.textContent = txt; return e; }
   function diff(a, b, rho) {  // b minus a, each [value, lo, hi, ...]; rho: their correlation (0: unpaired)
     var d = b[0] - a[0];
@@ -400,18 +445,20 @@
       tr.appendChild(make("th", "sb-model", names[k].label)).setAttribute("scope", "row");
       if (!c) { var td = make("td", "sb-na", "not shown on this board"); td.colSpan = 3; tr.appendChild(td); return; }
       tr.appendChild(make("td", "sb-num", c[3] == null ? "—" : String(c[3]) + (c[4] !== c[5] ? " (" + c[4] + "–" + c[5] + ")" : "")));
-      var v = make("td", "sb-num", one(c[0]));
-      if (c[1] != null) v.appendChild(make("span", "sb-ci", " [" + one(c[1]) + ", " + one(c[2]) + "]"));
+      var vp = places(b.unit, c[1], c[2]), v = make("td", "sb-num", one(c[0], vp));
+      if (c[1] != null) v.appendChild(make("span", "sb-ci", " [" + one(c[1], vp) + ", " + one(c[2], vp) + "]"));
       tr.appendChild(v);
       var dt = make("td", "sb-num sb-diff");
       if (i === 0) dt.textContent = "reference";
       else if (!first) dt.textContent = "—";
       else {
         var rho = pairRho(b, data, keys[0], k), d = diff(first, c, rho == null ? 0 : rho);
-        dt.textContent = (d[0] > 0 ? "+" : "") + one(d[0]);
+        var sep = d[1] != null && (d[1] > 0 || d[2] < 0), dp = places(b.unit, d[1], d[2]);
+        if (sep) { var near = d[1] > 0 ? d[1] : d[2]; while (dp < MAX_PLACES && Number(near.toFixed(dp)) === 0) dp += 1; }
+        dt.textContent = signed(d[0], dp);
         if (d[1] != null) {
-          dt.appendChild(make("span", "sb-ci", " [" + one(d[1]) + ", " + one(d[2]) + "]"));
-          if (d[1] > 0 || d[2] < 0) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
+          dt.appendChild(make("span", "sb-ci", " [" + one(d[1], dp) + ", " + one(d[2], dp) + "]"));
+          if (sep) { dt.appendChild(make("strong", "sb-sep", " separable")); tr.dataset.separable = "1"; }
           var how = dt.appendChild(make("span", "sb-pairing", rho == null ? " not paired" : " paired, n = " + b.paired.n));
           how.title = rho == null ? "Newcombe's square-and-add of the two published intervals, as if independent"
             : "paired: Newcombe's method 10 (MOVER, item-clustered) over the " + b.paired.n + " items both models were graded on, item correlation " + rho.toFixed(3);
@@ -467,6 +514,15 @@
     selects.forEach(function (s) { s.addEventListener("change", render); });
     render();
   }
+
+  // tablesort sorts a column title on click and Enter; Space, the other key that presses a
+  // button, sorts too (and does not scroll the page). One listener covers every sortable table.
+  document.addEventListener("keydown", function (ev) {
+    var th = ev.target;
+    if ((ev.key !== " " && ev.key !== "Spacebar") || !th || th.tagName !== "TH" || th.getAttribute("role") !== "columnheader" || th.tabIndex < 0) return;
+    ev.preventDefault();
+    th.click();
+  });
 
   function init() {
     document.querySelectorAll("table.sb-board[data-sortable]").forEach(setupTable);
