@@ -17,9 +17,15 @@ judge names, its answers and transcripts; the registry holds its display name. E
   HTML (its result list is built with ``innerHTML``). The documents hold text escaped once,
   and only the bare formatting tags Material's own indexer keeps;
 - **data a script renders** (charts, the compare page, the item grid): JSON in a
-  ``<script type="application/json">`` with ``<`` escaped (``charts.chart_json``), drawn
-  with ``textContent`` and, for Plotly's labels, ``text()`` in ``assets/sealboard.js``;
-  no site script assigns ``innerHTML`` (tests/render/test_lab_markup_browser.py checks).
+  ``<script type="application/json">`` (``script_json``: HTML's specials as JSON escapes,
+  so nothing closes the element), drawn with ``textContent`` and, for Plotly's labels,
+  ``text()`` in ``assets/sealboard.js``; no site script assigns ``innerHTML``;
+- **a tooltip**: Material's ``content.tooltips`` puts an element's ``title`` into the page
+  with ``innerHTML``, so lab text is never written into a ``title`` attribute (page or
+  script); titles hold Sealboard's and the config's words only.
+
+tests/render/test_lab_markup_browser.py plants markup in every lab field of one instance and
+checks, in Chromium, that none of it runs on any kind of page, through search or a share URL.
 """
 
 from __future__ import annotations
@@ -47,6 +53,14 @@ def page_text(value: Any) -> str:
 def search_html(text: str) -> str:
     """Plain text as the HTML of a search document's title or text."""
     return html.escape(text, quote=False)
+
+
+def script_json(data: bytes | str) -> str:
+    """JSON text as the content of a ``<script type="application/json">``: ``<``, ``>`` and
+    ``&`` as JSON's ``\\u`` escapes (the same value to ``JSON.parse``), so no ``</script>``
+    or comment can end the element early."""
+    text = data.decode() if isinstance(data, bytes) else data
+    return text.rstrip("\n").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 # The tags Material's search indexer keeps in a document's text (its Parser.keep), bare.
