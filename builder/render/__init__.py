@@ -3,6 +3,8 @@
 - ``charts``: Chart specs for sealboard.js: each board charts its own dimension
 - ``compare``: The compare page of a benchmark: 2–5 models side by side on every board
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
+- ``escaping``: One escaping rule for lab text at every sink: pages, search documents, data
+  scripts draw, tooltips
 - ``exports``: board rows as Every Eval Ever 0.3 aggregate records and Hugging Face
   `.eval_results` entries, each pointing back to its bundle's manifest digest
 - ``forest``: Forest bars: each row's 95% interval drawn as a bar on one axis shared by the board

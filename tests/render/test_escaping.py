@@ -11,7 +11,9 @@ as themselves.
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import markdown
 import pytest
@@ -144,3 +146,16 @@ def test_a_search_document_holds_text_never_markup(value: str) -> None:
 def test_material_s_own_escaped_documents_are_unchanged() -> None:
     material = "<p>Use <code>bundles/&lt;benchmark&gt;/</code> &amp; more</p><ul><li>one</li></ul>"
     assert search_document_html(material) == material
+
+
+# The site's own scripts (the vendored ones, tablesort and iframe-worker, hold no data).
+OWN_SCRIPTS = ("sealboard.js", "items.js", "sealboard-search.js")
+ASSETS = Path(__file__).resolve().parents[2] / "builder" / "render" / "site_template" / "assets"
+HTML_SINKS = re.compile(r"\.(innerHTML|outerHTML)\s*[+]?=|insertAdjacentHTML|document\.write|createContextualFragment|\.html\(")
+
+
+@pytest.mark.parametrize("name", OWN_SCRIPTS)
+def test_the_site_s_scripts_put_data_in_as_text(name: str) -> None:
+    source = (ASSETS / name).read_text(encoding="utf-8")
+    assert "textContent" in source or name == "sealboard-search.js"  # control: the scripts do write text
+    assert not HTML_SINKS.search(source), HTML_SINKS.search(source)
