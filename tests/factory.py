@@ -105,6 +105,7 @@ class Instance:
     def add_submission(
         self, lab: str, submission: str, rows: list[dict[str, Any]], *, model: dict[str, Any] | None = None, sign_with: str | None = None,
         publish_results: bool = True, publish_transcripts: bool = False, transcripts: bytes | None = None, own_answers: bool = True,
+        run: dict[str, Any] | None = None, harness: dict[str, str] | None = None, judge: str = "judge-1",
     ) -> Path:
         """Create and sign a bundle of `rows`. With `own_answers`, the run's wrong answers are
         spelled its own way, so that tests reusing one row set make distinct runs rather than
@@ -122,7 +123,7 @@ class Instance:
             lab=lab,
             submission=submission,
             results=b"".join(orjson.dumps(r) + b"\n" for r in rows),
-            description=Description(model=m, config=dict(RUN), harness={"name": "test-harness", "version": "1.0"}, judge="judge-1",
+            description=Description(model=m, config=dict(RUN, **(run or {})), harness=harness or {"name": "test-harness", "version": "1.0"}, judge=judge,
                                     publish_results=publish_results, publish_transcripts=publish_transcripts),
             created=NOW,
             config=config,
@@ -171,7 +172,8 @@ def forge_submission(
     return path
 
 
-def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: list[dict[str, Any]] | None = None) -> Instance:
+def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: list[dict[str, Any]] | None = None,
+                  lab_names: dict[str, str] | None = None) -> Instance:  # fmt: skip
     root.mkdir(parents=True, exist_ok=True)
     keydir = root.parent / f"{root.name}-keys"
     keydir.mkdir(exist_ok=True)
@@ -190,7 +192,7 @@ def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: l
     lab_keys, lab_paths = {}, {}
     for lab in labs:
         lab_keys[lab], lab_paths[lab] = keypair(lab)
-        add_lab(root, lab, lab.title() + " Lab", [lab_keys[lab].public])
+        add_lab(root, lab, (lab_names or {}).get(lab, lab.title() + " Lab"), [lab_keys[lab].public])
     sign_registry(root, maintainers["m1"])
     sign_registry(root, maintainers["m3"])
 

@@ -24,6 +24,9 @@ from builder.errors import BundleError
 from builder.trust.seal import VERSION_PREFIX
 
 _AGE_HEADER = VERSION_PREFIX.encode()  # the first bytes of every age file (c2sp.org/age, "Version line")
+# An ASCII-armored age file is text but ciphertext all the same: it is sealed (and refused
+# later, as armored-refused, by the policy in builder.trust.seal), never plaintext.
+_AGE_ARMOR = b"-----BEGIN AGE ENCRYPTED FILE-----"
 
 # The file names Sealboard (and its docs) write plaintext results, transcripts and items to;
 # each is also in the .gitignore it writes (tests/bundles/test_plaintext.py checks it).
@@ -50,9 +53,9 @@ _ARCHIVE_MAGIC = (b"\x1f\x8b", b"PK\x03\x04", b"\xfd7zXZ\x00", b"BZh", b"\x28\xb
 
 def in_the_clear(data: bytes) -> bool:
     """Whether a bundle file's bytes are readable without a key: not an age file, and text
-    (UTF-8) or a compressed archive. A sealed file with a byte changed in its header is
+    (UTF-8) or a compressed archive. An armored age file is sealed. A sealed file with a byte changed in its header is
     neither (its payload is ciphertext): the digest check names that one."""
-    if data.startswith(_AGE_HEADER):
+    if data.startswith(_AGE_HEADER) or data.lstrip(b" \t\r\n").startswith(_AGE_ARMOR):
         return False
     if data.startswith(_ARCHIVE_MAGIC):
         return True

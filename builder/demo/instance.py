@@ -56,7 +56,6 @@ theme:
     - navigation.sections
     - navigation.top
     - search.suggest
-    - content.tooltips
   palette:
     - scheme: default
       primary: indigo

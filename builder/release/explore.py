@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from builder.release.outputs import ItemSummary
+from builder.render.escaping import script_json
 
 
 def anchor(submission: str) -> str:
@@ -57,9 +58,8 @@ def grid_json(grid: dict[str, Any]) -> bytes:
 
 
 def embedded_json(data: bytes) -> str:
-    """JSON inside a <script type="application/json">: no "</" can close the element, and
-    the rest of HTML's specials are escaped too (the text is data, never markup)."""
-    return data.decode().rstrip("\n").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    """JSON inside a <script type="application/json"> (escaping.script_json: the text is data, never markup)."""
+    return script_json(data)
 
 
 def model_results(summaries: list[ItemSummary], pages: dict[str, str]) -> dict[str, list[dict[str, Any]]]:

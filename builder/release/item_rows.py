@@ -10,16 +10,17 @@ value escaped as ``e`` escapes it in the templates (templating.py).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Collection, Iterable
 from typing import Any
+
+from builder.render.escaping import page_text
 
 ANSWERS_SHOWN = 6  # answers listed in a row; more are marked " …"
 ANSWER_CHARS = 60  # of each answer
 
 
 def _e(value: Any) -> str:
-    return "" if value is None else html.escape(str(value))
+    return "" if value is None else page_text(str(value))
 
 
 def verdict(r: dict[str, Any]) -> str:

@@ -7,7 +7,6 @@ build walk them all: quadratic) and out of the search index; the item browser li
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -35,6 +34,7 @@ from builder.release.registry_history import registry_history
 from builder.release.snapshot_pages import snapshot_entries, snapshot_pages, snapshots
 from builder.release.templating import render
 from builder.release.transcripts import by_item, published, publishes_transcripts
+from builder.render.escaping import page_text
 from builder.render.formulas import has_math
 from builder.render.labels import option_order
 from builder.report.records import BenchmarkState, BuildReport, PublishedSamples, ReleaseOutput
@@ -142,7 +142,7 @@ def _registry_entries(report: BuildReport) -> list[dict[str, Any]]:
         at = history.admitted.get(n)
         maintainers = ", ".join(m.id for m in doc.maintainers)
         what = f"key registry version {n} (maintainers {maintainers}; threshold {doc.threshold})"
-        entries.append({"at": at, "date": _when(at), "benchmark": None, "what": html.escape(what) + ("" if at else " — not committed: undated")})
+        entries.append({"at": at, "date": _when(at), "benchmark": None, "what": page_text(what) + ("" if at else " — not committed: undated")})
     return entries
 
 
@@ -157,7 +157,7 @@ def _withdrawal_entries(root: Path, benchmarks: set[str]) -> list[dict[str, Any]
         # A withdrawn folder named like a key (refused as key-material) is not named here either.
         name = f"{stone.lab}/{stone.submission}" if key_in_text(stone.submission) is None else f"{stone.lab}/(name withheld)"
         entries.append({"at": stone.withdrawn, "date": _when(stone.withdrawn), "benchmark": stone.benchmark,
-                        "what": html.escape(f"submission withdrawn by maintainers: {name}{why}")})
+                        "what": page_text(f"submission withdrawn by maintainers: {name}{why}")})
     return entries
 
 
@@ -179,11 +179,11 @@ def changelog_entries(report: BuildReport, snaps: Sequence[Snapshot] = ()) -> li
                 continue
             what = f"release of {v.statement.scope.describe()}" + (" (in force)" if v.state == "effective" else " (scheduled)")
             # A signed statement dated later is an announcement: listed, as scheduled.
-            entries.append({"at": None, "date": _when(v.statement.not_before), "benchmark": bench, "what": html.escape(what)})
+            entries.append({"at": None, "date": _when(v.statement.not_before), "benchmark": bench, "what": page_text(what)})
         for b in state.bundles:
             m = b.manifest
             entries.append({"at": m.created, "date": _when(m.created), "benchmark": bench,
-                            "what": f"new submission {html.escape(m.model.name)} ({html.escape(m.lab)}/{html.escape(m.submission)})"})
+                            "what": f"new submission {page_text(m.model.name)} ({page_text(m.lab)}/{page_text(m.submission)})"})
     entries += _withdrawal_entries(report.root, {s.config.id for s in report.benchmarks})
     entries += _registry_entries(report)
     clock = report.as_of or report.now

@@ -14,7 +14,6 @@ names, and on today's board page.
 
 from __future__ import annotations
 
-import html
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +22,7 @@ from builder.attest.snapshots import BenchmarkSnapshot, Snapshot, snapshots
 from builder.errors import BuilderError
 from builder.release.templating import render
 from builder.render.compare import lead_metric
+from builder.render.escaping import page_text
 from builder.render.labels import metric_header
 from builder.render.pages import fmt_cell, fmt_rank, ordered_rows
 from builder.report.records import BuildReport
@@ -56,12 +56,12 @@ def _board(board: dict[str, Any], labs: dict[str, str]) -> dict[str, Any]:
         cell = (row.get("metrics") or {}).get(lead["name"]) if lead else None
         rows.append({
             "rank": "ref" if item["ref"] else fmt_rank(row),
-            "model": html.escape(str(row.get("label") if item["ref"] else row.get("model"))),
+            "model": page_text(str(row.get("label") if item["ref"] else row.get("model"))),
             "cell": fmt_cell(cell, lead["unit"], True) if lead else '<td class="sb-num">—</td>',
-            "lab": "reference" if item["ref"] else html.escape(labs.get(str(row.get("lab")), str(row.get("lab")))),
+            "lab": "reference" if item["ref"] else page_text(labs.get(str(row.get("lab")), str(row.get("lab")))),
             "ref": item["ref"],
         })
-    return {"title": html.escape(str(board["title"])), "board": str(board["board"]),
+    return {"title": page_text(str(board["title"])), "board": str(board["board"]),
             "header": metric_header(lead) if lead else "Value", "rows": rows}
 
 
@@ -116,7 +116,7 @@ def snapshot_entries(snaps: list[Snapshot], clock: datetime) -> list[dict[str, A
         when = _built(snap)
         if not snap.shown or when is None or when > clock:
             continue
-        links = ", ".join(f'<a href="{_href(snap, b)}">{html.escape(b.id)}</a> ({html.escape(b.status)})' for b in snap.benchmarks)
+        links = ", ".join(f'<a href="{_href(snap, b)}">{page_text(b.id)}</a> ({page_text(b.status)})' for b in snap.benchmarks)
         out.append({"at": when, "date": f"{when:%Y-%m-%d}", "benchmark": None,
                     "what": f"deploy recorded; its boards as they stood: {links or 'none kept'}"})
     return out

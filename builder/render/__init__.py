@@ -8,6 +8,8 @@
 - ``eee_export``: `sealboard export eee DIR`: a built site's Every Eval Ever records merged into
   one datastore, byte for byte
 - ``eee_samples``: Every Eval Ever instance-level samples files of released, opted-in results
+- ``escaping``: One escaping rule for lab text at every sink: pages, search documents, data
+  scripts draw, tooltips
 - ``exports``: each submission as an Every Eval Ever 0.3 datastore record (every board cell the
   site publishes) and Hugging Face `.eval_results` entries, each pointing back to its bundle's
   manifest digest

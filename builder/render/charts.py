@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from builder.render.escaping import script_json
 from builder.render.labels import MEASURE_TITLES, axis_title, field_title, group_title, metric_title, unit_label
 
 _SCALED = {"fraction": 100, "difference": 100}
@@ -193,5 +194,5 @@ def chart_spec(board: dict[str, Any], spec: Any = None, boards: dict[str, dict[s
 
 
 def chart_json(chart: dict[str, Any]) -> str:
-    # Inline in a <script type="application/json">: '<' escaped so "</script>" can never appear.
-    return orjson.dumps(chart).decode().replace("<", "\\u003c")
+    """The spec inline in a <script type="application/json"> (escaping.script_json)."""
+    return script_json(orjson.dumps(chart))

@@ -7,10 +7,11 @@ shows its group value with a readable name (an MSC code with its subject name).
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from builder.render.escaping import page_text
 
 # Titles of the measures every benchmark can use (builder/scoring/measures.py ids).
 MEASURE_TITLES = {
@@ -126,13 +127,13 @@ def metric_header(metric: dict[str, Any]) -> str:
     """HTML of a column header: title, subject name (MSC) and unit, escaped."""
     group = metric.get("group")
     unit = unit_label(metric["unit"])
-    small = f' <small class="sb-unit">{html.escape(unit)}</small>' if unit else ""
+    small = f' <small class="sb-unit">{page_text(unit)}</small>' if unit else ""
     if group:
         short, name = group_title(group["field"], group["value"])
         if name:
-            return f'{html.escape(short)} <small class="sb-sub">{html.escape(name)}</small>{small}'
-        return html.escape(short) + small
-    return html.escape(metric_title(metric)) + small
+            return f'{page_text(short)} <small class="sb-sub">{page_text(name)}</small>{small}'
+        return page_text(short) + small
+    return page_text(metric_title(metric)) + small
 
 
 def axis_title(metric: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """The Jinja environment Sealboard's own page templates render in (render/templates/,
 release/templates/): Markdown out, nothing autoescaped, so every value goes through ``e``
-(html.escape) explicitly; ``x.key`` on a plain dict is its item, found without an exception.
+explicitly (``render.escaping.page_text``: what HTML, Markdown or YAML would read as syntax,
+as character references); ``x.key`` on a plain dict is its item, found without an exception.
 
 Jinja's ``x.key`` tries ``getattr(x, "key")`` first and only then ``x["key"]``. The pages'
 values are plain dicts (one per board row, item, submission), so every lookup raised and

@@ -12,7 +12,6 @@ Paths of the generated pages:
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from builder.render import data_files
 from builder.render.charts import chart_json, chart_spec
 from builder.render.compare import compare_data, compare_json
+from builder.render.escaping import page_text
 from builder.render.forest import forest_axis, forest_cell, forest_head
 from builder.render.formulas import has_math, tex_markdown
 from builder.render.hf_results import site_base
@@ -37,7 +37,7 @@ from builder.render.labels import (
 from builder.render.page_templates import page_environment
 from builder.scoring.tables import FLAGS
 
-_ENV = page_environment("builder.render")  # every value goes through `e` (html.escape) explicitly
+_ENV = page_environment("builder.render")  # every value goes through `e` (escaping.page_text) explicitly
 
 
 def model_href(submission: str) -> str:
@@ -62,7 +62,7 @@ def fmt_value(cell: dict[str, Any] | None, unit: str) -> str:
     if cell.get("value") is None:
         flag = cell.get("flag") or "n/a"
         title = FLAGS.get(flag, flag)
-        return f'<span class="sb-na" title="{html.escape(title)}">{html.escape(FLAG_LABELS.get(flag, "n/a"))}</span>'
+        return f'<span class="sb-na" title="{page_text(title)}">{page_text(FLAG_LABELS.get(flag, "n/a"))}</span>'
     return number(cell["value"], unit)
 
 
@@ -75,7 +75,7 @@ def withheld_line(counts: dict[str, int]) -> str:
 def held(row: dict[str, Any], key: str) -> str:
     """The page text for a submissions field the publication gate withheld, else ""."""
     fields = (row.get("withheld") or {}).get("fields", ())
-    return f'<em class="sb-withheld">{html.escape(row["withheld"]["reason"])}</em>' if key in fields else ""
+    return f'<em class="sb-withheld">{page_text(row["withheld"]["reason"])}</em>' if key in fields else ""
 
 
 def fmt_ci(cell: dict[str, Any] | None, unit: str) -> str:
@@ -150,7 +150,7 @@ def fmt_extra(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.3g}"
-    return html.escape(str(value))
+    return page_text(str(value))
 
 
 def ordered_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
@@ -185,7 +185,7 @@ def ordered_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _render(template: str, **context: Any) -> str:
     return _ENV.get_template(template).render(
-        e=lambda s: html.escape(str(s)) if s is not None else "",
+        e=page_text,
         fmt_value=fmt_value,
         fmt_ci=fmt_ci,
         fmt_cell=fmt_cell,

@@ -6,11 +6,11 @@ It is rendered as one HTML table so the site generator passes it through unparse
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from builder.render.escaping import page_text
 from builder.strict import check_fields, loads_yaml
 
 REASONS_FILE = Path(__file__).resolve().parent.parent / "reasons.yaml"
@@ -35,8 +35,8 @@ def load_reasons() -> dict[str, Reason]:
 
 def reasons_page() -> str:
     rows = "\n".join(
-        f'<tr id="{html.escape(r.code)}"><td><code>{html.escape(r.code)}</code></td>'
-        f"<td>{html.escape(r.raised_by)}</td><td>{html.escape(r.fix)}</td></tr>"
+        f'<tr id="{page_text(r.code)}"><td><code>{page_text(r.code)}</code></td>'
+        f"<td>{page_text(r.raised_by)}</td><td>{page_text(r.fix)}</td></tr>"
         for r in sorted(load_reasons().values(), key=lambda r: r.code)
     )
     return (

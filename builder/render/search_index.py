@@ -8,7 +8,9 @@ benchmark, model, lab and item pages…) are Sealboard's own Markdown around raw
 blocks (``render/templates/``, ``release/templates/``), so this hook indexes them from
 that source instead: their sections are the page's headings, paired in order with the
 ids of the page's table of contents, and a section's text is its source with the tags
-stripped, cut at ``SECTION_CHARS``. Material still indexes the hand-written pages. Item
+stripped, cut at ``SECTION_CHARS``. Material's search UI renders a document's title and
+text as HTML, so every document (Material's own too) is written through
+``escaping.search_document_html``: lab text escaped once, never markup. Material still indexes the hand-written pages. Item
 pages, which Material was told to skip (they were too many for an index every page
 loaded), are indexed too, so an item id finds its page.
 
@@ -61,6 +63,7 @@ from typing import Any
 import orjson
 from mkdocs.plugins import event_priority
 
+from builder.render.escaping import search_document_html, search_html
 from builder.render.site_tree import is_generated
 
 SECTION_CHARS = 400
@@ -107,10 +110,16 @@ def plain(source: str) -> str:
 
 
 def _text(source: str) -> str:
+    """A section's search text: its plain text, cut, escaped once (a search document is HTML)."""
     linked_rows = sum("<a " in row for row in source.split("<tr")[1:])
     if linked_rows + source.count("<details") > LISTING_ROWS:
         return ""
-    return _cut(plain(source))
+    return search_html(_cut(plain(source)))
+
+
+def _title(source: str) -> str:
+    """A heading's or page title's search title: its text (the page wrote it escaped), escaped once."""
+    return search_html(html.unescape(_TAG.sub("", source)).strip())
 
 
 def _cut(text: str) -> str:
@@ -132,15 +141,15 @@ def page_entries(url: str, title: str, markdown: str, toc: Any) -> list[dict[str
     headings = list(_HEADING.finditer(markdown))
     ids = _toc_ids(toc)
     if len(headings) != len(ids) or not headings:
-        return [{"location": url, "title": title, "text": _cut(plain(markdown))}]
+        return [{"location": url, "title": _title(title), "text": search_html(_cut(plain(markdown)))}]
     out = []
     first = headings[0]
     # The first heading is the page's h1: its section is the page itself.
     ends = [h.start() for h in headings[1:]] + [len(markdown)]
-    out.append({"location": url, "title": title, "text": _text(markdown[first.end() : ends[0]])})
+    out.append({"location": url, "title": _title(title), "text": _text(markdown[first.end() : ends[0]])})
     for h, end, (anchor, heading) in zip(headings[1:], ends[1:], ids[1:]):
         out.append(
-            {"location": f"{url}#{anchor}", "title": html.unescape(_TAG.sub("", heading)).strip(), "text": _text(markdown[h.end() : end])}
+            {"location": f"{url}#{anchor}", "title": _title(heading), "text": _text(markdown[h.end() : end])}
         )
     return out
 
@@ -154,9 +163,16 @@ def languages(configured: list[str], docs: list[dict[str, Any]]) -> list[str]:
     return langs
 
 
+def safe_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """A search document whose title and text the search UI can render as HTML: whoever wrote
+    it (Material's indexer, or ``page_entries``), text escaped once and bare formatting tags
+    only (``escaping.search_document_html``)."""
+    return {k: search_document_html(v) if k in ("title", "text") and isinstance(v, str) else v for k, v in doc.items()}
+
+
 def split_index(index: dict[str, Any], generated: list[dict[str, Any]]) -> tuple[bytes, bytes, bytes]:
     """search_index.json, search_index.js and search_docs.js from Material's index and the generated entries."""
-    docs = list(index.get("docs") or []) + generated
+    docs = [safe_document(d) for d in list(index.get("docs") or []) + generated]
     config = dict(index.get("config") or {})
     config["lang"] = languages(list(config.get("lang") or ["en"]), docs)
     stub = orjson.dumps({"config": config, "docs": []})

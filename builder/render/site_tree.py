@@ -189,6 +189,18 @@ def _top_names(docs: Path) -> list[str]:
     return sorted(n.removesuffix(".md") + ".html" if n.endswith(".md") else n for n in os.listdir(docs))
 
 
+# Material features that render text as HTML. ``content.tooltips`` puts an element's ``title``
+# into the page with ``innerHTML``, and Material itself copies a truncated page or nav title
+# (a model's or a lab's name: lab text) into a ``title``: hovering the header of a model
+# named ``<img onerror=…>`` ran it. Left out of every generated config, whatever the
+# instance asks (render/escaping.py: the one escaping rule); browsers show titles as text.
+HTML_RENDERING_FEATURES = frozenset({"content.tooltips"})
+
+
+def _features(value: Any) -> Any:
+    return [f for f in value if f not in HTML_RENDERING_FEATURES] if isinstance(value, list) else value
+
+
 def generated_config(root: Path, staged: Path, generator: str, site_dir: str) -> dict[str, Any]:
     """The config the generator runs with: the instance's settings plus what Sealboard fixes."""
     instance = instance_config(root)
@@ -200,6 +212,8 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
     theme["font"] = False  # system fonts: no request to Google Fonts
     if "palette" in theme:
         theme["palette"] = _follow_os(theme["palette"])
+    if "features" in theme:
+        theme["features"] = _features(theme["features"])
     extra = dict(instance.get("extra") or {})
     extra["sealboard_top"] = _top_names(staged / DOCS)
     extra["sealboard_banner"] = meta.get("banner")

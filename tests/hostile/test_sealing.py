@@ -181,9 +181,10 @@ def test_armored_age_file(inst: Instance, tmp_path: Path) -> None:
 
 
 def test_unsealed_plaintext_results(inst: Instance) -> None:
-    """A lab that forgot to seal: plaintext under the .age name is never parsed as results."""
+    """A lab that forgot to seal: plaintext under the .age name is never parsed as results;
+    it is refused as the leak it is (builder.bundles.plaintext), before any age parsing."""
     set_payload(inst.bundles[ACME], RESULTS, rows_bytes(VALID_ROWS), inst.lab_keys["acme"])
-    assert_rejected(run(inst), (RESULTS_WHERE, "bad-header"), publishes=(BETA,))
+    assert_rejected(run(inst), (RESULTS_WHERE, "plaintext-in-bundle"), publishes=(BETA,))
 
 
 def test_truncated_payload_signed_as_is(inst: Instance) -> None:

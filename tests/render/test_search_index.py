@@ -54,8 +54,9 @@ def test_a_generated_page_has_one_entry_per_heading_from_its_source():
     ]
     assert entries[0]["title"] == "KCSAT-ML · item kcsat-2014-a-01"
     assert entries[0]["text"] == "← all items · items.jsonl Points 2"
+    # A document is HTML (Material's search UI renders it): the page's "&amp;" is text "&", escaped once.
     assert entries[1] == {"location": "kcsat-ml/items/kcsat-2014-a-01.html#question", "title": "Question",
-                          "text": "함수 $f(x)$ 에 대하여 & 구하는 값을 답하시오."}  # fmt: skip
+                          "text": "함수 $f(x)$ 에 대하여 &amp; 구하는 값을 답하시오."}  # fmt: skip
     assert entries[2]["text"] == ""  # a listing of other pages: its heading only
 
 

@@ -435,7 +435,8 @@
     var head = t.createTHead().insertRow();
     ["Model", "Rank", "Value [95% interval]", "Δ vs first [95% interval]"].forEach(function (h, i) {
       var th = make("th", i === 0 ? "sb-model" : null, h);
-      if (i === 3) th.title = "difference from " + names[keys[0]].label;
+      // Not the model's name: Material's tooltips render a title as HTML (render/escaping.py).
+      if (i === 3) th.title = "difference from the first model picked";
       head.appendChild(th);
     });
     var body = t.createTBody(), first = b.cells[keys[0]];
