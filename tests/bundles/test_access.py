@@ -21,6 +21,8 @@ from builder.trust.seal import seal, unseal
 from builder.trust.sshkeys import generate_ed25519, load_private_key
 from tests.factory import NOW, VERSION, make_instance
 
+pytestmark = pytest.mark.slow  # builds a site
+
 COPY = access_path("soohak", VERSION, "acme")
 AGE = shutil.which("age")
 

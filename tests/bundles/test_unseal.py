@@ -19,6 +19,8 @@ from builder.bundles.manifest import RESULTS
 from builder.pipeline.build import build
 from tests.factory import NOW, make_instance, results_for
 
+pytestmark = pytest.mark.slow  # builds sites
+
 SUBMISSIONS = [f"p-{i}" for i in range(9)]  # at least MIN_PARALLEL_BUNDLES
 
 

@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # runs the workflows' scripts with builds
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")

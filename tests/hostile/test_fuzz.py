@@ -33,6 +33,8 @@ from builder.strict import loads_yaml
 from builder.trust.sshsig import NS_BUNDLE, verify
 from hostile.support import ITEMS, VALID_ROWS, rows_bytes
 
+pytestmark = pytest.mark.slow  # property tests (minutes of examples)
+
 # HOSTILE_FUZZ_EXAMPLES=5000 for a long hunt; the default keeps the suite fast.
 FUZZ = settings(max_examples=int(os.environ.get("HOSTILE_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

@@ -20,6 +20,8 @@ from builder.pipeline.isolation import culprits
 from hostile.support import ACME, BETA, DATASET, NOW, VALID_ROWS, assert_rejected, published, reseal, rows_bytes, run, where_of
 from tests.factory import make_instance, own_wrong_answers, results_for, soohak_items
 
+pytestmark = pytest.mark.slow  # builds sites
+
 
 def test_fraction_answer_1e9999_is_isolated(tmp_path: Path) -> None:
     # A fraction item: the exact regrader turns 1e9999 into a 10 000-digit integer, whose

@@ -21,6 +21,8 @@ from builder.leakscan.scan import Needles, scan_tree
 from builder.trust.agekeys import generate_identity
 from hostile.support import Instance
 
+pytestmark = pytest.mark.slow  # builds sites
+
 
 def _throwaway_age_secret() -> str:
     import pyrage

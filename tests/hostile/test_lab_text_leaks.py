@@ -55,6 +55,8 @@ from hostile.support import (
 )
 from hostile.test_validate_pr import B, Repo, base_repo, commit, git, repo  # noqa: F401  (fixtures)
 
+pytestmark = pytest.mark.slow  # builds sites, public and authorised
+
 AGE_KEY = generate_identity().reveal_secret().strip().splitlines()[-1]
 assert AGE_KEY.startswith("AGE-SECRET-KEY-1")
 CANARY = ITEMS[0]["canary"]

@@ -21,6 +21,8 @@ import pytest
 from hostile.support import ACME, BETA, ITEMS, Instance, assert_rejected, edit_manifest, manifest_obj, run, where_of
 from tests.factory import results_for
 
+pytestmark = pytest.mark.slow  # builds released sites
+
 LEAK = "embargoed-text"
 CANARY = ITEMS[0]["canary"]
 WORDS = ITEMS[2]["question"]["en"].split()

@@ -35,6 +35,8 @@ from hostile.support import (
     where_of,
 )
 
+pytestmark = pytest.mark.slow  # CLI builds
+
 
 class _FixedClock(datetime):
     @classmethod

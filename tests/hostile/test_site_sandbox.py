@@ -23,6 +23,8 @@ from builder.render.jinja_sandbox import sandboxed
 from builder.render.site_guard import check_instance
 from hostile.support import Instance
 
+pytestmark = pytest.mark.slow  # builds sites
+
 PAYLOADS = {
     "config-globals": "{{ config.__class__.__init__.__globals__ }}",
     "lipsum-environ": "{{ lipsum.__globals__.os.environ }}",

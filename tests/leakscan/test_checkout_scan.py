@@ -14,6 +14,8 @@ from builder.scaffold.ignore import gitignore_text
 from tests.factory import NOW, make_instance, results_for
 from tests.pipeline.test_admission import commit
 
+pytestmark = pytest.mark.slow  # builds sites
+
 
 @pytest.fixture
 def inst(tmp_path):

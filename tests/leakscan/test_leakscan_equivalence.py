@@ -32,6 +32,8 @@ from builder.leakscan import normalise as leaknorm
 from builder.leakscan import scan as leakscan
 from builder.leakscan.scan import build_needles, normalise, output_forms
 
+pytestmark = pytest.mark.slow  # property tests of the normaliser (~50 s)
+
 # The definition of what is deleted, written out (the module derives it once, on first use).
 INVISIBLE = (
     {chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf" and c >= 0x80}

@@ -13,6 +13,8 @@ from builder.errors import BuilderError, LeakError
 from builder.pipeline.build import build
 from tests.factory import NOW, forge_submission, make_instance, results_for
 
+pytestmark = pytest.mark.slow  # builds sites
+
 
 def _all_output_bytes(site: Path) -> bytes:
     return b"\n".join(p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file())

@@ -13,11 +13,14 @@ import re
 from datetime import timedelta
 
 import orjson
+import pytest
 
 from builder.pipeline.build import build
 from builder.release.statement import Publish, Scope
 from tests.release.support import AFTER, T
 from tests.release.test_release_hostile import instance  # acme/run-1: samples right, wrong, right
+
+pytestmark = pytest.mark.slow  # builds sites
 
 TEXT_ONLY = Publish(items=True, results=False, transcripts=False)
 ALL = Publish()

@@ -3,12 +3,15 @@ Jinja loops wrote, for every value a lab controls: markup, quotes, None, many an
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder.release.item_rows import item_rows, submission_rows
 from builder.release.templating import ENV
 from builder.render.escaping import page_text
+
+pytestmark = pytest.mark.slow  # property tests over the row builders (~30 s)
 
 # The loops as the templates held them before the rows moved to Python (the Regrade column's
 # denominator since made the rows regraded, not all samples: issue 40).

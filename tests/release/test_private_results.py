@@ -20,6 +20,8 @@ from tests.factory import results_for
 from tests.release.support import AFTER, released_instance
 from tests.release.test_release_build import output_bytes
 
+pytestmark = pytest.mark.slow  # builds sites
+
 TRANSCRIPT = gzip.compress(b'{"item": "m000", "lang": "en", "sample": 0, "text": "private reasoning"}\n')
 
 

@@ -28,6 +28,8 @@ from builder.trust.registry import load_registry
 from builder.trust.seal import generate_identity, load_identity
 from tests.release.support import AFTER, BEFORE, T, released_instance
 
+pytestmark = pytest.mark.slow  # builds released and embargoed sites
+
 
 def output_bytes(site: Path) -> dict[str, bytes]:
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}

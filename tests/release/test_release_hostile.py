@@ -36,6 +36,8 @@ from tests.factory import NOW, make_instance, results_for
 from tests.pipeline.test_admission import commit
 from tests.release.support import AFTER, T, distinct_items, released_instance, write_statement
 
+pytestmark = pytest.mark.slow  # builds sites
+
 MERGED = NOW + timedelta(hours=1)
 ALL = Publish()
 AGGREGATES = Publish(items=False, results=False, transcripts=False)

@@ -18,6 +18,8 @@ from tests.factory import results_for
 from tests.release.support import AFTER, released_instance
 from tests.release.test_release_build import output_bytes
 
+pytestmark = pytest.mark.slow  # builds sites
+
 LONG = "x" * (PAGE_CHARS + 123)
 
 

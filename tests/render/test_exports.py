@@ -36,6 +36,8 @@ from tests.peers import eee_findings, eee_validate
 from tests.release.support import AFTER, released_instance
 from tests.release.test_transcripts import _transcripts
 
+pytestmark = pytest.mark.slow  # builds a site and runs the EEE validator
+
 FORMATS = Path(exports.__file__).parents[1] / "formats" / "eee"
 SCHEMA = json.loads((FORMATS / "eval.schema.json").read_text())
 INSTANCE_SCHEMA = json.loads((FORMATS / "instance_level_eval.schema.json").read_text())

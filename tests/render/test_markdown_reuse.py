@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from builder.render.generator import scrubbed_env
 from builder.render.site_tree import MKDOCS_HOOKS
+
+pytestmark = pytest.mark.slow  # runs mkdocs
 
 PAGES = {
     "index.md": "# Home\n\nA footnote[^1] and an HTML abbreviation.\n\n*[HTML]: HyperText Markup Language\n\n[^1]: The note.\n",

@@ -10,10 +10,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import orjson
+import pytest
 
 from builder.render.generator import scrubbed_env
 from builder.render.nav_cache import cached_render
 from builder.render.site_tree import MKDOCS_HOOKS, NOT_IN_NAV
+
+pytestmark = pytest.mark.slow  # runs mkdocs
 
 PAGES = {
     "index.md": "# Home\n",

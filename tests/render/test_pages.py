@@ -16,6 +16,8 @@ from builder.render.charts import chart_spec
 from builder.render.labels import interval, metric_header, metric_title, natural_key, number, option_order
 from tests.factory import NOW, make_instance, results_for
 
+pytestmark = pytest.mark.slow  # builds a site
+
 
 def test_intervals_read_with_negative_bounds_and_without_width():
     assert interval(-0.02, -0.01, "difference") == "[−2.0, −1.0]"

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from builder.render.raw_html_blocks import RawBlockExtension, _replayed_region_end, _unnested_region_end, raw_region_end
 
+pytestmark = pytest.mark.slow  # property tests (~30 s)
+
 EXTENSIONS = ["admonition", "attr_list", "def_list", "tables", "toc"]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,6 +21,8 @@ from builder.render import search_index
 from builder.render.generator import scrubbed_env
 from builder.render.search_index import DOCS_GLOBAL, MATERIAL_SEARCH_ATTRIBUTES
 from builder.render.site_tree import MKDOCS_HOOKS, NOT_IN_NAV
+
+pytestmark = pytest.mark.slow  # runs mkdocs
 
 PAGES = {
     # An attribute Material's search plugin strips from the page (search_index.py skips that

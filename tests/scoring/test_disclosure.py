@@ -22,6 +22,8 @@ from builder.scoring.disclosure import Figure, audit
 
 from .frames import Instance
 
+pytestmark = pytest.mark.slow  # property tests of the disclosure audit (~30 s)
+
 EDITIONS = [f"2025-0{m}" for m in range(1, 7)]
 CATEGORIES = ("direct", "converse", "existence")
 STREAMS = {  # result condition of each published column of LiveMathematicianBench's boards

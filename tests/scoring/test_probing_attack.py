@@ -34,6 +34,8 @@ from builder.config import Budget
 
 from .frames import Instance
 
+pytestmark = pytest.mark.slow  # a full build under attack
+
 LETTERS = "ABCDE"
 N_ITEMS, EDITIONS = 360, 12
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builder.scoring import default_spec, score_benchmark
+
+pytestmark = pytest.mark.slow  # property tests over whole boards (~50 s)
 
 SOOHAK = default_spec("soohak")
 KCSAT = default_spec("kcsat-ml")
