@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 
 import daachorse
 
-from builder.leakscan.fold import decoded, fold_pattern, forms, words
+from builder.leakscan.fold import decoded, fold_pattern, forms, raw_letters, skeleton, words
+from builder.leakscan.gunzip import gunzip
+from builder.leakscan.normalise import normalise
 
 MAX_PAIRED = 120
 _TAG = re.compile(r"<[^<>]{0,200}>")
@@ -116,3 +118,34 @@ def scan_together(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tu
         if found is not None:
             return found, tuple(dict.fromkeys((a.bundle, b.bundle)))
     return None
+
+
+_ASCII_SKELETON = bytes.maketrans(b"10", b"lo")  # the skeleton's only ASCII changes (fold.skeleton_table)
+
+
+def scan_file_folded(data: bytes, name: str, needles: LabNeedles) -> str | None:
+    """A repository file read as lab text is, for the checkout scan: what git carries holds
+    lab text too (a manifest, a note in a PR). The same readings as :func:`scan_alone`
+    (look-alike letters, spacing and invisible characters, reversed words and characters,
+    every decoding) on the file's text, except the page view (entities decoded, tags gone:
+    a reader of the repository sees the markup; the plain scan decodes entities), in bytes
+    operations so that the history of a repository (tens of MB) is read in seconds. A file
+    that is not UTF-8 (a sealed file, an image) is left to the plain scan; gzip opened."""
+    if needles._automaton is None:
+        return None
+    if name.endswith(".gz"):
+        data = gunzip(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.isascii():
+        normalised = normalise(data).translate(_ASCII_SKELETON)
+        reversed_chars = normalised[::-1].replace(b" ", b"")
+    else:
+        normalised = skeleton(normalise(raw_letters(text)).decode("utf-8")).encode("utf-8")
+        reversed_chars = normalised.decode("utf-8")[::-1].replace(" ", "").encode("utf-8")
+    found = needles.any([normalised.replace(b" ", b""), b"".join(reversed(normalised.split())), reversed_chars])
+    if found is not None:
+        return found
+    return needles.any(r for d in decoded(text)[1:] for r in forms(words(d)))

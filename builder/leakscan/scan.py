@@ -42,7 +42,6 @@ tests/pipeline/test_leakscan_equivalence.py.
 from __future__ import annotations
 
 import functools
-import gzip
 import html
 import re
 from collections.abc import Iterable
@@ -56,6 +55,7 @@ import numpy as np
 from builder.bundles.facts import submission_facts
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
+from builder.leakscan.gunzip import gunzip
 from builder.leakscan.keyscan import REASON as KEY_REASON
 from builder.leakscan.keyscan import key_material
 from builder.leakscan.labtext import Piece, lab_needles, scan_alone, scan_together, texts_of
@@ -216,10 +216,7 @@ def output_forms(data: bytes, name: str) -> list[bytes]:
     is not UTF-8 (an image, a font) is scanned for its ASCII."""
     if name.endswith(".gz"):
         name = name[:-3]
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError):
-            pass
+        data = gunzip(data)
     suffix = Path(name).suffix.lower()
     if not data.isascii() and suffix in _BINARY_SUFFIXES:
         return [normalise(data, binary=True)]
