@@ -17,8 +17,8 @@ def _recipe() -> list[str]:
     text = TEMPLATE.read_text()
     section = text[text.index("## Checking this site"):]
     blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
-    commands = [c.replace("\\\n", " ") for c in blocks[1].split("\n") if c.strip()]
-    return [c for c in " ".join(commands).replace("  ", " ").split("ssh-keygen ") if c.startswith("-Y verify")]
+    lines = blocks[1].replace("\\\n", " ").splitlines()
+    return [line.strip().removeprefix("ssh-keygen ") for line in lines if line.strip().startswith("ssh-keygen -Y verify")]
 
 
 def _key(tmp_path: Path, name: str) -> Path:
@@ -61,7 +61,7 @@ def test_a_forged_site_fails_the_recipe_and_the_real_one_passes(tmp_path: Path) 
     build_signers = tmp_path / "build_signers"  # what `sealboard keys allowed-signers` writes from the registry
     build_signers.write_text(f'sealboard-build namespaces="sealboard-site" {build.with_suffix(".pub").read_text()}')
     forged = _site(tmp_path, forger)
-    assert all(code != 0 for code in _run_recipe(forged, build_signers))
+    assert all(code != 0 for code in _run_recipe(forged, build_signers))  # ssh-keygen: no principal for this key
     # the old recipe (the site's own copy) accepted the forgery: the reason for the change
     assert _run_recipe(forged, forged / "attestation" / "allowed_signers") == [0, 0]
     assert _run_recipe(_site(tmp_path, build), build_signers) == [0, 0]
