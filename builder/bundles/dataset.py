@@ -40,6 +40,7 @@ from builder.trust.registry import Registry, require_threshold
 from builder.trust.sshsig import NS_DATASET
 
 FORMAT = "sealboard-dataset/1"
+_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
 ITEMS = "items.jsonl.age"
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 ITEM_REQUIRED = {"id", "split", "question", "answer", "answer_type", "salt", "canary"}
@@ -84,6 +85,9 @@ class DatasetManifest:
     item_splits: dict[str, str]
     items_sha256: str
     items_bytes: int
+    # Items per edition month ("YYYY-MM"; {} when no item has one), so that a release scope
+    # is judged with no secret; None in a manifest written before the field existed.
+    editions: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,8 @@ class VerifiedDataset:
 
 
 def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
-    raw = check_fields(loads_json(data, where), {"format", "benchmark", "version", "created", "splits", "items", "files"}, where=where, context="dataset manifest")
+    raw = check_fields(loads_json(data, where), {"format", "benchmark", "version", "created", "splits", "items", "files"}, {"editions"},
+                       where=where, context="dataset manifest")
     if raw["format"] != FORMAT:
         raise ParseError(f"format must be {FORMAT!r}", where=where, reason="bad-format")
     splits = raw["splits"]
@@ -123,6 +128,13 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
     counts = pd.Series(list(item_splits.values())).value_counts().to_dict() if item_splits else {}
     if {k: v for k, v in splits.items() if v} != counts:
         raise ParseError("split counts do not match the items listed", where=where, reason="bad-split")
+    editions = raw.get("editions")
+    if editions is not None and (
+        not isinstance(editions, dict)
+        or not all(isinstance(k, str) and _MONTH.fullmatch(k) and isinstance(v, int) and not isinstance(v, bool) and v > 0 for k, v in editions.items())
+        or sum(editions.values()) > len(commitments)
+    ):
+        raise ParseError("editions must map months (YYYY-MM) to item counts, at most the items listed", where=where, reason="wrong-type")
     files = raw["files"]
     if not isinstance(files, list) or len(files) != 1:
         raise ParseError(f"files must list exactly {ITEMS}", where=where, reason="bad-files")
@@ -140,6 +152,7 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
         item_splits=item_splits,
         items_sha256=f["sha256"],
         items_bytes=f["bytes"],
+        editions=None if editions is None else dict(editions),
     )
 
 
@@ -217,14 +230,19 @@ def parse_items(data: bytes, manifest: DatasetManifest, where: str) -> list[dict
 
 def dataset_manifest_dict(benchmark: str, version: str, created: datetime, items: list[dict[str, Any]], sealed: bytes) -> dict[str, Any]:
     splits: dict[str, int] = {}
+    editions: dict[str, int] = {}
     for item in items:
         splits[item["split"]] = splits.get(item["split"], 0) + 1
+        if item.get("edition") is not None:
+            month = str(item["edition"])[:7]
+            editions[month] = editions.get(month, 0) + 1
     return {
         "format": FORMAT,
         "benchmark": benchmark,
         "version": version,
         "created": format_timestamp(created),
         "splits": splits,
+        "editions": dict(sorted(editions.items())),
         "items": [{"id": it["id"], "split": it["split"], "commitment": commitment(it)} for it in items],
         "files": [{"path": ITEMS, "sha256": hashlib.sha256(sealed).hexdigest(), "bytes": len(sealed), "sealed": True}],
     }

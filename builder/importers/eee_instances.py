@@ -42,6 +42,7 @@ from typing import Any
 
 from builder.errors import ParseError
 from builder.importers.common import IdMap, ImportReport, read_capped, skeleton
+from builder.importers.limits import ItemSources, check_containers
 
 HARNESS = "every-eval-ever"
 SCHEMA_MAJOR_MINOR = "0.3"
@@ -98,6 +99,29 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+class _OutOfRange(ValueError):
+    """A number no results field can hold (refused as number-out-of-range)."""
+
+
+MAX_INTEGER = 1 << 53  # integers a double (and so the results file) holds exactly
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _OutOfRange(f"a number a double cannot hold ({text[:40]})")
+    return value
+
+
+def _bounded(text: str) -> int:
+    if len(text.lstrip("-")) > 16 or abs(value := int(text)) > MAX_INTEGER:
+        raise _OutOfRange(f"an integer beyond ±2^53 ({text[:40]}{'…' if len(text) > 40 else ''})")
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 class _Line:
     """Typed access to one parsed line: every failure names the file, line and field."""
 
@@ -148,13 +172,21 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
             raise ParseError(f"has more than {MAX_LINES} lines", where=where, line=number, reason="oversize", hint="split the file")
         if len(raw) > MAX_LINE_BYTES:
             raise ParseError(f"line is {len(raw)} bytes; at most {MAX_LINE_BYTES}", where=where, line=number, reason="oversize", hint="a line is one sample; leave long transcripts out of the instance file")
+        check_containers(raw, where, number)
         try:
-            obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+            obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
+                             parse_float=_finite, parse_int=_bounded)
         except UnicodeDecodeError:
             raise ParseError("is not UTF-8 text", where=where, line=number, reason="bad-encoding") from None
+        except _OutOfRange as exc:
+            raise ParseError(f"holds {exc}", where=where, line=number, reason="number-out-of-range",
+                             hint="a results field is a count, a duration or a score") from None
         except (ValueError, RecursionError) as exc:
             detail = str(exc) if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError) else "not one JSON object"
             raise ParseError(f"is not valid JSON here ({detail})", where=where, line=number, reason="bad-log", hint="an EEE instance file holds one JSON object per line") from None
+        if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(obj):
+            raise ParseError("holds a lone surrogate escape (half of a UTF-16 pair, as \\ud800): it is no character", where=where,
+                             line=number, reason="bad-encoding", hint="write the text as UTF-8, or escape both halves of the pair")
         if not isinstance(obj, dict) or "sample_id" not in obj or "evaluation" not in obj:
             raise ParseError(
                 "is not an Every Eval Ever instance record (needs sample_id and evaluation)",
@@ -167,6 +199,22 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if not out:
         raise ParseError("holds no samples", where=where, reason="bad-log")
     return out
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    """Whether any string (key or value) holds a surrogate: json pairs the halves of a pair,
+    so one left is lone. No recursion (the depth is the parser's)."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if any("\ud800" <= c <= "\udfff" for c in node):
+                return True
+        elif isinstance(node, dict):
+            stack += [*node.keys(), *node.values()]
+        elif isinstance(node, list):
+            stack += node
+    return False
 
 
 def _answer(rec: _Line) -> str | None:
@@ -216,6 +264,7 @@ def import_instances(
     models: dict[str, str] = {}
     evaluations: dict[str, str] = {}
     failed: list[str] = []
+    sources = ItemSources()
     parsed = [(path, _lines(path)) for path in paths]
     for path, lines in parsed:
         for number, obj in lines:
@@ -264,7 +313,9 @@ def import_instances(
             correct = result.get("is_correct")
             if not isinstance(correct, bool):
                 raise rec.fail(f"evaluation.is_correct is {correct!r}, not true or false", reason="bad-score")
-            row: dict[str, Any] = {"item": id_map(source), "lang": row_lang, "answer": _answer(rec), "correct": correct, "refused": False}
+            item = id_map(source)
+            sources.add(item, source, f"{where}:{number}")  # two ids of the log onto one item (--map) merge samples
+            row: dict[str, Any] = {"item": item, "lang": row_lang, "answer": _answer(rec), "correct": correct, "refused": False}
             tokens = rec.count(rec.mapping("token_usage", required=False), "output_tokens", "token_usage.output_tokens")
             if tokens is not None:
                 row["output_tokens"] = tokens

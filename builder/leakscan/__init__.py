@@ -1,6 +1,7 @@
 """The leak scan: embargoed item text, canaries and key material, in the output and in lab text.
 
 - ``fold``: Disguises folded out of lab-supplied text before the leak scan reads it (issue 22)
+- ``gunzip``: gzip opened for the scans, bounded (a bomb in the repository is not inflated)
 - ``keyscan``: Key material in the output: an age identity, an OpenSSH or PEM private key
   (design, security invariant 8; issue 20)
 - ``labkeys``: Key material in lab text: that lab's bundle is refused, before any output exists

@@ -12,8 +12,8 @@ holds a valid key writes an embargoed question so that a reader still recovers i
 - **spacing inside words** ("q u e s t i o n"): matched with every space removed, on both
   sides, so a window is found however its letters are spaced;
 - **reversed order**: the words in reverse, and the characters in reverse;
-- **encodings**: base64 runs (standard and URL-safe, 16+ characters) and percent-escapes
-  decoded, twice (an encoding of an encoding), each decoding scanned as another text.
+- **encodings**: base64 runs (standard and URL-safe, 16+ characters, also wrapped over
+  lines or cut in pieces of 12+) and percent-escapes decoded, twice (an encoding of an encoding), each decoding scanned as another text.
 
 Needles go through the same fold (:func:`fold_pattern`), so what matched before still
 matches: the fold only merges. Windows over several fields and bundles are
@@ -33,7 +33,12 @@ from importlib import resources
 
 from builder.leakscan.normalise import normalise
 
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+# Base64 wrapped over lines or broken by spaces (MIME's 76 and PEM's 64 columns, a run cut in
+# pieces): runs of 12+ base64 characters with only white space between them are joined and
+# decoded as one run. (Pieces of 12 or more: prose, whose words are shorter, costs nothing.)
+# Possessive: a run is never tried again shorter (no backtracking; Python 3.11).
+# The last line of wrapped base64 may be short: then it ends in padding.
+_BASE64_WRAPPED = re.compile(r"[A-Za-z0-9+/_-]{12,}+={0,2}(?:[ \t\r\n]++(?:[A-Za-z0-9+/_-]{12,}+={0,2}|[A-Za-z0-9+/_-]{1,11}+={1,2}))*+")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 DECODE_DEPTH = 2
 
@@ -98,9 +103,38 @@ def skeleton_table() -> dict[int, str]:
     return table
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _translate(text: str, which: str) -> str:
+    """``text.translate(table)``, at C speed where the text is ASCII: ``str.translate`` looks
+    each character of non-ASCII text up in the dict (1 s a MB); here only the runs of
+    non-ASCII characters are, and the ASCII characters the table changes by ``replace``.
+    (The tables map no character to one they change: tests/leakscan/test_fold_speed.py.)"""
+    table, ascii_changes = _tables()[which]
+    if not text.isascii():
+        text = _NON_ASCII.sub(lambda m: m.group().translate(table), text)
+    for c, to in ascii_changes:
+        text = text.replace(c, to)
+    return text
+
+
+@functools.cache
+def _tables() -> dict[str, tuple[dict[int, str], tuple[tuple[str, str], ...]]]:
+    """Each table, with the ASCII characters it changes."""
+    tables = {"skeleton": skeleton_table(), "raw": raw_table()}
+    return {name: (t, tuple((chr(c), to) for c, to in sorted(t.items()) if c < 128)) for name, t in tables.items()}
+
+
+def raw_letters(text: str) -> str:
+    """Text with each non-ASCII letter that looks like an ASCII one replaced by it
+    (:func:`raw_table`), before the plain normalisation."""
+    return _translate(text, "raw")
+
+
 def skeleton(normalised: str) -> str:
     """Plainly normalised text with every look-alike letter replaced by its prototype."""
-    return normalised.translate(skeleton_table())
+    return _translate(normalised, "skeleton")
 
 
 def fold_pattern(pattern: bytes) -> bytes:
@@ -108,11 +142,25 @@ def fold_pattern(pattern: bytes) -> bytes:
     return skeleton(pattern.decode("utf-8")).replace(" ", "").encode("utf-8")
 
 
+def _base64_runs(text: str) -> list[str]:
+    """Runs of 16+ base64 characters, and pieces of 12+ joined across white space."""
+    runs: list[str] = []
+    for m in _BASE64_WRAPPED.finditer(text):
+        run = m.group()
+        if len(run) < 16:
+            continue
+        pieces = run.split()
+        runs += [p for p in pieces if len(p) >= 16]
+        if len(pieces) > 1:
+            runs.append("".join(pieces))
+    return runs
+
+
 def _decodings(text: str) -> list[str]:
     found = []
     if _PERCENT.search(text):
         found.append(urllib.parse.unquote(text, errors="replace"))
-    for run in _BASE64_RUN.findall(text):
+    for run in dict.fromkeys(_base64_runs(text)):
         body = run.rstrip("=")
         for alphabet in (None, b"-_"):
             try:
@@ -138,7 +186,7 @@ def decoded(text: str) -> list[str]:
 
 def words(text: str) -> list[str]:
     """The lab text's words after the plain normalisation and the skeleton."""
-    return skeleton(normalise(text.translate(raw_table())).decode("utf-8")).split()
+    return skeleton(normalise(raw_letters(text)).decode("utf-8")).split()
 
 
 def forms(word_list: list[str]) -> list[bytes]:

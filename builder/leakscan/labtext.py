@@ -8,7 +8,10 @@ embargoed question in one field as written. A lab holding a valid key can disgui
 all its bundles of a benchmark, are also read together:
 
 - each text alone, and every decoding of it;
-- each bundle's texts joined in field order (notes + judge + model name …);
+- each bundle's texts joined in field order (notes + judge + model name …), and
+  interleaved word by word (round robin over all of them, and over any three of them in any
+  order, up to ``MAX_TRIPLED`` distinct texts);
+- one field over all the lab's bundles, joined and interleaved word by word;
 - every ordered pair of the lab's texts joined, and interleaved word by word, across
   fields and bundles.
 
@@ -29,9 +32,12 @@ from dataclasses import dataclass, field
 
 import daachorse
 
-from builder.leakscan.fold import decoded, fold_pattern, forms, words
+from builder.leakscan.fold import decoded, fold_pattern, forms, raw_letters, skeleton, words
+from builder.leakscan.gunzip import gunzip
+from builder.leakscan.normalise import normalise
 
 MAX_PAIRED = 120
+MAX_TRIPLED = 16  # distinct texts of one bundle, holding a needle's word, read three at a time (16 * 15 * 14 orders, 50 ms)
 _TAG = re.compile(r"<[^<>]{0,200}>")
 
 
@@ -40,6 +46,7 @@ class LabNeedles:
     """The needles folded as lab text is (skeleton, no spaces), with their labels."""
 
     labels: tuple[str, ...] = ()
+    vocabulary: frozenset[str] = frozenset()  # every word of the needles, folded (skeleton)
     _automaton: daachorse.DoubleArrayAhoCorasick | None = field(default=None, repr=False, compare=False)
 
     def find(self, reading: bytes) -> str | None:
@@ -60,13 +67,15 @@ class LabNeedles:
 @functools.lru_cache(maxsize=2)
 def lab_needles(patterns: tuple[bytes, ...], labels: tuple[str, ...]) -> LabNeedles:
     folded: dict[bytes, str] = {}
+    vocabulary: set[str] = set()
     for pattern, label in zip(patterns, labels):
         key = fold_pattern(pattern)
         if key:
             folded.setdefault(key, label)
+            vocabulary.update(skeleton(pattern.decode("utf-8")).split())
     if not folded:
         return LabNeedles()
-    return LabNeedles(tuple(folded.values()), daachorse.DoubleArrayAhoCorasick(list(folded)))
+    return LabNeedles(tuple(folded.values()), frozenset(vocabulary), daachorse.DoubleArrayAhoCorasick(list(folded)))
 
 
 def texts_of(text: str) -> list[list[str]]:
@@ -82,11 +91,16 @@ def scan_alone(text: str, needles: LabNeedles) -> str | None:
     return needles.any(r for ws in texts_of(text) for r in forms(ws))
 
 
-def _interleave(a: Sequence[str], b: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for x, y in itertools.zip_longest(a, b):
-        out += [w for w in (x, y) if w is not None]
-    return out
+def _interleave(*texts: Sequence[str]) -> list[str]:
+    """Word by word, round robin: the first word of each, then the second of each …"""
+    return [w for column in itertools.zip_longest(*texts) for w in column if w is not None]
+
+
+def scan_sequence(texts: Sequence[Sequence[str]], needles: LabNeedles) -> str | None:
+    """Several texts read as one: joined in order, and interleaved word by word (an excerpt
+    split word by word over three fields, or over a submission's transcripts)."""
+    joined = [w for ws in texts for w in ws]
+    return needles.any([*forms(joined), *(forms(_interleave(*texts)) if len(texts) > 1 else [])])
 
 
 @dataclass(frozen=True)
@@ -102,10 +116,27 @@ def scan_together(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tu
     for p in pieces:
         by_bundle.setdefault(p.bundle, []).append(p)
     for bundle, own in by_bundle.items():
-        joined = [w for p in own for w in p.words]
-        found = needles.any(forms(joined))
+        found = scan_sequence([p.words for p in own], needles)
         if found is not None:
             return found, (bundle,)
+        # Any three of its fields in any order, word by word (an excerpt dealt over notes,
+        # judge and harness, whatever fields lie between them in the manifest).
+        # Only texts holding a word of some needle can be a share of one (not a digest, a
+        # date, a file name).
+        distinct = [p for p in {p.words: p for p in own}.values() if not needles.vocabulary.isdisjoint(p.words)]
+        if len(distinct) <= MAX_TRIPLED:
+            for trio in itertools.permutations(distinct, 3):
+                found = scan_sequence([p.words for p in trio], needles)
+                if found is not None:
+                    return found, (bundle,)
+    by_path: dict[str, list[Piece]] = {}
+    for p in pieces:
+        by_path.setdefault(p.path, []).append(p)
+    for same in by_path.values():  # one field over all the lab's bundles, word by word
+        if len({p.bundle for p in same}) > 1:
+            found = scan_sequence([p.words for p in same], needles)
+            if found is not None:
+                return found, tuple(dict.fromkeys(p.bundle for p in same))
     distinct = list({p.words: p for p in pieces}.values())
     if len(distinct) > MAX_PAIRED:
         pairs = [(a, b) for a, b in itertools.permutations(distinct, 2) if a.bundle == b.bundle or a.path == b.path]
@@ -116,3 +147,34 @@ def scan_together(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tu
         if found is not None:
             return found, tuple(dict.fromkeys((a.bundle, b.bundle)))
     return None
+
+
+_ASCII_SKELETON = bytes.maketrans(b"10", b"lo")  # the skeleton's only ASCII changes (fold.skeleton_table)
+
+
+def scan_file_folded(data: bytes, name: str, needles: LabNeedles) -> str | None:
+    """A repository file read as lab text is, for the checkout scan: what git carries holds
+    lab text too (a manifest, a note in a PR). The same readings as :func:`scan_alone`
+    (look-alike letters, spacing and invisible characters, reversed words and characters,
+    every decoding) on the file's text, except the page view (entities decoded, tags gone:
+    a reader of the repository sees the markup; the plain scan decodes entities), in bytes
+    operations so that the history of a repository (tens of MB) is read in seconds. A file
+    that is not UTF-8 (a sealed file, an image) is left to the plain scan; gzip opened."""
+    if needles._automaton is None:
+        return None
+    if name.endswith(".gz"):
+        data = gunzip(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.isascii():
+        normalised = normalise(data).translate(_ASCII_SKELETON)
+        reversed_chars = normalised[::-1].replace(b" ", b"")
+    else:
+        normalised = skeleton(normalise(raw_letters(text)).decode("utf-8")).encode("utf-8")
+        reversed_chars = normalised.decode("utf-8")[::-1].replace(" ", "").encode("utf-8")
+    found = needles.any([normalised.replace(b" ", b""), b"".join(reversed(normalised.split())), reversed_chars])
+    if found is not None:
+        return found
+    return needles.any(r for d in decoded(text)[1:] for r in forms(words(d)))

@@ -39,8 +39,16 @@ from dataclasses import dataclass
 import ahocorasick_rs
 import numpy as np
 
-# Invisible characters outside category Cf that still render as nothing.
-_INVISIBLE_EXTRA = "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0" + "".join(map(chr, range(0xFE00, 0xFE10)))
+# Invisible characters outside category Cf that still render as nothing, and the code points
+# Unicode reserves as default-ignorable (DerivedCoreProperties: Default_Ignorable_Code_Point)
+# though unassigned in this Python's data: a newer browser renders them as nothing too
+# (U+2065, U+FFF0-FFF8, the rest of the tag block U+E0000-E0FFF).
+_INVISIBLE_EXTRA = (
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0\u2065"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xFFF0, 0xFFF9)))
+    + "".join(chr(c) for c in range(0xE0000, 0xE1000) if c not in range(0xE0100, 0xE01F0))
+)
 # Blocks of word characters listed first in the non-word class (Hangul jamo and syllables,
 # kana, CJK): `re` then settles dense Korean text by a range test instead of a Unicode
 # lookup (2.5x faster). A block joins only if all of it is \w in this Python's Unicode

@@ -42,7 +42,6 @@ tests/leakscan/test_leakscan_equivalence.py.
 from __future__ import annotations
 
 import functools
-import gzip
 import html
 import re
 from collections.abc import Iterable
@@ -56,8 +55,9 @@ import numpy as np
 from builder.bundles.facts import submission_facts
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
+from builder.leakscan.gunzip import gunzip
 from builder.leakscan.keyscan import REASON as KEY_REASON
-from builder.leakscan.keyscan import key_material
+from builder.leakscan.keyscan import Fragments, key_material
 from builder.leakscan.labtext import Piece, lab_needles, scan_alone, scan_together, texts_of
 from builder.leakscan.normalise import normalise, normalise_utf8
 from builder.report.records import BuildReport, restrict
@@ -216,10 +216,7 @@ def output_forms(data: bytes, name: str) -> list[bytes]:
     is not UTF-8 (an image, a font) is scanned for its ASCII."""
     if name.endswith(".gz"):
         name = name[:-3]
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError):
-            pass
+        data = gunzip(data)
     suffix = Path(name).suffix.lower()
     if not data.isascii() and suffix in _BINARY_SUFFIXES:
         return [normalise(data, binary=True)]
@@ -327,16 +324,21 @@ def scan_tree(site: Path, needles: Needles) -> tuple[Hit | None, int, int]:
     """(first hit or None, files scanned, bytes scanned) over every file under site: key
     material (:mod:`builder.leakscan.keyscan`) always, embargoed text when there are needles."""
     files = scanned = 0
+    fragments = Fragments()  # a key split over two files
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         data = path.read_bytes()
         files += 1
         scanned += len(data)
-        key = key_material(data, path.name)
+        rel = str(path.relative_to(site))
+        key = key_material(data, rel, fragments)
         if key is not None:
-            return Hit(str(path.relative_to(site)), key, KEY_REASON), files, scanned
+            return Hit(rel, key, KEY_REASON), files, scanned
         label = None if needles.empty else needles.scan_file(data, path.name)
         if label:
-            return Hit(str(path.relative_to(site)), label), files, scanned
+            return Hit(rel, label), files, scanned
+    split = fragments.joined((str(p.relative_to(site)), p.read_bytes()) for p in sorted(q for q in site.rglob("*") if q.is_file()))
+    if split is not None:
+        return Hit(split[0], f"{split[1]}, split over two files", KEY_REASON), files, scanned
     return None, files, scanned
 
 

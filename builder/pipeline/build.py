@@ -37,7 +37,7 @@ from builder.release.status import release_states
 from builder.release.transcripts import screen_transcripts
 from builder.render.confinement import hold_secrets
 from builder.render.site_guard import refuse_unsafe_site
-from builder.report.records import BenchmarkState, BuildReport, Progress
+from builder.report.records import BenchmarkState, BuildReport, Progress, clear_staged
 from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
 from builder.trust.sshkeys import PrivateKey, load_private_key
@@ -227,19 +227,25 @@ def build(
     from builder.release.pages import release_output
     from builder.render.site import render_site
 
-    with timer.stage("render", "Rendering pages and data"):
-        staged = isolate_render(report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections))
-    _check_strict(report, strict)
-    # The generator runs theme templates a reviewed change may alter: it gets a fresh child
-    # process with an allow-listed environment (no identity, no token), confined by Landlock
-    # to the staged tree and the Python installation (render/generator.py, render/confinement.py).
-    # Nothing after this point needs an identity, so the build's own references go first.
-    # The build key stays in this process for the publish stage's signature: the child is a
-    # fresh interpreter (exec) with an allow-listed environment, so it never sees it.
-    del identities, published
-    # The stage is named for the generator that ran, so the summary says which one it timed.
-    with timer.stage(site_generator, f"Building the site with {site_generator} ({staged.pages} pages)"):
-        built = staged.build(site_generator, progress)
-    with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
-        publish(report, built, needles, generator=site_generator, build_key=build_key)
+    try:
+        with timer.stage("render", "Rendering pages and data"):
+            staged = isolate_render(report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections))
+        _check_strict(report, strict)
+        # The generator runs theme templates a reviewed change may alter: it gets a fresh child
+        # process with an allow-listed environment (no identity, no token), confined by Landlock
+        # to the staged tree and the Python installation (render/generator.py, render/confinement.py).
+        # Nothing after this point needs an identity, so the build's own references go first.
+        # The build key stays in this process for the publish stage's signature: the child is a
+        # fresh interpreter (exec) with an allow-listed environment, so it never sees it.
+        del identities, published
+        # The stage is named for the generator that ran, so the summary says which one it timed.
+        with timer.stage(site_generator, f"Building the site with {site_generator} ({staged.pages} pages)"):
+            built = staged.build(site_generator, progress)
+        with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
+            publish(report, built, needles, generator=site_generator, build_key=build_key)
+    finally:
+        if as_of is not None:
+            # A rehearsal's staged tree holds what is only scheduled (items, canaries, salts):
+            # no decrypted byte outlives the build that needed it, outside its --out.
+            clear_staged(report.root)
     return report

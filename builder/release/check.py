@@ -191,8 +191,12 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
     states = release_states(root, configs, registry, clock)
     lines = [f"{bid}: {s.summary()}" for bid, s in states.items()]
     identities, problems = published_identities(root, configs, states)
-    for problem in problems:
-        lines.append(f"problem: {problem}")
+    if problems:
+        # A published identity that its release does not authorise (published before the
+        # release, or unreadable) is a failed check, not a line to read past (issue 44).
+        first = problems[0]
+        others = f" (and {len(problems) - 1} more: {'; '.join(str(p) for p in problems[1:])})" if len(problems) > 1 else ""
+        raise ReleaseError(f"{first.message}{others}", where=first.where, reason=first.reason, hint=first.hint)
     if identities:
         raws = [r for r in discover(root, {c.id for c in configs}) if isinstance(r, RawBundle) and r.owner == DATASET_DIR]
         for config in configs:

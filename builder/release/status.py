@@ -187,7 +187,9 @@ def dataset_facts(root: Path, benchmark: str, version: str) -> DatasetFacts | No
     except BuilderError:
         return DatasetFacts(version, dataset_digest(data), frozenset())
     changed = changed_commitment(first_commitments(root, benchmark, version), manifest.commitments, where)
-    return DatasetFacts(version, dataset_digest(data), frozenset(manifest.splits), changed)
+    return DatasetFacts(version, dataset_digest(data), frozenset(manifest.splits), changed,
+                        frozenset(s for s, n in manifest.splits.items() if n),
+                        None if manifest.editions is None else frozenset(manifest.editions))
 
 
 def registry_docs(root: Path) -> dict[int, RegistryVersion]:

@@ -4,7 +4,8 @@ Only when a release in force publishes transcripts, only of submissions whose ma
 opted in (``publish_on_release.transcripts``), and only the lines of released items: the
 rest of the file is never kept in memory. They are opened with the embargo key alone
 (builder.bundles.sealing), so after a full release a no-secret rebuild publishes the same.
-A transcript that quotes embargoed item text is dropped with its submission's other
+A transcript that quotes embargoed item text (in any field, in any disguise the lab-text
+scan folds, or split over several transcripts) is dropped with its submission's other
 transcripts (``screen_transcripts``), so one lab's text never takes the site down.
 
 Published as ``data/<benchmark>/transcripts/<lab>/<submission>.jsonl`` (keys sorted, one
@@ -25,7 +26,8 @@ from builder.bundles.results import categorical
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.transcripts import read_transcripts
 from builder.errors import BuilderError
-from builder.leakscan.labtext import lab_needles, scan_alone
+from builder.leakscan.fold import words
+from builder.leakscan.labtext import lab_needles, scan_alone, scan_sequence
 from builder.report.records import BenchmarkState, BuildReport
 
 PAGE_CHARS = 4000  # of one transcript on an item page; the data file holds it whole
@@ -69,8 +71,16 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
     def quotes(text: str) -> bool:  # as written, then in every disguise (look-alike letters, spacing, base64 …)
         return needles.scan_text(text) is not None or scan_alone(text, folded) is not None
 
+    def leaks(rows: tuple[dict[str, Any], ...]) -> bool:
+        # Every published string of every line (the text, and lang, which is free text),
+        # then the submission's transcripts read together: an excerpt split over several
+        # samples or items, in order or word by word.
+        if any(quotes(v) for r in rows for v in r.values() if isinstance(v, str)):
+            return True
+        return scan_sequence([words(r["text"]) for r in rows], folded) is not None
+
     for i, state in enumerate(report.benchmarks):
-        leaky = {key for key, rows in state.transcripts.items() if any(quotes(r["text"]) for r in rows)}
+        leaky = {key for key, rows in state.transcripts.items() if leaks(rows)}
         by_key = {b.manifest.key: b for b in state.bundles}
         for key in sorted(leaky):
             bundle = by_key[key]

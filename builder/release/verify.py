@@ -36,7 +36,7 @@ from pathlib import Path
 
 from builder.errors import BuilderError, SignatureError
 from builder.release.registry_history import RegistryHistory, statement_admitted
-from builder.release.statement import Statement, StatementFile, parse_statement
+from builder.release.statement import Scope, Statement, StatementFile, parse_statement
 from builder.trust.registry import signature_count, tally
 from builder.trust.registry_format import RegistryVersion, Revocation
 from builder.trust.sshkeys import PublicKey
@@ -59,6 +59,18 @@ class DatasetFacts:
     # the refusal when the manifest changed a commitment it was first committed with
     # (builder.release.commitment_history), else None
     changed: BuilderError | None = None
+    # splits holding at least one item, and edition months with items (None: the manifest
+    # predates its "editions" field, so an editions scope is judged with the items)
+    filled_splits: frozenset[str] | None = None
+    editions: frozenset[str] | None = None
+
+    def covers_none(self, scope: Scope) -> bool:
+        """Whether the scope surely covers no item of the dataset (known with no secret)."""
+        if scope.splits:
+            return self.filled_splits is not None and not any(s in self.filled_splits for s in scope.splits)
+        if scope.editions_through is not None:
+            return self.editions is not None and not any(e <= str(scope.editions_through) for e in self.editions)
+        return self.filled_splits is not None and not self.filled_splits
 
 
 @dataclass(frozen=True)
@@ -184,6 +196,9 @@ def judge(
     unknown = [s for s in st.scope.splits if s not in dataset.splits]
     if unknown:
         return invalid("bad-scope", f"scope names split {unknown[0]!r}, which dataset {version} does not have")
+    if dataset.covers_none(st.scope):
+        # (the build refuses it too, with the items: builder.release.apply.refuse_empty_scopes)
+        return invalid("empty-scope", f"its scope ({st.scope.describe()}) covers no item of dataset {version}; it releases nothing")
     latest = history.latest.version
     if st.registry_version not in history.versions:
         return invalid("unknown-registry-version", f"names registry version {st.registry_version}; the registry has 1–{latest}")

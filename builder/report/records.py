@@ -7,6 +7,7 @@ points down the pipeline and none points back at the script that runs it.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -23,8 +24,15 @@ from builder.trust.registry import Registry
 Progress = Callable[[str], None]
 
 # Where a build stages generated pages and data inside the instance (so `mkdocs serve`
-# shows the last build); the publisher removes it when the leak scan finds a hit.
+# shows the last build); the publisher removes it when the leak scan finds a hit, and a
+# rehearsal (--as-of) when it ends.
 STAGED = Path(".sealboard") / "staged"
+
+
+def clear_staged(root: Path) -> None:
+    """Remove the staged tree (and a half-written one) under root."""
+    for path in (root / STAGED, (root / STAGED).with_name("staged.tmp")):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from click.testing import CliRunner
 from google.protobuf import json_format
 from in_toto_attestation.predicates.provenance.v1 import provenance_pb2
 from in_toto_attestation.v1 import statement_pb2
@@ -33,6 +34,7 @@ from builder.attest.dsse import PAYLOAD_TYPE, pae, sign_envelope, verify_envelop
 from builder.attest.provenance import SLSA_PROVENANCE_V1, build_type, builder_id, provenance
 from builder.attest.statement import LEGACY_PREDICATE_TYPE, SITE_TYPE_URN, Subject, canonical, parse, predicate_type, sha256sums, statement
 from builder.attest.verify import verify_site
+from builder.cli import main
 from builder.errors import BuilderError
 from builder.pipeline.attestation import generator_packages
 from builder.trust.sshkeys import PrivateKey, PublicKey, generate_ed25519, load_private_key
@@ -295,10 +297,15 @@ def test_the_data_pages_dsse_check_runs_as_written(history, tmp_path):
 
     page = (history.site.parent / "embargoed/.sealboard/staged/pages/data.md").read_text(encoding="utf-8")
     script = re.search(r"<!-- sealboard:dsse-check -->\n```python\n(.*?)```", page, re.S).group(1)
-    done = subprocess.run([sys.executable, "-c", script], cwd=history.site, capture_output=True, text=True, timeout=120)
+    # The reader's step 1: the build key from the board's repository, never the site's copy.
+    site = copy(history.site, tmp_path / "good")
+    wrote = CliRunner().invoke(main, ["keys", "allowed-signers", "--root", str(history.root), "--namespace", "sealboard-site",
+                                      "--out", str(site / "build_signers")])
+    assert wrote.exit_code == 0, wrote.output
+    done = subprocess.run([sys.executable, "-c", script], cwd=site, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "both envelopes verify" in done.stdout, done.stderr
     assert "gh attestation verify attestation/SHA256SUMS" in page and "sealboard verify-site" in page and "ssh-keygen -Y verify" in page
-    forged = copy(history.site, tmp_path)
+    forged = copy(site, tmp_path / "forged")
     other = load_private_key(generate_ed25519("forger")[0])
     resign_envelope(forged, "provenance.intoto.jsonl", other, base64.b64decode(json.loads(envelope_of(forged, "provenance.intoto.jsonl"))["payload"]))
     done = subprocess.run([sys.executable, "-c", script], cwd=forged, capture_output=True, text=True, timeout=120)

@@ -129,7 +129,9 @@ HOSTILE: dict[str, tuple[bytes, str, int | None]] = {
     "nan-score": (json.dumps(_instance("s1", "42", True)).replace('"score": 1.0', '"score": NaN').encode() + b"\n", "bad-log", 1),
     "duplicate-key": (b'{"sample_id": "a", "sample_id": "b", "evaluation": {}}\n', "bad-log", 1),
     "aggregate-not-instance": (json.dumps({"schema_version": "0.3.0", "evaluation_results": []}).encode() + b"\n", "bad-log", 1),
-    "deep-nesting": (b'{"sample_id": "a", "evaluation": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", "bad-log", 1),
+    # 100,000 arrays in 200 kB: refused by the container bound (issue 44) before the parser recurses
+    "deep-nesting": (b'{"sample_id": "a", "evaluation": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", "too-deep", 1),
+    "deep-nesting-within-the-bound": (b'{"sample_id": "a", "evaluation": ' + b"[" * 5_000 + b"]" * 5_000 + b"}\n", "bad-log", 1),
     "not-utf8": (b'{"sample_id": "\xff", "evaluation": {}}\n', "bad-encoding", 1),
     "empty": (b"\n\n", "bad-log", None),
 }

@@ -39,6 +39,8 @@ INVISIBLE = (
     {chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf" and c >= 0x80}
     | set("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0")
     | {chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))}
+    # Default_Ignorable_Code_Point reserved but unassigned here (issue 44): U+2065, U+FFF0-FFF8, U+E0000-E0FFF
+    | {chr(c) for c in (0x2065, *range(0xFFF0, 0xFFF9), *range(0xE0000, 0xE1000))}
 )
 MARKS = {chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me")}
 

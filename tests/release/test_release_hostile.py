@@ -384,7 +384,8 @@ def test_control_junk_alone_releases_nothing(tmp_path):
 def test_a_scope_covering_no_item_is_refused_not_partly_released(tmp_path):
     inst = instance(tmp_path, ("r1", Scope(editions_through="2026-01"), ALL))  # the items have no edition
     before = states(inst.root)["soohak"]
-    assert before.state == PARTLY  # without the items (release status) it cannot know
+    # the dataset manifest counts items per edition (none here): known with no secret (issue 44)
+    assert before.state == EMBARGOED and (before.verdicts[0].state, before.verdicts[0].reason) == ("invalid", "empty-scope")
     after = refuse_empty_scopes(before, inst.items)
     assert after.state == EMBARGOED
     assert (after.verdicts[0].state, after.verdicts[0].reason) == ("invalid", "empty-scope")
