@@ -131,9 +131,31 @@ def make_instance(root: Path, submissions: int, seed: int = 1, hostile_mb: int =
                 for s in range(3):
                     ok = bool(rng.random() < p)
                     if item["answer_type"] == "ill_posed":
-                        rows.append({"item": item["id"], "lang": lang, "sample": s, "answer": None, "correct": ok, "refused": ok, "output_tokens": 900, "cost_usd": 0.01})
+                        rows.append(
+                            {
+                                "item": item["id"],
+                                "lang": lang,
+                                "sample": s,
+                                "answer": None,
+                                "correct": ok,
+                                "refused": ok,
+                                "output_tokens": 900,
+                                "cost_usd": 0.01,
+                            }
+                        )
                     else:
-                        rows.append({"item": item["id"], "lang": lang, "sample": s, "answer": gold if ok else "0", "correct": ok, "refused": False, "output_tokens": 1200, "cost_usd": 0.02})
+                        rows.append(
+                            {
+                                "item": item["id"],
+                                "lang": lang,
+                                "sample": s,
+                                "answer": gold if ok else "0",
+                                "correct": ok,
+                                "refused": False,
+                                "output_tokens": 1200,
+                                "cost_usd": 0.02,
+                            }
+                        )
         rows_total += len(rows)
         add(i, b"".join(orjson.dumps(r) + b"\n" for r in rows))
         if (i + 1) % 100 == 0:
@@ -378,7 +400,9 @@ def main() -> None:
     parser.add_argument("--ratio-size", type=int, default=300, help="the size whose ratios are the goals' figures (default 300)")
     parser.add_argument("--runs", type=int, default=3, help="builds at --ratio-size (median; default 3)")
     parser.add_argument("--scaling-runs", type=int, default=1, help="builds at the other sizes (default 1)")
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "sealboard-bench-build", help="where generated instances are kept")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "sealboard-bench-build", help="where generated instances are kept"
+    )
     parser.add_argument("--hostile-mb", type=int, help="measure a build fed one results file of this many MB of {} lines")
     args = parser.parse_args()
     if args.hostile_mb:
@@ -414,7 +438,9 @@ def main() -> None:
         # RSS (VmHWM; it alone, without the workers' private memory).
         for what, mb in (("tree PSS", memory["tree_pss_mb"]), ("build peak RSS", memory["rss_mb"])):
             r = mb / m["base_wall"]["mb"]
-            print(f"  {f'peak memory ({what}) / plaintext at {n}':45s} {r:5.2f}x                  goal <= 4    x {'MET' if r <= 4 else 'not met'}")
+            print(
+                f"  {f'peak memory ({what}) / plaintext at {n}':45s} {r:5.2f}x                  goal <= 4    x {'MET' if r <= 4 else 'not met'}"
+            )
 
     if len(table) > 1:
         runs_note = f"{args.runs} run(s) at {args.ratio_size}, {args.scaling_runs} at the others"
@@ -427,8 +453,16 @@ def main() -> None:
                 w, c = m[f"{kind}wall"].get(name), m[f"{kind}cpu"].get(name)
                 cells.append("n/a".rjust(20) if w is None else f"{100 * w / n:8.3f} | {100 * c / n:7.3f}s".rjust(20))
             print("  " + name.ljust(10) + "".join(cells))
-        print("  " + "peak PSS".ljust(10) + "".join(f"{mem['tree_pss_mb']:>9.0f} MB ({mem['tree_pss_mb'] / m['base_wall']['mb']:4.2f}x)" for _, m, mem in table))
-        print("  " + "peak RSS".ljust(10) + "".join(f"{mem['rss_mb']:>9.0f} MB ({mem['rss_mb'] / m['base_wall']['mb']:4.2f}x)" for _, m, mem in table))
+        print(
+            "  "
+            + "peak PSS".ljust(10)
+            + "".join(f"{mem['tree_pss_mb']:>9.0f} MB ({mem['tree_pss_mb'] / m['base_wall']['mb']:4.2f}x)" for _, m, mem in table)
+        )
+        print(
+            "  "
+            + "peak RSS".ljust(10)
+            + "".join(f"{mem['rss_mb']:>9.0f} MB ({mem['rss_mb'] / m['base_wall']['mb']:4.2f}x)" for _, m, mem in table)
+        )
         first, last = table[0], table[-1]
         print(f"  growth {first[0]} -> {last[0]} submissions ({last[0] / first[0]:.0f}x the rows): per-submission cost ratio, cpu")
         for name in STAGES:

@@ -144,8 +144,10 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
-    print(f"coverage of 95% intervals, {args.runs} simulated benchmarks per scenario ({args.boot_runs} for the bootstrap), "
-          f"item sd {args.sigma} (logit)")
+    print(
+        f"coverage of 95% intervals, {args.runs} simulated benchmarks per scenario ({args.boot_runs} for the bootstrap), "
+        f"item sd {args.sigma} (logit)"
+    )
     head = f"{'items':>5} {'p':>5} {'k':>2} | {'rate':>6} {'zero-w':>6} {'width':>6} | {'boot':>6} {'zero-w':>6} | {'diff':>6} | {'ranks':>6} {'worst':>6} {'split':>6}"
     print(head)
     print("-" * len(head))

@@ -68,9 +68,13 @@ def main() -> None:
     latex = [cpu(latex_batch(args.answers, 7 * r), clear=True) for r in range(args.runs)]
     hows = [R.grade(*p).how for p in latex_batch(args.answers, 0)]
     scale = 1000 / args.answers
-    print(f"exact path:       {statistics.median(exact) * scale:7.3f} CPU s per 1,000 answers (median of {args.runs}; runs {', '.join(f'{x:.3f}' for x in exact)})")
-    print(f"math-verify path: {statistics.median(latex) * scale:7.3f} CPU s per 1,000 answers (median of {args.runs}; runs {', '.join(f'{x:.3f}' for x in latex)};"
-          f" {hows.count('equivalence')}/{len(hows)} decided by equivalence)")
+    print(
+        f"exact path:       {statistics.median(exact) * scale:7.3f} CPU s per 1,000 answers (median of {args.runs}; runs {', '.join(f'{x:.3f}' for x in exact)})"
+    )
+    print(
+        f"math-verify path: {statistics.median(latex) * scale:7.3f} CPU s per 1,000 answers (median of {args.runs}; runs {', '.join(f'{x:.3f}' for x in latex)};"
+        f" {hows.count('equivalence')}/{len(hows)} decided by equivalence)"
+    )
 
 
 if __name__ == "__main__":

@@ -116,7 +116,9 @@ print(f"{imported - start:.3f} {time.process_time() - imported:.3f}")
 def import_cost() -> str:
     """The module's own import (its dependencies loaded first) and its tables, built on the
     first fold of non-ASCII text, in a fresh interpreter."""
-    out = subprocess.run([sys.executable, "-c", _IMPORT_COST], check=True, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORT_COST], check=True, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1]
+    )
     own, tables = out.stdout.split()
     return f"import builder.leakscan.scan: {own} s CPU (its own code); its Unicode tables, on the first fold: {tables} s CPU"
 
@@ -150,7 +152,10 @@ def main() -> None:
     if not korean.is_dir():
         korean_site(root / "site", korean, args.korean_mb)
     dense = measure("Korean-heavy output", korean, needles, args.runs)
-    verdicts = [f"{name} {'met' if figure >= GOAL else 'NOT met'} ({figure:.0f} MB/s)" for name, figure in (("demo site", demo), ("Korean-heavy", dense))]
+    verdicts = [
+        f"{name} {'met' if figure >= GOAL else 'NOT met'} ({figure:.0f} MB/s)"
+        for name, figure in (("demo site", demo), ("Korean-heavy", dense))
+    ]
     print(f"goal >= {GOAL:.0f} MB/s per CPU on both: " + "; ".join(verdicts))
 
 

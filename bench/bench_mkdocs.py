@@ -40,7 +40,9 @@ def main() -> None:
             shutil.rmtree(out)
         models = sum(1 for _ in (root / ".sealboard/staged/pages").rglob("models/**/*.md"))
         wall, cpu = statistics.median(walls), statistics.median(cpus)
-        print(f"{root}: {models} submission pages, {pages} HTML pages; mkdocs wall {wall:.2f}s, cpu {cpu:.2f}s; cpu per page {1000 * cpu / pages:.1f} ms")
+        print(
+            f"{root}: {models} submission pages, {pages} HTML pages; mkdocs wall {wall:.2f}s, cpu {cpu:.2f}s; cpu per page {1000 * cpu / pages:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -84,7 +84,10 @@ def main() -> None:
             write_demo(root, seed=0, now=now)
             t = time.perf_counter()
             report = build(root, root / "site", identities=load_identities(root / "keys/demo/identity.txt", None), now=now)
-            print(f"demo build {time.perf_counter() - t:.1f}s: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_")))
+            print(
+                f"demo build {time.perf_counter() - t:.1f}s: "
+                + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
+            )
             site = root / "site"
         kinds: dict[str, list[tuple[int, str]]] = {}
         boards = set()
@@ -99,7 +102,9 @@ def main() -> None:
         print("HTML weight per page (KB):")
         for kind, sizes in sorted(kinds.items()):
             sizes.sort()
-            print(f"  {kind:6s} {len(sizes):4d} pages  median {statistics.median(s for s, _ in sizes) / 1024:6.1f}  max {sizes[-1][0] / 1024:6.1f} ({sizes[-1][1]})")
+            print(
+                f"  {kind:6s} {len(sizes):4d} pages  median {statistics.median(s for s, _ in sizes) / 1024:6.1f}  max {sizes[-1][0] / 1024:6.1f} ({sizes[-1][1]})"
+            )
         heavy = [rel for _, rel in sorted(kinds["board"])[-3:]]
         print(f"  largest board page {sorted(kinds['board'])[-1][0] / 1024:.1f} KB (goal <= 150 KB)")
 
@@ -117,8 +122,11 @@ def main() -> None:
             for rel in ["index.html", *heavy]:
                 f = first_load(browser, base + rel, width, height)
                 tti = f"table ready {f['tti_ms']:5.0f} ms after first paint" if f["tti_ms"] >= 0 and rel != "index.html" else ""
-                print(f"  @{width:4d} {rel:30s} {f['before_chart'] / 1024:7.1f} in {f['requests']:.0f} requests + search index {f['search'] / 1024:.0f}"
-                      + (f" + plotly.min.js {f['plotly'] / 1024:.0f}" if f["plotly"] else "") + f"  {tti}")
+                print(
+                    f"  @{width:4d} {rel:30s} {f['before_chart'] / 1024:7.1f} in {f['requests']:.0f} requests + search index {f['search'] / 1024:.0f}"
+                    + (f" + plotly.min.js {f['plotly'] / 1024:.0f}" if f["plotly"] else "")
+                    + f"  {tti}"
+                )
         browser.close()
         server.shutdown()
 

@@ -60,8 +60,10 @@ def run(label: str, root: Path, out: Path) -> None:
     # Pages are files (use_directory_urls: false): <benchmark>/items/<id>.html, beside the browser.
     item_pages = sum(1 for p in out.rglob("*.html") if p.parent.name == "items")
     states = ", ".join(f"{s.config.id} {s.status}" for s in report.benchmarks)
-    print(f"{label:<28} wall {wall:7.1f} s  cpu {used:7.1f} s  mkdocs {report.timings.get('mkdocs', 0):6.1f} s  "
-          f"render {report.timings.get('render', 0):5.1f} s  output {total / 1e6:6.1f} MB in {files} files  item pages {item_pages}  [{states}]")
+    print(
+        f"{label:<28} wall {wall:7.1f} s  cpu {used:7.1f} s  mkdocs {report.timings.get('mkdocs', 0):6.1f} s  "
+        f"render {report.timings.get('render', 0):5.1f} s  output {total / 1e6:6.1f} MB in {files} files  item pages {item_pages}  [{states}]"
+    )
 
 
 def nav_scaling() -> None:

@@ -89,12 +89,16 @@ def _results(
 def soohak(rng: np.random.Generator, n_subs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     splits = ["mini"] * 702 + ["challenge"] * 340 + ["refusal"] * 99
     n = len(splits)
-    types = np.where(np.array(splits) == "refusal", "ill_posed", rng.choice(["integer", "integer", "integer", "fraction", "decimal", "expression"], n))
+    types = np.where(
+        np.array(splits) == "refusal", "ill_posed", rng.choice(["integer", "integer", "integer", "fraction", "decimal", "expression"], n)
+    )
     gold = []
     wrong = []
     for t in types:
         v = int(rng.integers(1, 10**6))
-        gold.append({"integer": str(v), "fraction": f"{v}/{v + 1}", "decimal": f"{v}.25", "expression": f"x^{v}", "ill_posed": "ill-posed"}[t])
+        gold.append(
+            {"integer": str(v), "fraction": f"{v}/{v + 1}", "decimal": f"{v}.25", "expression": f"x^{v}", "ill_posed": "ill-posed"}[t]
+        )
         wrong.append(str(v + 1))
     items = pd.DataFrame(
         {
@@ -170,7 +174,11 @@ def parse_seconds(results: pd.DataFrame, extras: dict[str, object], sample_subs:
         from builder.bundles.results import parse_results
     except ImportError:  # the results parser is another module; the figure is optional
         return None
-    cols = [c for c in ["item", "lang", "sample", "answer", "lab_correct", "refused", "output_tokens", "latency_s", "cost_usd", *extras] if c in results]
+    cols = [
+        c
+        for c in ["item", "lang", "sample", "answer", "lab_correct", "refused", "output_tokens", "latency_s", "cost_usd", *extras]
+        if c in results
+    ]
     spent, rows = 0.0, 0
     for _, g in list(results.groupby("submission", sort=True))[:sample_subs]:
         recs = g[cols].rename(columns={"lab_correct": "correct"}).to_dict("records")

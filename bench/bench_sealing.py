@@ -43,8 +43,10 @@ def main() -> None:
     args = parser.parse_args()
     embargo, private = generate_identity(), generate_identity()
     keys = BenchmarkKeys("bench", (embargo,), (private,))
-    rows = b"".join(orjson.dumps({"item": f"i{n}", "lang": "en", "sample": n % 4, "answer": "42", "correct": True, "refused": False}) + b"\n"
-                    for n in range(args.rows))
+    rows = b"".join(
+        orjson.dumps({"item": f"i{n}", "lang": "en", "sample": n % 4, "answer": "42", "correct": True, "refused": False}) + b"\n"
+        for n in range(args.rows)
+    )
     public, hidden = seal(rows, [embargo.recipient]), seal(rows, [private.recipient])
     mb = len(rows) / 1e6
     for label, fn in (
@@ -58,7 +60,9 @@ def main() -> None:
     gz = gzip.compress(lines, mtime=0)
     keep = {f"i{n}" for n in range(0, args.rows, 2)}.__contains__
     low, mid = best(lambda: read_transcripts(gz, "t", "en", keep), args.repeat)
-    print(f"{'transcripts read (half kept)':40s} {1e3 * low:8.2f} ms (median {1e3 * mid:.2f} ms): {len(lines) / 1e6 / low:.0f} MB/s of JSON Lines")
+    print(
+        f"{'transcripts read (half kept)':40s} {1e3 * low:8.2f} ms (median {1e3 * mid:.2f} ms): {len(lines) / 1e6 / low:.0f} MB/s of JSON Lines"
+    )
 
 
 if __name__ == "__main__":

@@ -108,7 +108,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--generator", choices=["mkdocs", "zensical"], default="mkdocs")
-    parser.add_argument("--baseline-runs", type=int, help="runs of the plain mkdocs baseline (default: --runs; it costs 2-3x the site stage)")
+    parser.add_argument(
+        "--baseline-runs", type=int, help="runs of the plain mkdocs baseline (default: --runs; it costs 2-3x the site stage)"
+    )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
@@ -123,11 +125,18 @@ def main() -> None:
             write_demo(root, seed=0, now=now)
             c = cpu()
             report = build(root, root / "site", identities=load_identities(root / "keys/demo/identity.txt", None), now=now)
-            print(f"demo build: {cpu() - c:.1f}s CPU; stages (wall s): " + ", ".join(f"{k} {v:.2f}" for k, v in report.timings.items() if not k.startswith("leak_scan_")))
+            print(
+                f"demo build: {cpu() - c:.1f}s CPU; stages (wall s): "
+                + ", ".join(f"{k} {v:.2f}" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
+            )
         root = root.resolve()
         baseline_runs = args.baseline_runs or args.runs
-        print(f"median of {args.runs} run(s) (baseline: {baseline_runs}); CPU = this process + children; load = 1-min load average after the row")
-        print(f"{'scale':>5} {'pages':>6} {'site stage s':>13} {'ms/page':>8} {'plain mkdocs s':>15} {'ms/page':>8} {'ratio':>6} {'load':>5}")
+        print(
+            f"median of {args.runs} run(s) (baseline: {baseline_runs}); CPU = this process + children; load = 1-min load average after the row"
+        )
+        print(
+            f"{'scale':>5} {'pages':>6} {'site stage s':>13} {'ms/page':>8} {'plain mkdocs s':>15} {'ms/page':>8} {'ratio':>6} {'load':>5}"
+        )
         for k in args.scales:
             staged = scaled(root, root / STAGED, k, Path(tmp))
             stage = [site_stage(root, staged, args.generator) for _ in range(args.runs)]

@@ -47,8 +47,10 @@ def main() -> None:
     rows = {
         "schedule (tle.encrypt, identity-sized)": lambda: tle.encrypt(IDENTITY, pk, QUICKNET.hash, QUICKNET_ROUND),
         "verify a round signature (BLS, 2 pairings)": lambda: ibe.verify_round_signature(pk, QUICKNET_ROUND, QUICKNET_SIGNATURE),
-        "open (verify + tle.decrypt)": lambda: (ibe.verify_round_signature(pk, QUICKNET_ROUND, QUICKNET_SIGNATURE),
-                                                tle.decrypt(sealed, QUICKNET_SIGNATURE, "bench")),
+        "open (verify + tle.decrypt)": lambda: (
+            ibe.verify_round_signature(pk, QUICKNET_ROUND, QUICKNET_SIGNATURE),
+            tle.decrypt(sealed, QUICKNET_SIGNATURE, "bench"),
+        ),
     }
     for name, fn in rows.items():
         median, worst = timed(fn, args.runs)

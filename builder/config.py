@@ -58,7 +58,9 @@ def parse_budget(value: object, where: str) -> Budget:
     if value is None:
         return Budget()
     if not isinstance(value, dict) or set(value) - {"bundles", "window_days"}:
-        raise ConfigError("embargo.budget must be a mapping with bundles and window_days", where=where, hint="e.g. budget: {bundles: 3, window_days: 30}")
+        raise ConfigError(
+            "embargo.budget must be a mapping with bundles and window_days", where=where, hint="e.g. budget: {bundles: 3, window_days: 30}"
+        )
     out = {}
     for key, default in (("bundles", DEFAULT_BUNDLES), ("window_days", DEFAULT_WINDOW_DAYS)):
         v = value.get(key, default)

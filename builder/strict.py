@@ -100,9 +100,7 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_int=_safe_int, parse_float=_finite_float
-)
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_int=_safe_int, parse_float=_finite_float)
 
 
 _JSON_HINTS = {

@@ -31,11 +31,21 @@ FETCH_SCRIPT = HERE / "fetch_age_vectors.sh"
 MIN_VECTORS = 100  # cctv-age 0.2.0 ships 143; fewer means a broken extraction
 
 KNOWN_KEYS = {
-    "expect", "payload", "identity", "passphrase", "armored", "compressed",
-    "file key", "comment",
+    "expect",
+    "payload",
+    "identity",
+    "passphrase",
+    "armored",
+    "compressed",
+    "file key",
+    "comment",
 }
 EXPECTS = {
-    "success", "no match", "HMAC failure", "header failure", "payload failure",
+    "success",
+    "no match",
+    "HMAC failure",
+    "header failure",
+    "payload failure",
     "armor failure",
 }
 
@@ -87,10 +97,7 @@ def parse_vector(name: str, raw: bytes) -> Vector:
 
 
 def _vector_files(d: Path) -> list[Path]:
-    return sorted(
-        p for p in d.iterdir()
-        if p.is_file() and not p.name.startswith(".") and p.name != "VERSION"
-    )
+    return sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".") and p.name != "VERSION")
 
 
 def locate() -> tuple[Path | None, str]:
@@ -106,7 +113,10 @@ def locate() -> tuple[Path | None, str]:
     try:
         proc = subprocess.run(
             ["bash", str(FETCH_SCRIPT), str(DEFAULT_DIR)],
-            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, f"running {FETCH_SCRIPT.name} failed: {e}"

@@ -50,8 +50,15 @@ from tests.shared_demo import (
 
 # The fixtures of this module that build something: a test using any of them (directly or
 # through another fixture) runs on the xdist worker of that group.
-_GROUPS = {"demo_repo": "demo", "demo_site": "demo", "demo_zensical": "demo", "demo_public": "demo", "served_demo": "demo",
-           "history": "history"}
+_GROUPS = {
+    "demo_repo": "demo",
+    "demo_site": "demo",
+    "demo_zensical": "demo",
+    "demo_public": "demo",
+    "served_demo": "demo",
+    "history": "history",
+}
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # The controller names one file; xdist workers and child processes inherit the variable.
@@ -106,8 +113,11 @@ def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for bench, dataset in DEMO_HUB.items():
         with (root / "leaderboards" / f"{bench}.yaml").open("a") as fh:
             fh.write(f"hf_dataset: {dataset}\n")
-    subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-q", "-a", "--amend", "--no-edit", "--reset-author"],
-                   env=_env(DEMO_COMMITTED), check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-q", "-a", "--amend", "--no-edit", "--reset-author"],
+        env=_env(DEMO_COMMITTED),
+        check=True,
+    )
     return root
 
 
@@ -125,8 +135,14 @@ def demo_site(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Demo
     # these lines for a count between none and all (mkdocs takes several seconds here).
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(generator, "PROGRESS_SECONDS", 0.25)
-        report = build(demo_repo, out, identities=load_identities(demo_repo / "keys/demo/identity.txt", None),
-                       build_key=load_build_key(demo_repo / "keys/demo" / BUILD_KEY, None), now=DEMO_CLOCK, progress=lines.append)
+        report = build(
+            demo_repo,
+            out,
+            identities=load_identities(demo_repo / "keys/demo/identity.txt", None),
+            build_key=load_build_key(demo_repo / "keys/demo" / BUILD_KEY, None),
+            now=DEMO_CLOCK,
+            progress=lines.append,
+        )
     count_demo_build("authorised-mkdocs")
     return DemoSite(demo_repo, out, report, tuple(lines))
 
@@ -140,7 +156,9 @@ def demo_zensical(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         pytest.skip("Zensical is not installed: pip install 'sealboard[zensical]' (.ci/run does)")
     base = tmp_path_factory.mktemp("shared-zensical")
     copy = demo_copy(demo_repo, base / "demo")
-    return build_in_child(copy, base / "site", identity=True, generator="zensical", clock=DEMO_CLOCK, hash_seed=1, kind="authorised-zensical")
+    return build_in_child(
+        copy, base / "site", identity=True, generator="zensical", clock=DEMO_CLOCK, hash_seed=1, kind="authorised-zensical"
+    )
 
 
 @pytest.fixture(scope="session")

@@ -64,7 +64,9 @@ def soohak_items(n_mini: int = 6, n_challenge: int = 6, n_refusal: int = 6) -> l
     return items
 
 
-def results_for(items: list[dict[str, Any]], correct: dict[str, list[bool]] | None = None, langs: tuple[str, ...] = ("en",)) -> list[dict[str, Any]]:
+def results_for(
+    items: list[dict[str, Any]], correct: dict[str, list[bool]] | None = None, langs: tuple[str, ...] = ("en",)
+) -> list[dict[str, Any]]:
     """Three samples per item; `correct[item]` gives the three verdicts (default all wrong)."""
     rows = []
     for lang in langs:
@@ -75,7 +77,18 @@ def results_for(items: list[dict[str, Any]], correct: dict[str, list[bool]] | No
                     rows.append({"item": it["id"], "lang": lang, "sample": s, "answer": None if ok else "7", "correct": ok, "refused": ok})
                 else:
                     gold = it["answer"]["en"]
-                    rows.append({"item": it["id"], "lang": lang, "sample": s, "answer": gold if ok else str(int(gold) + 1), "correct": ok, "refused": False, "output_tokens": 1000 + s, "cost_usd": 0.01})
+                    rows.append(
+                        {
+                            "item": it["id"],
+                            "lang": lang,
+                            "sample": s,
+                            "answer": gold if ok else str(int(gold) + 1),
+                            "correct": ok,
+                            "refused": False,
+                            "output_tokens": 1000 + s,
+                            "cost_usd": 0.01,
+                        }
+                    )
     return rows
 
 
@@ -103,9 +116,20 @@ class Instance:
     bundles: dict[str, Path] = field(default_factory=dict)
 
     def add_submission(
-        self, lab: str, submission: str, rows: list[dict[str, Any]], *, model: dict[str, Any] | None = None, sign_with: str | None = None,
-        publish_results: bool = True, publish_transcripts: bool = False, transcripts: bytes | None = None, own_answers: bool = True,
-        run: dict[str, Any] | None = None, harness: dict[str, str] | None = None, judge: str = "judge-1",
+        self,
+        lab: str,
+        submission: str,
+        rows: list[dict[str, Any]],
+        *,
+        model: dict[str, Any] | None = None,
+        sign_with: str | None = None,
+        publish_results: bool = True,
+        publish_transcripts: bool = False,
+        transcripts: bytes | None = None,
+        own_answers: bool = True,
+        run: dict[str, Any] | None = None,
+        harness: dict[str, str] | None = None,
+        judge: str = "judge-1",
     ) -> Path:
         """Create and sign a bundle of `rows`. With `own_answers`, the run's wrong answers are
         spelled its own way, so that tests reusing one row set make distinct runs rather than
@@ -115,7 +139,9 @@ class Instance:
             rows = own_wrong_answers(rows, f"{lab}/{submission}")
         # Each run its own model id, each lab its own model name (the duplicate rule,
         # builder.bundles.duplicates): acme keeps "Model One", beta gets "Model One Beta".
-        m = copy.deepcopy(model or dict(MODEL, id=f"m-{lab}-{submission}", name=MODEL["name"] + ("" if lab == "acme" else f" {lab.title()}")))
+        m = copy.deepcopy(
+            model or dict(MODEL, id=f"m-{lab}-{submission}", name=MODEL["name"] + ("" if lab == "acme" else f" {lab.title()}"))
+        )
         m.setdefault("name", submission)
         path = create_bundle(
             root=self.root,
@@ -123,8 +149,14 @@ class Instance:
             lab=lab,
             submission=submission,
             results=b"".join(orjson.dumps(r) + b"\n" for r in rows),
-            description=Description(model=m, config=dict(RUN, **(run or {})), harness=harness or {"name": "test-harness", "version": "1.0"}, judge=judge,
-                                    publish_results=publish_results, publish_transcripts=publish_transcripts),
+            description=Description(
+                model=m,
+                config=dict(RUN, **(run or {})),
+                harness=harness or {"name": "test-harness", "version": "1.0"},
+                judge=judge,
+                publish_results=publish_results,
+                publish_transcripts=publish_transcripts,
+            ),
             created=NOW,
             config=config,
             transcripts=transcripts,
@@ -135,8 +167,14 @@ class Instance:
 
 
 def forge_submission(
-    inst: "Instance", lab: str, submission: str, rows: list[dict[str, Any]] | bytes, *, coverage: dict[str, Any] | None = None,
-    recipients: list[str] | None = None, publish_results: bool = True,
+    inst: "Instance",
+    lab: str,
+    submission: str,
+    rows: list[dict[str, Any]] | bytes,
+    *,
+    coverage: dict[str, Any] | None = None,
+    recipients: list[str] | None = None,
+    publish_results: bool = True,
 ) -> Path:
     """A bundle written without `bundle create`'s checks, as a lab's own tooling could:
     validly signed and sealed, holding any rows and any (or no) coverage summary."""
@@ -186,7 +224,9 @@ def make_instance(root: Path, labs: tuple[str, ...] = ("acme", "beta"), items: l
         return load_private_key(path), path
 
     maintainers = {m: keypair(m)[0] for m in ("m1", "m2", "m3")}
-    init_registry(root, [{"id": m, "name": m.upper(), "key": k.public.openssh} for m, k in maintainers.items()], 2, NOW + timedelta(days=365))
+    init_registry(
+        root, [{"id": m, "name": m.upper(), "key": k.public.openssh} for m, k in maintainers.items()], 2, NOW + timedelta(days=365)
+    )
     sign_registry(root, maintainers["m1"])
     sign_registry(root, maintainers["m2"])
     lab_keys, lab_paths = {}, {}

@@ -89,7 +89,7 @@ def eee_validate(files: list[Path]) -> list[dict]:
     exe = eee_validator()
     reports: list[dict] = []
     for start in range(0, len(files), 500):  # bounded command lines
-        chunk = [str(f) for f in files[start:start + 500]]
+        chunk = [str(f) for f in files[start : start + 500]]
         done = subprocess.run([exe, "validate", "--format", "json", *chunk], capture_output=True, text=True, timeout=900)
         assert done.returncode in (0, 1, 2), f"validator exited {done.returncode}: {done.stderr[-2000:]}"
         reports += json.loads(done.stdout)

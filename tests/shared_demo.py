@@ -92,15 +92,22 @@ print("stages:", " ".join(report.timings))
 """
 
 
-def build_in_child(root: Path, out: Path, *, identity: bool, generator: str, clock: datetime, hash_seed: int, kind: str | None = None) -> Path:
+def build_in_child(
+    root: Path, out: Path, *, identity: bool, generator: str, clock: datetime, hash_seed: int, kind: str | None = None
+) -> Path:
     """A whole build in a fresh interpreter (its own PYTHONHASHSEED, its own clock), as the
     reproducibility tests need; ``kind`` counts it as a demo build."""
     env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "SEALBOARD_IDENTITY", "SEALBOARD_BUILD_KEY")}
     env["PYTHONHASHSEED"] = str(hash_seed)
     ident = str(root / "keys/demo/identity.txt") if identity else ""
     key = str(root / "keys/demo/build_key") if identity else ""  # authorised builds sign their attestation
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat(), key],
-                          env=env, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(root), str(out), ident, generator, clock.isoformat(), key],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     # The build summary's stages name the generator that ran (not "mkdocs" for Zensical's time).
     stages = proc.stdout.rsplit("stages:", 1)[1].split()

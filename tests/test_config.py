@@ -22,11 +22,27 @@ def test_hf_dataset_is_a_hub_dataset_id(value: str) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["soohak", "org/", "/name", "org/name/extra", "org/na me", "org/-name", "org/name.", "org--x/name", "org/na..me", "org/name.git",
-     "https://huggingface.co/datasets/org/name", "o/" + "n" * 95, "123", "true"],
+    [
+        "soohak",
+        "org/",
+        "/name",
+        "org/name/extra",
+        "org/na me",
+        "org/-name",
+        "org/name.",
+        "org--x/name",
+        "org/na..me",
+        "org/name.git",
+        "https://huggingface.co/datasets/org/name",
+        "o/" + "n" * 95,
+        "123",
+        "true",
+    ],
 )
 def test_hf_dataset_that_is_not_a_hub_id_is_refused_naming_the_key(value: str) -> None:
     with pytest.raises(ConfigError) as exc:
         parse_config(_text(f"hf_dataset: {value}\n"), "leaderboards/soohak.yaml", "soohak")
     assert exc.value.where == "leaderboards/soohak.yaml"
-    assert "hf_dataset:" in exc.value.message and ("is not a Hugging Face dataset id" in exc.value.message or "must be a string" in exc.value.message)
+    assert "hf_dataset:" in exc.value.message and (
+        "is not a Hugging Face dataset id" in exc.value.message or "must be a string" in exc.value.message
+    )

@@ -33,13 +33,19 @@ def _codes_in_source() -> tuple[set[str], set[str]]:
                 values.append(node.value)
             elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "reason" for t in node.targets):
                 values.append(node.value)
-            elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("Rejection", "Finding") and len(node.args) >= 2:
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("Rejection", "Finding")
+                and len(node.args) >= 2
+            ):
                 values.append(node.args[1])  # Rejection(where, reason, …); the site guard's Finding(where, reason, …)
             for value in values:
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     codes.add(value.value)
                 elif isinstance(value, ast.JoinedStr):
-                    templates.add("".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}" for v in value.values))
+                    templates.add(
+                        "".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}" for v in value.values)
+                    )
     return codes, templates
 
 

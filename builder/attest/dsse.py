@@ -47,8 +47,11 @@ def pae(payload_type: str, payload: bytes) -> bytes:
 def sign_envelope(payload: bytes, key: PrivateKey, payload_type: str = PAYLOAD_TYPE) -> bytes:
     """Steps 2–3: the envelope file's bytes (one line of canonical JSON, then a newline)."""
     if key.public.algorithm != ED25519:
-        raise AttestationError(f"the build key is {key.public.algorithm}; a DSSE envelope is signed with Ed25519 only",
-                               reason="attestation-bad-envelope", hint="set an Ed25519 build key (ssh-keygen -t ed25519)")
+        raise AttestationError(
+            f"the build key is {key.public.algorithm}; a DSSE envelope is signed with Ed25519 only",
+            reason="attestation-bad-envelope",
+            hint="set an Ed25519 build key (ssh-keygen -t ed25519)",
+        )
     reader = WireReader(key.sign_ssh(pae(payload_type, payload)), "signature")
     reader.text()  # "ssh-ed25519": the SSH wrapper around the raw 64-byte RFC 8032 signature
     raw = reader.string()
@@ -86,8 +89,12 @@ def verify_envelope(data: bytes, key: PublicKey, where: str) -> Envelope:
         raise AttestationError("is too large", where=where, reason="attestation-bad-envelope")
     obj = loads_json(data, where)
     if not isinstance(obj, dict) or obj.get("payloadType") != PAYLOAD_TYPE or set(obj) != {"payload", "payloadType", "signatures"}:
-        raise AttestationError(f"is not a DSSE envelope with payloadType {PAYLOAD_TYPE}", where=where, reason="attestation-bad-envelope",
-                               hint="use the envelope a Sealboard build wrote")
+        raise AttestationError(
+            f"is not a DSSE envelope with payloadType {PAYLOAD_TYPE}",
+            where=where,
+            reason="attestation-bad-envelope",
+            hint="use the envelope a Sealboard build wrote",
+        )
     sigs = obj["signatures"]
     if not isinstance(sigs, list) or len(sigs) != 1 or not isinstance(sigs[0], dict):
         raise AttestationError("must hold exactly one signature (the build key's)", where=where, reason="attestation-bad-envelope")
@@ -98,6 +105,10 @@ def verify_envelope(data: bytes, key: PublicKey, where: str) -> Envelope:
     try:
         key.verify_ssh_signature(put_string(ED25519) + put_string(sig), pae(PAYLOAD_TYPE, payload), where=where)
     except SignatureError:
-        raise AttestationError(f"its signature does not verify under the build key {key.fingerprint}", where=where,
-                               reason="attestation-bad-envelope", hint="the envelope was changed after the build") from None
+        raise AttestationError(
+            f"its signature does not verify under the build key {key.fingerprint}",
+            where=where,
+            reason="attestation-bad-envelope",
+            hint="the envelope was changed after the build",
+        ) from None
     return Envelope(payload, PAYLOAD_TYPE, key)

@@ -57,14 +57,26 @@ def _dependencies(pred: dict[str, Any]) -> list[dict[str, Any]]:
     deps: list[dict[str, Any]] = []
     commit, repository = pred.get("commit"), pred.get("repository")
     if isinstance(commit, str):
-        deps.append(_present({"name": "source", "uri": f"git+{repository}@{commit}" if isinstance(repository, str) else None,
-                              "digest": {"gitCommit": commit}}))
+        deps.append(
+            _present(
+                {
+                    "name": "source",
+                    "uri": f"git+{repository}@{commit}" if isinstance(repository, str) else None,
+                    "digest": {"gitCommit": commit},
+                }
+            )
+        )
     registry = pred.get("registry") or {}
     if isinstance(registry.get("path"), str) and isinstance(registry.get("sha256"), str):
         deps.append({"name": registry["path"], "digest": {"sha256": registry["sha256"]}})
     for b in pred.get("bundles") or []:
-        deps.append({"name": f"{b['path']}/manifest.json", "digest": {"sha256": b["manifest_sha256"]},
-                     "annotations": {"benchmark": b["benchmark"], "submission": b["submission"]}})
+        deps.append(
+            {
+                "name": f"{b['path']}/manifest.json",
+                "digest": {"sha256": b["manifest_sha256"]},
+                "annotations": {"benchmark": b["benchmark"], "submission": b["submission"]},
+            }
+        )
     for r in pred.get("releases") or []:
         if isinstance(r.get("sha256"), str):
             deps.append({"name": r["statement"], "digest": {"sha256": r["sha256"]}, "annotations": {"benchmark": r["benchmark"]}})
@@ -86,14 +98,21 @@ def provenance(st: Statement, sums: bytes) -> dict[str, Any]:
             "buildDefinition": {
                 "buildType": build_type(site_url),
                 "externalParameters": _present({"repository": repository, "commit": pred.get("commit")}),
-                "internalParameters": _present({"authorised": pred.get("authorised"), "built": pred.get("built"),
-                                                "time_source": pred.get("time_source"),
-                                                "registry_version": (pred.get("registry") or {}).get("version")}),
+                "internalParameters": _present(
+                    {
+                        "authorised": pred.get("authorised"),
+                        "built": pred.get("built"),
+                        "time_source": pred.get("time_source"),
+                        "registry_version": (pred.get("registry") or {}).get("version"),
+                    }
+                ),
                 "resolvedDependencies": _dependencies(pred),
             },
             "runDetails": {
-                "builder": {"id": builder_id(repository, site_url),
-                            "version": {"sealboard": str((pred.get("sealboard") or {}).get("version"))}},
+                "builder": {
+                    "id": builder_id(repository, site_url),
+                    "version": {"sealboard": str((pred.get("sealboard") or {}).get("version"))},
+                },
             },
         },
     }

@@ -43,7 +43,9 @@ DIR = "attestations"
 INDEX = "data/index.json"
 BOARDS = "boards"
 INDEX_COPY = "index.json"
-FOLDER = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{0,80}")  # a deploy folder's name (folder_name), as a chain may name one  # the deploy's data/index.json, beside statement.json
+FOLDER = re.compile(
+    r"[0-9A-Za-z][0-9A-Za-z-]{0,80}"
+)  # a deploy folder's name (folder_name), as a chain may name one  # the deploy's data/index.json, beside statement.json
 RELEASED = "released"
 AUDITS = "audits"  # attestations/audits/: the audit's results (builder.release.audit_record), not a deploy
 
@@ -85,7 +87,9 @@ def check_recorded(root: Path, rec: Recorded) -> None:
     try:
         signer = verify(rec.signature, rec.statement.data, NS_SITE, where=where + SIG_SUFFIX)
     except BuilderError as exc:
-        raise AttestationError(f"signature does not verify ({exc.reason})", where=where + SIG_SUFFIX, reason="attestation-bad-signature") from None
+        raise AttestationError(
+            f"signature does not verify ({exc.reason})", where=where + SIG_SUFFIX, reason="attestation-bad-signature"
+        ) from None
     check_signer(root, rec.statement, signer)
     if rec.statement.rehearsal is not None:
         raise AttestationError("is a rehearsal", where=STATEMENT, reason="attestation-rehearsal")
@@ -98,9 +102,12 @@ def check_complete(root: Path, rec: Recorded) -> dict[str, list[str]]:
     check_recorded(root, rec)
     named = folder_name(rec.statement)
     if rec.name != named:  # a copy under another name: another deploy's statement, or a made-up date
-        raise AttestationError(f"holds the signed statement of deploy {named}, not of the deploy its name says",
-                               where=f"{DIR}/{rec.name}", reason="attestation-misfiled",
-                               hint="a recorded deploy is history: restore the folder from git history")
+        raise AttestationError(
+            f"holds the signed statement of deploy {named}, not of the deploy its name says",
+            where=f"{DIR}/{rec.name}",
+            reason="attestation-misfiled",
+            hint="a recorded deploy is history: restore the folder from git history",
+        )
     subjects = {s.name: s.sha256 for s in rec.statement.subjects}
     index = loads_json(_attested(root, rec, INDEX, INDEX_COPY, subjects), f"{DIR}/{rec.name}/{INDEX_COPY}")
     listed = listed_boards(index if isinstance(index, dict) else {}, rec.statement)
@@ -114,17 +121,28 @@ def _attested(root: Path, rec: Recorded, name: str, rel: str, subjects: dict[str
     """The record's copy ``rel`` of site file ``name``, which must be there and hash to its signed digest."""
     where = f"{DIR}/{rec.name}/{rel}"
     if name not in subjects:
-        raise AttestationError(f"the signed statement lists no {name}", where=f"{DIR}/{rec.name}/statement.json",
-                               reason="attestation-incomplete", hint="record the site the authorised build wrote and signed")
+        raise AttestationError(
+            f"the signed statement lists no {name}",
+            where=f"{DIR}/{rec.name}/statement.json",
+            reason="attestation-incomplete",
+            hint="record the site the authorised build wrote and signed",
+        )
     path = root / where
     if not path.is_file() or path.is_symlink():
-        raise AttestationError(f"is missing: the deploy showed {name} (its digest is signed) but the record holds no copy",
-                               where=where, reason="attestation-incomplete",
-                               hint="record the whole attestation (sealboard record-attestation copies every board), or restore it from git history")
+        raise AttestationError(
+            f"is missing: the deploy showed {name} (its digest is signed) but the record holds no copy",
+            where=where,
+            reason="attestation-incomplete",
+            hint="record the whole attestation (sealboard record-attestation copies every board), or restore it from git history",
+        )
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != subjects[name]:
-        raise AttestationError(f"is not the attested {name} (its sha256 differs from the signed digest)", where=where,
-                               reason="attestation-file-changed", hint="a recorded deploy is history: restore the copy from git history")
+        raise AttestationError(
+            f"is not the attested {name} (its sha256 differs from the signed digest)",
+            where=where,
+            reason="attestation-file-changed",
+            hint="a recorded deploy is history: restore the copy from git history",
+        )
     return data
 
 
@@ -169,8 +187,12 @@ def unaccounted(root: Path, records: list[Recorded]) -> dict[str, str]:
 
 def deleted(name: str, why: str) -> AttestationError:
     """The finding for a record that is gone (``why``: what still names it)."""
-    return AttestationError(f"a recorded deploy is gone: {why}", where=f"{DIR}/{name}", reason="attestation-record-deleted",
-                            hint="restore the folder from git history: a recorded deploy is never deleted")
+    return AttestationError(
+        f"a recorded deploy is gone: {why}",
+        where=f"{DIR}/{name}",
+        reason="attestation-record-deleted",
+        hint="restore the folder from git history: a recorded deploy is never deleted",
+    )
 
 
 DELETED = deleted("-", "-").reason  # the code, read from the one place that raises it
@@ -191,16 +213,28 @@ def record(site: Path, root: Path) -> Path | None:
     """Copy the site's signed statement into root/attestations/; None when nothing new is shown."""
     data = (site / STATEMENT).read_bytes() if (site / STATEMENT).is_file() else None
     if data is None:
-        raise AttestationError("has no attestation/statement.json", where=str(site), reason="attestation-missing",
-                               hint="record the folder an authorised build wrote")
+        raise AttestationError(
+            "has no attestation/statement.json",
+            where=str(site),
+            reason="attestation-missing",
+            hint="record the folder an authorised build wrote",
+        )
     sig = site / (STATEMENT + SIG_SUFFIX)
     if not sig.is_file():
-        raise AttestationError("is not signed; only signed deploys are recorded", where=STATEMENT, reason="attestation-unsigned",
-                               hint="build with --build-key or SEALBOARD_BUILD_KEY")
+        raise AttestationError(
+            "is not signed; only signed deploys are recorded",
+            where=STATEMENT,
+            reason="attestation-unsigned",
+            hint="build with --build-key or SEALBOARD_BUILD_KEY",
+        )
     st = parse(data, STATEMENT)
     if not (site / INDEX).is_file():
-        raise AttestationError(f"has no {INDEX}: a record must name every board the deploy showed", where=str(site),
-                               reason="attestation-incomplete", hint="record the whole folder an authorised build wrote")
+        raise AttestationError(
+            f"has no {INDEX}: a record must name every board the deploy showed",
+            where=str(site),
+            reason="attestation-incomplete",
+            hint="record the whole folder an authorised build wrote",
+        )
     if st.rehearsal is not None:
         raise AttestationError("is a rehearsal; it is never recorded", where=STATEMENT, reason="attestation-rehearsal")
     history = recorded(root)

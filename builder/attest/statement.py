@@ -83,8 +83,12 @@ def subjects_of(site: Path) -> tuple[Subject, ...]:
     for name, path in published_files(site):
         if "\n" in name or "\\" in name or path.is_symlink():
             # sha256sum escapes such names; a site never needs one, so none is attested.
-            raise AttestationError("cannot be attested (a link, or a name with a newline or backslash)", where=name,
-                                   reason="attestation-bad-path", hint="remove or rename it in site_src/ and rebuild")
+            raise AttestationError(
+                "cannot be attested (a link, or a name with a newline or backslash)",
+                where=name,
+                reason="attestation-bad-path",
+                hint="remove or rename it in site_src/ and rebuild",
+            )
         out.append(Subject(name, hashlib.sha256(path.read_bytes()).hexdigest()))
     return tuple(out)
 
@@ -159,8 +163,11 @@ def parse(data: bytes, where: str) -> Statement:
     if isinstance(pred, dict) and "site_url" not in pred:
         expected += (LEGACY_PREDICATE_TYPE,)
     if not isinstance(obj, dict) or obj.get("_type") != STATEMENT_TYPE or obj.get("predicateType") not in expected:
-        raise AttestationError(f"is not an in-toto Statement v1 with Sealboard's predicateType ({' or '.join(expected) or 'none'})", where=where,
-                               hint="use the attestation/statement.json a Sealboard build wrote")
+        raise AttestationError(
+            f"is not an in-toto Statement v1 with Sealboard's predicateType ({' or '.join(expected) or 'none'})",
+            where=where,
+            hint="use the attestation/statement.json a Sealboard build wrote",
+        )
     subjects = []
     for entry in obj.get("subject") or []:
         name = entry.get("name") if isinstance(entry, dict) else None

@@ -63,14 +63,21 @@ class VerifiedSite:
 def _signature(site: Path, rel: str, data: bytes) -> PublicKey:
     sig = site / (rel + SIG_SUFFIX)
     if not sig.is_file():
-        raise AttestationError("is not signed (no .sig beside it): this deploy was built without the build key",
-                               where=rel, reason="attestation-unsigned",
-                               hint="the authorised build signs with --build-key or SEALBOARD_BUILD_KEY; a public build is never signed")
+        raise AttestationError(
+            "is not signed (no .sig beside it): this deploy was built without the build key",
+            where=rel,
+            reason="attestation-unsigned",
+            hint="the authorised build signs with --build-key or SEALBOARD_BUILD_KEY; a public build is never signed",
+        )
     try:
         return verify(sig.read_bytes(), data, NS_SITE, where=rel + SIG_SUFFIX)
     except SignatureError as exc:
-        raise AttestationError(f"signature does not verify ({exc.reason}: {exc.message})", where=rel + SIG_SUFFIX,
-                               reason="attestation-bad-signature", hint="the file or its signature was changed after the build") from None
+        raise AttestationError(
+            f"signature does not verify ({exc.reason}: {exc.message})",
+            where=rel + SIG_SUFFIX,
+            reason="attestation-bad-signature",
+            hint="the file or its signature was changed after the build",
+        ) from None
 
 
 def check_signer(root: Path, st: Statement, signer: PublicKey) -> None:
@@ -79,20 +86,30 @@ def check_signer(root: Path, st: Statement, signer: PublicKey) -> None:
         chain = read_chain(root)
         trusted, _pending = in_force(chain)
     except BuilderError as exc:
-        raise AttestationError(f"the repository's registry does not verify: {exc.message}", where=exc.where or "keys/registry",
-                               reason="attestation-key-not-registered", hint="run verify-site with --root at a clone of the board's repository") from None
+        raise AttestationError(
+            f"the repository's registry does not verify: {exc.message}",
+            where=exc.where or "keys/registry",
+            reason="attestation-key-not-registered",
+            hint="run verify-site with --root at a clone of the board's repository",
+        ) from None
     number = st.registry_version
     named = next((doc for doc, _data, _sigs in chain if doc.version == number), None)
     if trusted is None or named is None or number is None or number > trusted.version:
-        raise AttestationError(f"names registry version {number}, which is not in force in this repository's chain",
-                               where=STATEMENT, reason="attestation-key-not-registered",
-                               hint="pull the repository (keys/registry) the site was built from")
+        raise AttestationError(
+            f"names registry version {number}, which is not in force in this repository's chain",
+            where=STATEMENT,
+            reason="attestation-key-not-registered",
+            hint="pull the repository (keys/registry) the site was built from",
+        )
     if named.build_key != signer or signer.fingerprint in trusted.revoked_fingerprints:
         listed = named.build_key.fingerprint if named.build_key else "none"
-        raise AttestationError(f"is signed by {signer.fingerprint}, which is not the build key of registry v{number:04d} ({listed})"
-                               + (" or was revoked" if signer.fingerprint in trusted.revoked_fingerprints else ""),
-                               where=STATEMENT + SIG_SUFFIX, reason="attestation-key-not-registered",
-                               hint="a key the registry does not list signed it: do not trust this site")
+        raise AttestationError(
+            f"is signed by {signer.fingerprint}, which is not the build key of registry v{number:04d} ({listed})"
+            + (" or was revoked" if signer.fingerprint in trusted.revoked_fingerprints else ""),
+            where=STATEMENT + SIG_SUFFIX,
+            reason="attestation-key-not-registered",
+            hint="a key the registry does not list signed it: do not trust this site",
+        )
 
 
 def _envelopes(site: Path, st: Statement, sums: bytes, signer: PublicKey) -> None:
@@ -100,37 +117,60 @@ def _envelopes(site: Path, st: Statement, sums: bytes, signer: PublicKey) -> Non
     payloads = {}
     for rel in (STATEMENT_ENVELOPE, PROVENANCE_ENVELOPE):
         if not (site / rel).is_file():
-            raise AttestationError("is missing: a signed deploy carries its DSSE envelopes", where=rel, reason="attestation-bad-envelope",
-                                   hint="the attestation folder was changed after the build (or the deploy predates envelopes: rebuild it)")
+            raise AttestationError(
+                "is missing: a signed deploy carries its DSSE envelopes",
+                where=rel,
+                reason="attestation-bad-envelope",
+                hint="the attestation folder was changed after the build (or the deploy predates envelopes: rebuild it)",
+            )
         payloads[rel] = verify_envelope((site / rel).read_bytes(), signer, rel).payload
     if payloads[STATEMENT_ENVELOPE] != st.data:
-        raise AttestationError("carries other bytes than attestation/statement.json", where=STATEMENT_ENVELOPE,
-                               reason="attestation-provenance-mismatch", hint="the attestation folder was changed after the build")
+        raise AttestationError(
+            "carries other bytes than attestation/statement.json",
+            where=STATEMENT_ENVELOPE,
+            reason="attestation-provenance-mismatch",
+            hint="the attestation folder was changed after the build",
+        )
     try:
         expected = canonical(provenance(st, sums))
     except (KeyError, TypeError, AttributeError):
         expected = None
     if payloads[PROVENANCE_ENVELOPE] != expected:
-        raise AttestationError("is not the SLSA provenance of this statement and SHA256SUMS", where=PROVENANCE_ENVELOPE,
-                               reason="attestation-provenance-mismatch", hint="the attestation folder was changed after the build")
+        raise AttestationError(
+            "is not the SLSA provenance of this statement and SHA256SUMS",
+            where=PROVENANCE_ENVELOPE,
+            reason="attestation-provenance-mismatch",
+            hint="the attestation folder was changed after the build",
+        )
 
 
 def _refuse(site: Path, names: list[str], what: str, *, reason: str) -> None:
     if names:
         more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
-        raise AttestationError(f"{len(names)} file(s) {what}: {', '.join(names[:SHOWN])}{more}", where=str(site), reason=reason,
-                               hint="this is not the site that was built and signed; fetch the deploy again")
+        raise AttestationError(
+            f"{len(names)} file(s) {what}: {', '.join(names[:SHOWN])}{more}",
+            where=str(site),
+            reason=reason,
+            hint="this is not the site that was built and signed; fetch the deploy again",
+        )
 
 
 def _files(site: Path, st: Statement) -> int:
     """Step 6: every subject present and unchanged, and nothing else."""
     listed = {s.name: s.sha256 for s in st.subjects}
     present = {name: path for name, path in published_files(site)}
-    changed = [n for n, d in listed.items() if n in present and (present[n].is_symlink() or hashlib.sha256(present[n].read_bytes()).hexdigest() != d)]
+    changed = [
+        n
+        for n, d in listed.items()
+        if n in present and (present[n].is_symlink() or hashlib.sha256(present[n].read_bytes()).hexdigest() != d)
+    ]
     missing = [n for n in listed if n not in present]
     extra = [n for n in present if n not in listed]
-    extra += sorted(p.relative_to(site).as_posix() for p in (site / DIR).rglob("*")
-                    if p.relative_to(site).as_posix() not in ATTESTATION_FILES and not p.is_dir())
+    extra += sorted(
+        p.relative_to(site).as_posix()
+        for p in (site / DIR).rglob("*")
+        if p.relative_to(site).as_posix() not in ATTESTATION_FILES and not p.is_dir()
+    )
     _refuse(site, changed, "differ from their attested sha256", reason="attestation-file-changed")
     _refuse(site, missing, "are attested but missing", reason="attestation-file-missing")
     _refuse(site, extra, "are not in the attestation", reason="attestation-extra-file")
@@ -141,19 +181,31 @@ def verify_site(site: Path, root: Path) -> VerifiedSite:
     """Check ``site`` against its attestation and ``root``'s registry; raise AttestationError."""
     path = site / STATEMENT
     if not path.is_file():
-        raise AttestationError("has no attestation/statement.json", where=str(site), reason="attestation-missing",
-                               hint="verify the folder a Sealboard build wrote (its root holds index.html and attestation/)")
+        raise AttestationError(
+            "has no attestation/statement.json",
+            where=str(site),
+            reason="attestation-missing",
+            hint="verify the folder a Sealboard build wrote (its root holds index.html and attestation/)",
+        )
     data = path.read_bytes()
     st = parse(data, STATEMENT)
     signer = _signature(site, STATEMENT, data)
     check_signer(root, st, signer)
     if st.rehearsal is not None:
-        raise AttestationError(f"is a rehearsal (--as-of {st.rehearsal}), never a deploy", where=STATEMENT, reason="attestation-rehearsal",
-                               hint="deploy a build without --as-of")
+        raise AttestationError(
+            f"is a rehearsal (--as-of {st.rehearsal}), never a deploy",
+            where=STATEMENT,
+            reason="attestation-rehearsal",
+            hint="deploy a build without --as-of",
+        )
     sums = (site / SUMS).read_bytes() if (site / SUMS).is_file() else b""
     if sums != sha256sums(st.subjects):
-        raise AttestationError("does not list exactly the statement's subjects", where=SUMS, reason="attestation-sums-mismatch",
-                               hint="the attestation folder was changed after the build")
+        raise AttestationError(
+            "does not list exactly the statement's subjects",
+            where=SUMS,
+            reason="attestation-sums-mismatch",
+            hint="the attestation folder was changed after the build",
+        )
     if _signature(site, SUMS, sums) != signer:
         raise AttestationError("is signed by another key than the statement", where=SUMS + SIG_SUFFIX, reason="attestation-bad-signature")
     _envelopes(site, st, sums, signer)

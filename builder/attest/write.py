@@ -54,7 +54,8 @@ def check_build_key(registry: Registry, key: PrivateKey | None, where: str) -> N
         raise TrustError(
             f"the build key {key.public.fingerprint} is not the build key of registry v{registry.version:04d}"
             + (f" ({listed.fingerprint})" if listed else " (it lists none)"),
-            where=where, reason="build-key-not-registered",
+            where=where,
+            reason="build-key-not-registered",
             hint="propose it with 'sealboard keys set-build-key KEY.pub' and have the threshold sign it, or pass the listed key",
         )
 

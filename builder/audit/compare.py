@@ -32,8 +32,14 @@ class BoardComparison:
     differ: list[dict[str, Any]] = field(default_factory=list)  # one entry per differing cell
 
     def to_dict(self) -> dict[str, Any]:
-        return {"board": self.board, "identical": self.identical, "cells_agree": self.agree, "cells_unverified": self.unverified,
-                "private_rows": self.private_rows, "cells_differ": self.differ}
+        return {
+            "board": self.board,
+            "identical": self.identical,
+            "cells_agree": self.agree,
+            "cells_unverified": self.unverified,
+            "private_rows": self.private_rows,
+            "cells_differ": self.differ,
+        }
 
 
 def _rows(data: bytes, where: str) -> dict[str, dict[str, Any]]:
@@ -57,7 +63,9 @@ def compare_board(board: str, shown: bytes, rebuilt: bytes | None, private: froz
             continue
         again = after.get(sub)
         if again is None:
-            out.differ += [{"submission": sub, "metric": m, "field": "row", "shown": c.get("value"), "rebuilt": None} for m, c in cells.items()]
+            out.differ += [
+                {"submission": sub, "metric": m, "field": "row", "shown": c.get("value"), "rebuilt": None} for m, c in cells.items()
+            ]
             continue
         if not has_private and row.get("rank") != again.get("rank"):
             out.differ.append({"submission": sub, "metric": None, "field": "rank", "shown": row.get("rank"), "rebuilt": again.get("rank")})

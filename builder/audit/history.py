@@ -23,8 +23,12 @@ from builder.gitrepo.gitread import git_output
 def _git(root: Path, *args: str) -> bytes:
     out = git_output(root, *args)
     if out is None:
-        raise BuilderError(f"git {args[0]} failed: the recorded history cannot be read", where=str(root), reason="audit-git",
-                           hint="run the audit in a full clone of the board's repository (fetch-depth 0)")
+        raise BuilderError(
+            f"git {args[0]} failed: the recorded history cannot be read",
+            where=str(root),
+            reason="audit-git",
+            hint="run the audit in a full clone of the board's repository (fetch-depth 0)",
+        )
     return out
 
 
@@ -32,8 +36,12 @@ def deleted_records(root: Path) -> dict[str, str]:
     """Deploy folders the history once held that the checkout does not: folder -> where it went
     (the first-parent commit that removed it, or ``HEAD`` when only the checkout lacks it)."""
     if _git(root, "rev-parse", "--is-shallow-repository").strip() == b"true":
-        raise BuilderError("is a shallow clone: a deleted record would not show", where=str(root), reason="audit-git",
-                           hint="run the audit in a full clone of the board's repository (git fetch --unshallow)")
+        raise BuilderError(
+            "is a shallow clone: a deleted record would not show",
+            where=str(root),
+            reason="audit-git",
+            hint="run the audit in a full clone of the board's repository (git fetch --unshallow)",
+        )
     present = {p.name for p in folders(root)}
     gone: dict[str, str] = {}
     head = _git(root, "ls-tree", "-z", "--name-only", "HEAD", "--", f"{DIR}/").split(b"\0")
@@ -41,8 +49,20 @@ def deleted_records(root: Path) -> dict[str, str]:
         name = path.decode("utf-8", "surrogateescape").removeprefix(f"{DIR}/")
         if name and name != AUDITS and name not in present:
             gone[name] = "HEAD"
-    log = _git(root, "log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "-z", "--format=%x01%H",
-               "--diff-filter=D", "--name-only", "HEAD", "--", DIR)
+    log = _git(
+        root,
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--no-renames",
+        "-z",
+        "--format=%x01%H",
+        "--diff-filter=D",
+        "--name-only",
+        "HEAD",
+        "--",
+        DIR,
+    )
     commit = ""
     for token in log.split(b"\0"):
         token = token.strip(b"\n")

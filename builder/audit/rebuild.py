@@ -34,8 +34,12 @@ class Rebuilt:
 def _git(root: Path, *args: str) -> None:
     proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
-        raise BuilderError(f"git {args[0]} {args[1] if len(args) > 1 else ''} failed: {proc.stderr.strip()[:300]}", where=str(root),
-                           reason="audit-git", hint="run the audit in a full clone of the board's repository (fetch-depth 0)")
+        raise BuilderError(
+            f"git {args[0]} {args[1] if len(args) > 1 else ''} failed: {proc.stderr.strip()[:300]}",
+            where=str(root),
+            reason="audit-git",
+            hint="run the audit in a full clone of the board's repository (fetch-depth 0)",
+        )
 
 
 def _submission(where: str) -> str | None:

@@ -46,11 +46,19 @@ class DeployAudit:
     boards: list[BoardComparison] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attestation": self.attestation, "commit": self.commit, "built": self.built, "status": self.status,
-                "verdict": self.verdict, "reason": self.reason, "boards": [b.to_dict() for b in self.boards],
-                "cells_agree": sum(b.agree for b in self.boards), "cells_differ": sum(len(b.differ) for b in self.boards),
-                "cells_unverified": sum(b.unverified for b in self.boards),
-                "private_rows": max((b.private_rows for b in self.boards), default=0)}
+        return {
+            "attestation": self.attestation,
+            "commit": self.commit,
+            "built": self.built,
+            "status": self.status,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "boards": [b.to_dict() for b in self.boards],
+            "cells_agree": sum(b.agree for b in self.boards),
+            "cells_differ": sum(len(b.differ) for b in self.boards),
+            "cells_unverified": sum(b.unverified for b in self.boards),
+            "private_rows": max((b.private_rows for b in self.boards), default=0),
+        }
 
 
 @dataclass(frozen=True)
@@ -88,8 +96,10 @@ class Audit:
         d = self.to_dict()
         n = d["deploys"]
         if self.findings:
-            return (f"the recorded deploy history is not as the build key signed it: {len(self.findings)} finding(s) "
-                    f"({', '.join(sorted({f.reason for f in self.findings}))}); nothing it shows can be called re-derived")
+            return (
+                f"the recorded deploy history is not as the build key signed it: {len(self.findings)} finding(s) "
+                f"({', '.join(sorted({f.reason for f in self.findings}))}); nothing it shows can be called re-derived"
+            )
         if not n:
             return f"no deploy was recorded while {self.benchmark} was embargoed: nothing to re-derive"
         head = f"every number shown during the embargo, {n} deploy{'s' if n != 1 else ''}, re-derived from the released data: "
@@ -105,19 +115,41 @@ class Audit:
 
     def to_dict(self) -> dict[str, Any]:
         deploys = [d.to_dict() for d in self.deploys]
-        return {"benchmark": self.benchmark, "version": self.version, "identity": self.identity, "verdict": self.verdict,
-                "deploys": len(deploys), "agree": sum(d["verdict"] == "agree" for d in deploys),
-                "differ": sum(d["verdict"] == "differs" for d in deploys),
-                "unverified": sum(d["verdict"] == "unverified" for d in deploys),
-                "private_rows": max((d["private_rows"] for d in deploys), default=0), "deploy_results": deploys,
-                "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "benchmark": self.benchmark,
+            "version": self.version,
+            "identity": self.identity,
+            "verdict": self.verdict,
+            "deploys": len(deploys),
+            "agree": sum(d["verdict"] == "agree" for d in deploys),
+            "differ": sum(d["verdict"] == "differs" for d in deploys),
+            "unverified": sum(d["verdict"] == "unverified" for d in deploys),
+            "private_rows": max((d["private_rows"] for d in deploys), default=0),
+            "deploy_results": deploys,
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
     def summary(self) -> dict[str, Any]:
         """The record builder.release.audit_record keeps (the sentence, the counts, per deploy its verdict)."""
         d = self.to_dict()
         d["sentence"] = self.sentence()
-        d["deploy_results"] = [{k: r[k] for k in ("attestation", "commit", "built", "verdict", "reason", "cells_agree", "cells_differ",
-                                                  "cells_unverified", "private_rows")} for r in d["deploy_results"]]
+        d["deploy_results"] = [
+            {
+                k: r[k]
+                for k in (
+                    "attestation",
+                    "commit",
+                    "built",
+                    "verdict",
+                    "reason",
+                    "cells_agree",
+                    "cells_differ",
+                    "cells_unverified",
+                    "private_rows",
+                )
+            }
+            for r in d["deploy_results"]
+        ]
         return d
 
 
@@ -125,12 +157,20 @@ def released_identity(root: Path, benchmark: str) -> tuple[Identity, str, str]:
     """(identity, its path, the benchmark's version) from keys/released/."""
     config = next((c for c in load_configs(root) if c.id == benchmark), None)
     if config is None:
-        raise ConfigError(f"no benchmark {benchmark!r} in leaderboards/", where="--release", reason="unknown-benchmark",
-                          hint="name a benchmark of this repository")
+        raise ConfigError(
+            f"no benchmark {benchmark!r} in leaderboards/",
+            where="--release",
+            reason="unknown-benchmark",
+            hint="name a benchmark of this repository",
+        )
     path = identity_path(root, config.id, config.version)
     if not path.is_file():
-        raise ConfigError(f"{benchmark} {config.version} has no published identity", where=str(path.relative_to(root)),
-                          reason="not-released", hint="the audit runs after the full release, once keys/released/ holds its identity")
+        raise ConfigError(
+            f"{benchmark} {config.version} has no published identity",
+            where=str(path.relative_to(root)),
+            reason="not-released",
+            hint="the audit runs after the full release, once keys/released/ holds its identity",
+        )
     return load_identity(path.read_bytes(), str(path.relative_to(root))), str(path.relative_to(root)), config.version
 
 

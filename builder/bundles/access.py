@@ -67,13 +67,16 @@ def seal_for_lab(plaintext: bytes, lab: Lab, registry: Registry, benchmark: str)
     if not any(g.benchmark == benchmark for g in lab.item_access):
         raise TrustError(
             f"lab {lab.id!r} has no item access to {benchmark!r} in registry v{registry.version:04d}",
-            where=registry.path, reason="access-not-granted",
+            where=registry.path,
+            reason="access-not-granted",
             hint=f"propose it with 'sealboard keys grant-items {lab.id} {benchmark}' and sign it to the threshold",
         )
     keys = _lab_keys(lab, registry)
     if not keys:
         raise TrustError(
-            f"lab {lab.id!r} has no unrevoked ssh-ed25519 key to seal to", where=registry.path, reason="no-ssh-recipient",
+            f"lab {lab.id!r} has no unrevoked ssh-ed25519 key to seal to",
+            where=registry.path,
+            reason="no-ssh-recipient",
             hint="age seals to ssh-ed25519 keys: register one with 'sealboard keys add-lab'",
         )
     return pyrage.encrypt(bytes(plaintext), [pyrage.ssh.Recipient.from_str(k.openssh) for k in keys])
@@ -89,22 +92,33 @@ def check_copy(data: bytes, lab: Lab, registry: Registry, where: str) -> None:
         if label in (X25519_LABEL.encode(), SCRYPT_LABEL.encode()):
             raise SealError(
                 f"is sealed to an age {label.decode()} recipient; a lab's copy is sealed to the lab's SSH key only",
-                where=where, reason="access-wrong-recipient",
+                where=where,
+                reason="access-wrong-recipient",
                 hint="never seal a lab's copy to the embargo key: rewrite it with 'sealboard dataset share'",
             )
         if label == SSH_ED25519_LABEL:
             if len(st.args) != 3 or st.args[1] not in tags:
                 raise SealError(
                     f"holds an ssh-ed25519 stanza for a key that is not an unrevoked key of lab {lab.id!r}",
-                    where=where, reason="access-wrong-recipient", hint="rewrite it with 'sealboard dataset share'",
+                    where=where,
+                    reason="access-wrong-recipient",
+                    hint="rewrite it with 'sealboard dataset share'",
                 )
             addressed += 1
         elif not label.endswith(GREASE_SUFFIX):
-            raise SealError(f"holds a {label.decode('ascii', 'replace')!r} stanza", where=where, reason="access-wrong-recipient",
-                            hint="rewrite it with 'sealboard dataset share'")
+            raise SealError(
+                f"holds a {label.decode('ascii', 'replace')!r} stanza",
+                where=where,
+                reason="access-wrong-recipient",
+                hint="rewrite it with 'sealboard dataset share'",
+            )
     if not addressed:
-        raise SealError("is addressed to none of the lab's keys", where=where, reason="access-wrong-recipient",
-                        hint="rewrite it with 'sealboard dataset share'")
+        raise SealError(
+            "is addressed to none of the lab's keys",
+            where=where,
+            reason="access-wrong-recipient",
+            hint="rewrite it with 'sealboard dataset share'",
+        )
 
 
 @dataclass(frozen=True)
@@ -141,17 +155,24 @@ def review(root: Path, registry: Registry, versions: dict[str, str]) -> tuple[li
         rel = path.relative_to(root).as_posix()
         if path.is_dir() and not path.is_symlink():
             continue
-        parts = rel[len(ACCESS_DIR) + 1:].split("/")
+        parts = rel[len(ACCESS_DIR) + 1 :].split("/")
         try:
             if len(parts) != 3 or not parts[2].endswith(SUFFIX):
-                raise SealError("is not keys/access/<benchmark>/<version>/<lab>.jsonl.age", where=rel, reason="bad-path",
-                                hint="only lab copies written by 'sealboard dataset share' live here")
+                raise SealError(
+                    "is not keys/access/<benchmark>/<version>/<lab>.jsonl.age",
+                    where=rel,
+                    reason="bad-path",
+                    hint="only lab copies written by 'sealboard dataset share' live here",
+                )
             benchmark, _version, name = parts
             lab = registry.lab(name[: -len(SUFFIX)])
             if lab is None or not any(g.benchmark == benchmark for g in lab.item_access):
-                raise TrustError(f"no grant in registry v{registry.version:04d} gives this lab the items of {benchmark!r}",
-                                 where=rel, reason="access-not-granted",
-                                 hint="remove the file, or grant access with 'sealboard keys grant-items' (threshold-signed)")
+                raise TrustError(
+                    f"no grant in registry v{registry.version:04d} gives this lab the items of {benchmark!r}",
+                    where=rel,
+                    reason="access-not-granted",
+                    hint="remove the file, or grant access with 'sealboard keys grant-items' (threshold-signed)",
+                )
             check_copy(_read(path, rel), lab, registry, rel)
             present.add(rel)
         except BuilderError as exc:
@@ -161,6 +182,7 @@ def review(root: Path, registry: Registry, versions: dict[str, str]) -> tuple[li
         for grant in lab.item_access:
             version = versions.get(grant.benchmark)
             copy = access_path(grant.benchmark, version, lab.id) if version else None
-            entries.append(AccessEntry(lab.id, lab.name, grant.benchmark, format_time(grant.granted),
-                                       copy if copy in present else None, grant.answers))
+            entries.append(
+                AccessEntry(lab.id, lab.name, grant.benchmark, format_time(grant.granted), copy if copy in present else None, grant.answers)
+            )
     return entries, rejections

@@ -65,7 +65,9 @@ class Admissions:
     def _read(self) -> dict[str, str]:
         self._commits = {}
         tree = git_output(self.root, "ls-tree", "-r", "-z", "HEAD", "--", "bundles")
-        log = git_output(self.root, "log", "--first-parent", "-z", "--no-renames", "--no-abbrev", "--raw", "--format=%x01%H", "HEAD", "--", "bundles")
+        log = git_output(
+            self.root, "log", "--first-parent", "-z", "--no-renames", "--no-abbrev", "--raw", "--format=%x01%H", "HEAD", "--", "bundles"
+        )
         self.history.step("")  # the chain, read under the same lock
         if tree is None or log is None:
             return self._commits

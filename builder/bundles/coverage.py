@@ -203,7 +203,7 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
     default = default_variant(spec)
     if fields and default not in combos:
         raise ResultsError(
-            f"no samples with {_label(primary, default)[len(primary) + 2:]}, the combination the boards use by default",
+            f"no samples with {_label(primary, default)[len(primary) + 2 :]}, the combination the boards use by default",
             where=where,
             reason="bad-variant",
             hint="set these result fields explicitly on every row of the default run",
@@ -262,7 +262,11 @@ def check_summary(coverage: Coverage | None, dataset: DatasetManifest, spec: Any
         raise BundleError(f"coverage: {message}", where=where, reason=reason, hint=hint)
 
     if coverage.dataset != dataset.version:
-        fail(f"covers dataset {coverage.dataset!r}, but the benchmark is at {dataset.version!r}", "coverage-mismatch", "recreate the bundle against the current dataset")
+        fail(
+            f"covers dataset {coverage.dataset!r}, but the benchmark is at {dataset.version!r}",
+            "coverage-mismatch",
+            "recreate the bundle against the current dataset",
+        )
     expected_splits = tuple(sorted((s, n) for s, n in dataset.splits.items() if n))
     have_splits = tuple((s, n) for s, n in coverage.splits if n)
     if coverage.items != len(dataset.item_splits) or have_splits != expected_splits:
@@ -273,7 +277,10 @@ def check_summary(coverage: Coverage | None, dataset: DatasetManifest, spec: Any
         )
     undeclared = [lang for lang in coverage.languages if lang not in spec.languages]
     if undeclared:
-        fail(f"language(s) {', '.join(undeclared)} are not declared; {spec.benchmark} declares {', '.join(spec.languages)}", "undeclared-language")
+        fail(
+            f"language(s) {', '.join(undeclared)} are not declared; {spec.benchmark} declares {', '.join(spec.languages)}",
+            "undeclared-language",
+        )
     if spec.primary_language not in coverage.languages:
         fail(f"does not cover the primary language {spec.primary_language!r}", "incomplete-coverage")
     if coverage.samples != spec.samples:
@@ -294,14 +301,20 @@ def check_summary(coverage: Coverage | None, dataset: DatasetManifest, spec: Any
         fail(f"records {coverage.rows} row(s); items × languages × variants × samples is {expected_rows}", "coverage-mismatch")
 
 
-def check_unsealed(manifest: Manifest, frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str, data: bytes | None = None) -> Coverage:
+def check_unsealed(
+    manifest: Manifest, frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str, data: bytes | None = None
+) -> Coverage:
     """The build's check after unsealing: complete, and what the lab signed (when it did).
 
     ``data`` (the plaintext) lets errors name the line of the first offending row."""
     measured = measure(frame, dataset, spec, where, data)
     signed = manifest.coverage
     if signed is not None and signed != measured:
-        diffs = [name for name in ("dataset", "items", "splits", "languages", "variants", "samples", "rows") if getattr(signed, name) != getattr(measured, name)]
+        diffs = [
+            name
+            for name in ("dataset", "items", "splits", "languages", "variants", "samples", "rows")
+            if getattr(signed, name) != getattr(measured, name)
+        ]
         raise ResultsError(
             f"the decrypted results disagree with the manifest's signed coverage summary ({', '.join(diffs)})",
             where=where,

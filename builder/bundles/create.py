@@ -43,7 +43,13 @@ class Description:
 def load_description(path: Path) -> Description:
     """Read a lab's run description (YAML or JSON; JSON is YAML) strictly."""
     where = str(path)
-    raw = check_fields(loads_yaml(path.read_bytes(), where), DESCRIPTION_FIELDS - {"judge", "publish_on_release"}, {"judge", "publish_on_release"}, where=where, context="description")
+    raw = check_fields(
+        loads_yaml(path.read_bytes(), where),
+        DESCRIPTION_FIELDS - {"judge", "publish_on_release"},
+        {"judge", "publish_on_release"},
+        where=where,
+        context="description",
+    )
     publish = raw.get("publish_on_release", {"results": True, "transcripts": False})
     publish = check_fields(publish, {"results", "transcripts"}, where=where, context="publish_on_release")
     return Description(
@@ -119,8 +125,14 @@ def create_bundle(
     dataset = load_dataset_manifest(root, benchmark, config.version)
     coverage = measure(frame, dataset, config.scoring, results_where, results)
     if transcripts is not None:  # the format the build reads at release (builder.bundles.transcripts)
-        read_transcripts(transcripts, "transcripts.jsonl.gz", config.scoring.primary_language, keep=lambda _: False, check_all=True,
-                         conditions=categorical(config.scoring.results_extras()))
+        read_transcripts(
+            transcripts,
+            "transcripts.jsonl.gz",
+            config.scoring.primary_language,
+            keep=lambda _: False,
+            check_all=True,
+            conditions=categorical(config.scoring.results_extras()),
+        )
     # Each file to the key its opt-in names (builder.bundles.sealing): opted in, the embargo
     # key (published at a full release); kept private, the private results key (never published).
     files = {RESULTS: seal(results, recipients_for(config, description.publish_results, maintainer_recipients, RESULTS))}
@@ -168,7 +180,9 @@ def sign_bundle(bundle_dir: Path, private: PrivateKey) -> Path:
     """Write ``manifest.json.sig``: what ``ssh-keygen -Y sign -n sealboard-bundle`` writes."""
     manifest = bundle_dir / MANIFEST
     if not manifest.is_file():
-        raise BundleError("manifest.json is missing", where=str(bundle_dir), reason="missing-file", hint="run 'sealboard bundle create' first")
+        raise BundleError(
+            "manifest.json is missing", where=str(bundle_dir), reason="missing-file", hint="run 'sealboard bundle create' first"
+        )
     data = manifest.read_bytes()
     parse_manifest(data, str(manifest))
     target = bundle_dir / SIGNATURE
@@ -188,7 +202,9 @@ def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime
     try:
         rel = bundle_dir.relative_to(root.resolve())
     except ValueError:
-        raise BundleError("is not inside the instance", where=str(bundle_dir), reason="bad-path", hint="pass --root, the leaderboard repository") from None
+        raise BundleError(
+            "is not inside the instance", where=str(bundle_dir), reason="bad-path", hint="pass --root, the leaderboard repository"
+        ) from None
     parts = rel.parts
     if len(parts) != 4 or parts[0] != "bundles":
         raise BundleError("is not at bundles/<benchmark>/<lab>/<submission>", where=str(rel), reason="misplaced")
@@ -223,4 +239,6 @@ def blame_description(exc: BuilderError, description: Path) -> BuilderError:
     if not found:
         return exc
     field = max(found, key=len)  # the most specific field the message names
-    return type(exc)(message, where=str(description), line=lines[field], hint=exc.hint or f"fix {field} in {description.name}", reason=exc.reason)
+    return type(exc)(
+        message, where=str(description), line=lines[field], hint=exc.hint or f"fix {field} in {description.name}", reason=exc.reason
+    )

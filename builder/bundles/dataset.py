@@ -104,8 +104,13 @@ class VerifiedDataset:
 
 
 def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
-    raw = check_fields(loads_json(data, where), {"format", "benchmark", "version", "created", "splits", "items", "files"}, {"editions"},
-                       where=where, context="dataset manifest")
+    raw = check_fields(
+        loads_json(data, where),
+        {"format", "benchmark", "version", "created", "splits", "items", "files"},
+        {"editions"},
+        where=where,
+        context="dataset manifest",
+    )
     if raw["format"] != FORMAT:
         raise ParseError(f"format must be {FORMAT!r}", where=where, reason="bad-format")
     splits = raw["splits"]
@@ -131,7 +136,10 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
     editions = raw.get("editions")
     if editions is not None and (
         not isinstance(editions, dict)
-        or not all(isinstance(k, str) and _MONTH.fullmatch(k) and isinstance(v, int) and not isinstance(v, bool) and v > 0 for k, v in editions.items())
+        or not all(
+            isinstance(k, str) and _MONTH.fullmatch(k) and isinstance(v, int) and not isinstance(v, bool) and v > 0
+            for k, v in editions.items()
+        )
         or sum(editions.values()) > len(commitments)
     ):
         raise ParseError("editions must map months (YYYY-MM) to item counts, at most the items listed", where=where, reason="wrong-type")
@@ -164,14 +172,24 @@ def verify_dataset(raw: RawBundle, registry: Registry, *, now: datetime) -> Veri
     manifest = parse_dataset_manifest(raw.files[MANIFEST], f"{where}/{MANIFEST}")
     if manifest.benchmark != raw.benchmark or manifest.version != raw.name:
         raise BundleError(
-            "benchmark/version do not match the directory", where=f"{where}/{MANIFEST}", reason="misplaced", hint="dataset bundles live at bundles/<benchmark>/_dataset/<version>/"
+            "benchmark/version do not match the directory",
+            where=f"{where}/{MANIFEST}",
+            reason="misplaced",
+            hint="dataset bundles live at bundles/<benchmark>/_dataset/<version>/",
         )
     # The gold answers decide every score: one maintainer alone may not change them.
-    signers = require_threshold(registry, raw.files[MANIFEST], raw.files[SIGNATURE], f"{where}/{MANIFEST}", NS_DATASET,
-                                sign_hint=f"other maintainers add theirs: sealboard dataset sign {raw.benchmark} --key KEY")
+    signers = require_threshold(
+        registry,
+        raw.files[MANIFEST],
+        raw.files[SIGNATURE],
+        f"{where}/{MANIFEST}",
+        NS_DATASET,
+        sign_hint=f"other maintainers add theirs: sealboard dataset sign {raw.benchmark} --key KEY",
+    )
     check_files(where, raw.files, {ITEMS: (manifest.items_bytes, manifest.items_sha256)})
-    return VerifiedDataset(manifest=manifest, signer=", ".join(m.id for m in signers), where=where,
-                           sealed_items=raw.files[ITEMS], _token=_TOKEN)
+    return VerifiedDataset(
+        manifest=manifest, signer=", ".join(m.id for m in signers), where=where, sealed_items=raw.files[ITEMS], _token=_TOKEN
+    )
 
 
 def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
@@ -182,7 +200,9 @@ def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
     if not isinstance(obj["split"], str) or not obj["split"]:
         raise ParseError("split must be a non-empty string", where=where, line=line, reason="wrong-type")
     if obj["answer_type"] not in ANSWER_TYPES:
-        raise ParseError(f"answer_type {obj['answer_type']!r} is not one of {sorted(ANSWER_TYPES)}", where=where, line=line, reason="bad-answer-type")
+        raise ParseError(
+            f"answer_type {obj['answer_type']!r} is not one of {sorted(ANSWER_TYPES)}", where=where, line=line, reason="bad-answer-type"
+        )
     for key in ("question", "answer"):
         if not isinstance(obj[key], dict) or not all(isinstance(v, str) for v in obj[key].values()) or not obj[key]:
             raise ParseError(f"{key} must map language codes to text", where=where, line=line, reason="wrong-type")
@@ -192,11 +212,22 @@ def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
             raise ParseError(f"{key} has the wrong type", where=where, line=line, reason="wrong-type")
     tolerance = obj.get("tolerance")
     if tolerance is not None and not (tolerance >= 0 and tolerance == tolerance and tolerance != float("inf")):
-        raise ParseError("tolerance must be a finite number ≥ 0 (the absolute difference the regrade accepts)", where=where, line=line, reason="wrong-type")
+        raise ParseError(
+            "tolerance must be a finite number ≥ 0 (the absolute difference the regrade accepts)",
+            where=where,
+            line=line,
+            reason="wrong-type",
+        )
     labels = obj.get("choice_labels")
-    if labels is not None and not (2 <= len(labels) <= 20 and len(set(labels)) == len(labels) and labels.isprintable() and " " not in labels):
-        raise ParseError("choice_labels must list 2 to 20 distinct option labels, one character each (e.g. \"ABCDE\" or \"①②③④⑤\")",
-                         where=where, line=line, reason="wrong-type")
+    if labels is not None and not (
+        2 <= len(labels) <= 20 and len(set(labels)) == len(labels) and labels.isprintable() and " " not in labels
+    ):
+        raise ParseError(
+            'choice_labels must list 2 to 20 distinct option labels, one character each (e.g. "ABCDE" or "①②③④⑤")',
+            where=where,
+            line=line,
+            reason="wrong-type",
+        )
     if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
         raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
     if not isinstance(obj["canary"], str) or len(obj["canary"]) < 8:
@@ -216,15 +247,24 @@ def parse_items(data: bytes, manifest: DatasetManifest, where: str) -> list[dict
         seen.add(item_id)
         expected = manifest.commitments.get(item_id)
         if expected is None:
-            raise IntegrityError(f"item {item_id!r} is not listed in the signed manifest", where=where, line=line, reason="uncommitted-item")
+            raise IntegrityError(
+                f"item {item_id!r} is not listed in the signed manifest", where=where, line=line, reason="uncommitted-item"
+            )
         if commitment(obj) != expected:
             raise IntegrityError(f"item {item_id!r} does not match its commitment", where=where, line=line, reason="commitment-mismatch")
         if manifest.item_splits[item_id] != obj["split"]:
-            raise IntegrityError(f"item {item_id!r} is in split {obj['split']!r} but committed to {manifest.item_splits[item_id]!r}", where=where, line=line, reason="commitment-mismatch")
+            raise IntegrityError(
+                f"item {item_id!r} is in split {obj['split']!r} but committed to {manifest.item_splits[item_id]!r}",
+                where=where,
+                line=line,
+                reason="commitment-mismatch",
+            )
         items.append(obj)
     missing = set(manifest.commitments) - seen
     if missing:
-        raise IntegrityError(f"{len(missing)} committed item(s) are missing, e.g. {sorted(missing)[0]!r}", where=where, reason="missing-item")
+        raise IntegrityError(
+            f"{len(missing)} committed item(s) are missing, e.g. {sorted(missing)[0]!r}", where=where, reason="missing-item"
+        )
     return items
 
 

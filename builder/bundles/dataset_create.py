@@ -58,12 +58,19 @@ def read_items(data: bytes, where: str) -> list[dict[str, Any]]:
         obj.setdefault("canary", f"SEALBOARD-CANARY-{secrets.token_hex(12)}")
         obj = check_item(obj, where, line)
         if obj["id"] in seen:
-            raise ParseError(f"item {obj['id']!r} repeats line {seen[obj['id']]}", where=where, line=line, reason="duplicate-item",
-                             hint="every item id must be unique")
+            raise ParseError(
+                f"item {obj['id']!r} repeats line {seen[obj['id']]}",
+                where=where,
+                line=line,
+                reason="duplicate-item",
+                hint="every item id must be unique",
+            )
         seen[obj["id"]] = line
         items.append(obj)
     if not items:
-        raise ParseError("holds no items", where=where, reason="empty", hint="one JSON object per line: id, split, question, answer, answer_type")
+        raise ParseError(
+            "holds no items", where=where, reason="empty", hint="one JSON object per line: id, split, question, answer, answer_type"
+        )
     return items
 
 
@@ -73,7 +80,9 @@ def write_dataset(root: Path, config: BenchmarkConfig, items: list[dict[str, Any
     target = dataset_dir(root, config.id, config.version)
     if target.exists() and any(target.iterdir()):
         raise BundleError(
-            "a dataset bundle for this version exists already", where=str(target.relative_to(root)), reason="dataset-exists",
+            "a dataset bundle for this version exists already",
+            where=str(target.relative_to(root)),
+            reason="dataset-exists",
             hint="a new dataset is a new benchmark version: raise 'version' in the leaderboard config first",
         )
     sealed = seal(b"".join(orjson.dumps(it) + b"\n" for it in items), [config.embargo_recipient])
@@ -99,7 +108,9 @@ def sign_dataset(directory: Path, private: PrivateKey, registry: Registry) -> tu
     if private.public in tally(None, registry, [private.public]).strangers:
         raise TrustError(
             f"key {private.public.fingerprint} is not an unrevoked maintainer of registry v{registry.version:04d}",
-            where=str(directory), reason="signer-not-maintainer", hint="dataset bundles are signed by maintainers' keys",
+            where=str(directory),
+            reason="signer-not-maintainer",
+            hint="dataset bundles are signed by maintainers' keys",
         )
     if private.public not in signers:
         if existing and not existing.endswith(b"\n"):
@@ -119,8 +130,7 @@ def without_gold(items: list[dict[str, Any]]) -> bytes:
     return b"".join(orjson.dumps({k: v for k, v in item.items() if k not in GOLD_FIELDS}) + b"\n" for item in items)
 
 
-def share_items(root: Path, config: BenchmarkConfig, registry: Registry, lab_id: str,
-                identities: list[Identity], now: datetime) -> int:
+def share_items(root: Path, config: BenchmarkConfig, registry: Registry, lab_id: str, identities: list[Identity], now: datetime) -> int:
     """Write the lab's copy of the dataset's committed items (see builder.bundles.access)."""
     directory = dataset_dir(root, config.id, config.version)
     where = directory.relative_to(Path(root)).as_posix() if directory.is_relative_to(Path(root)) else str(directory)

@@ -130,12 +130,15 @@ def content_fingerprints(results: pd.DataFrame) -> dict[str, tuple]:
     # answer lengths are Arrow's (a null answer counts -1).
     answer = pd.array(results["answer"], dtype=pd.StringDtype("pyarrow"))
     lengths = pc.fill_null(pc.utf8_length(pa.chunked_array(answer._pa_array)), -1).to_numpy()
-    cheap = np.stack([
-        np.bincount(codes, minlength=k),
-        np.bincount(codes[results["lab_correct"].to_numpy(dtype=bool)], minlength=k),
-        np.bincount(codes[results["refused"].to_numpy(dtype=bool)], minlength=k),
-        np.bincount(codes, weights=lengths, minlength=k).astype(np.int64),  # exact: a sum of integers under 2^53
-    ], axis=1)
+    cheap = np.stack(
+        [
+            np.bincount(codes, minlength=k),
+            np.bincount(codes[results["lab_correct"].to_numpy(dtype=bool)], minlength=k),
+            np.bincount(codes[results["refused"].to_numpy(dtype=bool)], minlength=k),
+            np.bincount(codes, weights=lengths, minlength=k).astype(np.int64),  # exact: a sum of integers under 2^53
+        ],
+        axis=1,
+    )
     out: dict[str, tuple] = {str(s): tuple(int(x) for x in cheap[i]) for i, s in enumerate(subs)}
     _, group, size = np.unique(cheap, axis=0, return_inverse=True, return_counts=True)
     shared = np.flatnonzero(size[group.ravel()] > 1)

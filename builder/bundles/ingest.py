@@ -80,7 +80,9 @@ def read_bundle(path: Path, where: str, benchmark: str, owner: str) -> RawBundle
         child_where = f"{where}/{name}"
         st = _lstat_kind(child, child_where)
         if not stat.S_ISREG(st.st_mode):
-            raise BundleError("is not a regular file", where=child_where, reason="not-a-file", hint="a bundle holds only files, no directories")
+            raise BundleError(
+                "is not a regular file", where=child_where, reason="not-a-file", hint="a bundle holds only files, no directories"
+            )
         cap = MAX_MANIFEST_BYTES if name.endswith(".json") else MAX_SIGNATURE_BYTES if name.endswith(".sig") else MAX_SEALED_BYTES
         if st.st_size > cap:
             raise BundleError(f"is {st.st_size} bytes; the limit for this file is {cap}", where=child_where, reason="oversize")
@@ -113,7 +115,12 @@ def discover(root: Path, benchmarks: set[str]) -> Iterator[RawBundle | Rejection
             yield problem
             continue
         if bench_name not in benchmarks:
-            yield Rejection(where, "unknown-benchmark", f"{where}: no leaderboards/{bench_name}.yaml declares this benchmark", "check the directory name")
+            yield Rejection(
+                where,
+                "unknown-benchmark",
+                f"{where}: no leaderboards/{bench_name}.yaml declares this benchmark",
+                "check the directory name",
+            )
             continue
         for owner in _list_dir(bench_path, where):
             owner_path, owner_where = bench_path / owner, f"{where}/{owner}"
@@ -143,5 +150,7 @@ def _dir_problem(path: Path, where: str) -> Rejection | None:
     except BundleError as exc:
         return Rejection(where, exc.reason, str(exc), exc.hint)
     if not stat.S_ISDIR(st.st_mode):
-        return Rejection(where, "not-a-directory", f"{where}: expected a directory here", "bundles live at bundles/<benchmark>/<lab>/<submission>/")
+        return Rejection(
+            where, "not-a-directory", f"{where}: expected a directory here", "bundles live at bundles/<benchmark>/<lab>/<submission>/"
+        )
     return None

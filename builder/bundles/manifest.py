@@ -134,7 +134,12 @@ def parse_coverage(value: Any, where: str) -> Coverage:
     for name, n in splits.items():
         _count(n, where=where, field=f"coverage.splits.{name}")
     langs = raw["languages"]
-    if not isinstance(langs, list) or not langs or not all(isinstance(x, str) and _COVERAGE_LANG_RE.match(x) for x in langs) or len(set(langs)) != len(langs):
+    if (
+        not isinstance(langs, list)
+        or not langs
+        or not all(isinstance(x, str) and _COVERAGE_LANG_RE.match(x) for x in langs)
+        or len(set(langs)) != len(langs)
+    ):
         raise ParseError("coverage.languages must list distinct language tags", where=where, reason="wrong-type")
     variants = raw.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, dict) and v for v in variants):
@@ -251,7 +256,10 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
     raw = check_fields(loads_json(data, where), TOP_REQUIRED, TOP_OPTIONAL, where=where, context="manifest")
     if raw["format"] != FORMAT:
         raise ParseError(
-            f"format is {raw['format']!r}, expected {FORMAT!r}", where=where, reason="bad-format", hint="regenerate with 'sealboard bundle create'"
+            f"format is {raw['format']!r}, expected {FORMAT!r}",
+            where=where,
+            reason="bad-format",
+            hint="regenerate with 'sealboard bundle create'",
         )
     benchmark = check_identifier(raw["benchmark"], where=where, field="benchmark")
     lab = check_identifier(raw["lab"], where=where, field="lab")

@@ -87,8 +87,12 @@ class ResultsLimits:
     @classmethod
     def for_benchmark(cls, items: int, languages: int, samples: int, extras: Mapping[str, ExtraType]) -> ResultsLimits:
         # Each categorical field may also be absent (null), hence the +1.
-        combos = prod(len(kind) + 1 if isinstance(kind, tuple) else 3 for kind in extras.values() if isinstance(kind, tuple) or kind == "bool")
-        shape = f"{items:,} items × {languages} language(s) × {samples} sample(s)" + (f" × {combos} field combinations" if combos > 1 else "")
+        combos = prod(
+            len(kind) + 1 if isinstance(kind, tuple) else 3 for kind in extras.values() if isinstance(kind, tuple) or kind == "bool"
+        )
+        shape = f"{items:,} items × {languages} language(s) × {samples} sample(s)" + (
+            f" × {combos} field combinations" if combos > 1 else ""
+        )
         return cls(max_rows=max(1, items * languages * samples * combos), shape=shape)
 
     def check_sealed_size(self, size: int, where: str) -> None:
@@ -145,8 +149,12 @@ def parse_results(
 
 
 def parse_table(
-    data: bytes, where: str, extras: Mapping[str, ExtraType] | None = None, limits: ResultsLimits | None = None,
-    *, duplicates: bool = True,
+    data: bytes,
+    where: str,
+    extras: Mapping[str, ExtraType] | None = None,
+    limits: ResultsLimits | None = None,
+    *,
+    duplicates: bool = True,
 ) -> pa.Table:
     """The checked Arrow table of :func:`parse_results` (the build converts it itself).
 

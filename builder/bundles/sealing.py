@@ -64,7 +64,8 @@ def no_private_key(benchmark: str, config_path: str, where: str) -> ResultsError
     them (the build refuses them by this reason, and `validate` before they are merged)."""
     return ResultsError(
         f"{RESULTS} is kept private (publish_on_release.results: false) but {benchmark} has no private results key to open it with",
-        where=where, reason=NOT_REPRODUCIBLE,
+        where=where,
+        reason=NOT_REPRODUCIBLE,
         hint=f"maintainers: add private_recipient (an age1… key of its own, age-keygen) to {config_path}; "
         "labs: opt in with publish_on_release.results: true, or recreate the bundle with 'sealboard bundle create' once the key is there",
     )
@@ -94,8 +95,13 @@ class BenchmarkKeys:
 
     @classmethod
     def select(cls, identities: Sequence[Identity], config: BenchmarkConfig) -> BenchmarkKeys:
-        return cls(config.id, tuple(_only(identities, config.embargo_recipient)), tuple(_only(identities, config.private_recipient)),
-                   config.private_recipient is not None, config.path)
+        return cls(
+            config.id,
+            tuple(_only(identities, config.embargo_recipient)),
+            tuple(_only(identities, config.private_recipient)),
+            config.private_recipient is not None,
+            config.path,
+        )
 
     def open(self, sealed: bytes, published: bool, where: str) -> bytes:
         """Decrypt a bundle file whose manifest opts it in (``published``) or not."""
@@ -110,7 +116,8 @@ class BenchmarkKeys:
                 raise ResultsError(
                     f"publish_on_release.{field} is true but {name} does not open with the embargo key of {self.benchmark}: "
                     "after release nobody could reproduce it from the repository",
-                    where=where, reason="no-matching-recipient",
+                    where=where,
+                    reason="no-matching-recipient",
                     hint="recreate the bundle with 'sealboard bundle create', which seals opted-in files to the embargo key",
                 ) from None
         self._refuse_embargo_opening(sealed, name, field, where)
@@ -120,7 +127,8 @@ class BenchmarkKeys:
             raise ResultsError(
                 f"{name} is sealed to the private results key of {self.benchmark} (publish_on_release.{field}: false), "
                 "which this build does not hold: not reproducible without it, so this submission is left off this build's boards",
-                where=where, reason=NOT_REPRODUCIBLE,
+                where=where,
+                reason=NOT_REPRODUCIBLE,
                 hint="only the authorised build scores it: add the private results identity as a further line of SEALBOARD_IDENTITY",
             )
         return unseal(sealed, list(self.private), where)
@@ -130,7 +138,8 @@ class BenchmarkKeys:
             raise ResultsError(
                 f"publish_on_release.{field} is false but {name} opens with the embargo key of {self.benchmark}, "
                 "which a full release publishes: the file the lab keeps private would become public",
-                where=where, reason="private-opens-with-embargo-key",
+                where=where,
+                reason="private-opens-with-embargo-key",
                 hint=f"recreate the bundle with 'sealboard bundle create' (it seals to the private results key), "
                 f"or opt in with publish_on_release.{field}: true",
             )

@@ -39,8 +39,12 @@ def _lines(gz: bytes, where: str) -> Iterator[tuple[int, bytes]]:
             data = inflate.unconsumed_tail
             total += len(out)
             if total > MAX_DECOMPRESSED:
-                raise BundleError(f"decompresses to more than {MAX_DECOMPRESSED >> 20} MiB", where=where, reason="transcripts-too-large",
-                                  hint="keep transcripts of the benchmark's items and samples only")
+                raise BundleError(
+                    f"decompresses to more than {MAX_DECOMPRESSED >> 20} MiB",
+                    where=where,
+                    reason="transcripts-too-large",
+                    hint="keep transcripts of the benchmark's items and samples only",
+                )
             pending += out
             cut = pending.rfind(b"\n") + 1
             if cut:
@@ -50,8 +54,12 @@ def _lines(gz: bytes, where: str) -> Iterator[tuple[int, bytes]]:
             if not out and not data:
                 break
     except zlib.error:
-        raise BundleError("is not a gzip file (transcripts.jsonl.gz)", where=where, reason="bad-transcripts",
-                          hint="compress the JSON Lines file with gzip before sealing") from None
+        raise BundleError(
+            "is not a gzip file (transcripts.jsonl.gz)",
+            where=where,
+            reason="bad-transcripts",
+            hint="compress the JSON Lines file with gzip before sealing",
+        ) from None
     if not inflate.eof or inflate.unused_data:
         raise BundleError("is not one complete gzip stream", where=where, reason="bad-transcripts", hint="compress it again with gzip")
     if pending:
@@ -73,7 +81,12 @@ def _condition_ok(value: Any, kind: str | tuple[str, ...]) -> bool:
 
 
 def read_transcripts(
-    gz: bytes, where: str, primary_language: str, keep: Callable[[str], bool] = lambda _: True, *, check_all: bool = False,
+    gz: bytes,
+    where: str,
+    primary_language: str,
+    keep: Callable[[str], bool] = lambda _: True,
+    *,
+    check_all: bool = False,
     conditions: Mapping[str, str | tuple[str, ...]] | None = None,
 ) -> list[dict[str, Any]]:
     """Every valid line whose item ``keep`` accepts, as ``{item, lang, sample, text}`` plus
@@ -101,8 +114,9 @@ def read_transcripts(
                         raise BundleError(f"{key} must be {allowed}, as in results.jsonl", where=where, line=line, reason="bad-transcripts")
                     row[key] = obj[key]
             if not all(isinstance(row[k], str) for k in ("item", "lang", "text")) or type(row["sample"]) is not int or row["sample"] < 0:
-                raise BundleError("item, lang and text must be strings and sample an integer >= 0", where=where, line=line,
-                                  reason="bad-transcripts")
+                raise BundleError(
+                    "item, lang and text must be strings and sample an integer >= 0", where=where, line=line, reason="bad-transcripts"
+                )
             if len(row["text"]) > MAX_TEXT:
                 raise BundleError(f"text is longer than {MAX_TEXT} characters", where=where, line=line, reason="bad-transcripts")
             if keep(row["item"]):

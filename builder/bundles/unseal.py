@@ -152,7 +152,9 @@ def concat_results(bundles: Sequence[VerifiedBundle], parts: Sequence[Columns], 
     for name in parts[0]:
         pieces = [part[name] for part in parts]
         if name in ("item", "lang"):
-            columns[name] = pd.Categorical.from_codes(np.concatenate(pieces), dtype=expected.items if name == "item" else expected.languages)
+            columns[name] = pd.Categorical.from_codes(
+                np.concatenate(pieces), dtype=expected.items if name == "item" else expected.languages
+            )
         elif isinstance(pieces[0], np.ndarray):
             columns[name] = np.concatenate(pieces)
         else:

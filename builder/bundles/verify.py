@@ -77,8 +77,9 @@ def check_files(where: str, files: dict[str, bytes], listed: dict[str, tuple[int
             )
 
 
-def verify_bundle(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str,
-                  key_time: datetime | None = None) -> VerifiedBundle:
+def verify_bundle(
+    raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str, key_time: datetime | None = None
+) -> VerifiedBundle:
     where = raw.where
     manifest_where = f"{where}/{MANIFEST}"
     # 0. Plaintext in the folder first: it is a leak whatever else is wrong with the bundle.

@@ -73,7 +73,9 @@ def parse_tombstone(path: str, data: bytes) -> Tombstone:
     try:
         obj = check_fields(loads_yaml(data, path), {"format", "withdrawn", "created", "reason"}, where=path, context="tombstone")
     except BuilderError as exc:
-        raise ParseError(exc.message, where=path, line=exc.line, reason="bad-tombstone", hint="see builder/bundles/withdrawn.py for the format") from None
+        raise ParseError(
+            exc.message, where=path, line=exc.line, reason="bad-tombstone", hint="see builder/bundles/withdrawn.py for the format"
+        ) from None
     if obj["format"] != FORMAT:
         raise ParseError(f"format must be {FORMAT!r}", where=path, reason="bad-tombstone")
     if not isinstance(obj["reason"], str):

@@ -50,8 +50,23 @@ def _register() -> None:
     from builder.cli.status import status_command
     from builder.cli.validate import validate_command
 
-    for command in (build_command, demo_command, export_group, bundle, dataset, import_group, init_command, pin_wheel_command, keys, release, status_command, validate_command,
-                    verify_site_command, record_attestation_command, audit_command):
+    for command in (
+        build_command,
+        demo_command,
+        export_group,
+        bundle,
+        dataset,
+        import_group,
+        init_command,
+        pin_wheel_command,
+        keys,
+        release,
+        status_command,
+        validate_command,
+        verify_site_command,
+        record_attestation_command,
+        audit_command,
+    ):
         main.add_command(command)
 
 

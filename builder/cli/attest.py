@@ -31,12 +31,24 @@ def verify_site_command(site: Path, root: Path, as_json: bool) -> None:
     if as_json:
         import orjson
 
-        click.echo(orjson.dumps({"verified": True, "files": done.files, "signer": done.signer.fingerprint,
-                                 "statement_sha256": done.statement.digest, "commit": pred.get("commit"),
-                                 "registry_version": done.statement.registry_version}, option=orjson.OPT_INDENT_2).decode())
+        click.echo(
+            orjson.dumps(
+                {
+                    "verified": True,
+                    "files": done.files,
+                    "signer": done.signer.fingerprint,
+                    "statement_sha256": done.statement.digest,
+                    "commit": pred.get("commit"),
+                    "registry_version": done.statement.registry_version,
+                },
+                option=orjson.OPT_INDENT_2,
+            ).decode()
+        )
         return
-    click.echo(f"verified: {done.files} files match the attestation (SSH signatures and DSSE envelopes) signed by the build key {done.signer.fingerprint} "
-               f"(registry v{done.statement.registry_version:04d}), commit {pred.get('commit')}, built {pred.get('built')}")
+    click.echo(
+        f"verified: {done.files} files match the attestation (SSH signatures and DSSE envelopes) signed by the build key {done.signer.fingerprint} "
+        f"(registry v{done.statement.registry_version:04d}), commit {pred.get('commit')}, built {pred.get('built')}"
+    )
 
 
 @click.command("record-attestation")
@@ -94,11 +106,15 @@ def audit_command(root: Path, benchmark: str, as_json: bool, record: bool) -> No
             extra = f" ({d.reason})" if d.reason else ""
             cells = sum(b.agree for b in d.boards)
             differ = [c | {"board": b.board} for b in d.boards for c in b.differ]
-            click.echo(f"{d.attestation}: commit {(d.commit or '?')[:12]}, {d.status}: {d.verdict}{extra}; "
-                       f"{len(d.boards)} board(s), {cells} cell(s) agree, {len(differ)} differ, "
-                       f"{sum(b.unverified for b in d.boards)} not re-derivable")
+            click.echo(
+                f"{d.attestation}: commit {(d.commit or '?')[:12]}, {d.status}: {d.verdict}{extra}; "
+                f"{len(d.boards)} board(s), {cells} cell(s) agree, {len(differ)} differ, "
+                f"{sum(b.unverified for b in d.boards)} not re-derivable"
+            )
             for c in differ[:20]:
-                click.echo(f"  {c['board']}: {c['submission']} {c['metric'] or ''} {c['field']}: shown {c['shown']}, rebuilt {c['rebuilt']}")
+                click.echo(
+                    f"  {c['board']}: {c['submission']} {c['metric'] or ''} {c['field']}: shown {c['shown']}, rebuilt {c['rebuilt']}"
+                )
         for f in result.findings:
             click.echo(f"finding {f.reason}: {f.message}")
         click.echo(result.sentence())

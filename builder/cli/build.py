@@ -57,8 +57,16 @@ if TYPE_CHECKING:  # the command imports the pipeline when it runs (start-up tim
     "<name>.beacon.json is not committed yet; the signature is verified against the chain the statement names, never trusted.",
 )
 @translate_errors
-def build_command(root: Path, out: Path | None, identity: Path | None, build_key: Path | None, strict: bool, as_of: datetime | None,
-                  site_generator: str, beacon_relay: str | None) -> None:
+def build_command(
+    root: Path,
+    out: Path | None,
+    identity: Path | None,
+    build_key: Path | None,
+    strict: bool,
+    as_of: datetime | None,
+    site_generator: str,
+    beacon_relay: str | None,
+) -> None:
     """Verify, unseal, score and publish the site.
 
     \b
@@ -72,13 +80,24 @@ def build_command(root: Path, out: Path | None, identity: Path | None, build_key
       sealboard build --beacon-relay https://api.drand.sh   # open a time-locked release, no secret
     """
     from builder.pipeline.build import build, load_build_key, load_identities
+
     rehearsal = as_of
     if rehearsal is not None and out is None:
         out = rehearsal_dir(root)  # never site/, never inside the repository
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
     key = load_build_key(build_key, os.environ.get("SEALBOARD_BUILD_KEY"))
-    report = build(root, out, identities=identities, now=datetime.now(timezone.utc), strict=strict, progress=progress, as_of=rehearsal,
-                   site_generator=site_generator, build_key=key, beacon_relay=beacon_relay)
+    report = build(
+        root,
+        out,
+        identities=identities,
+        now=datetime.now(timezone.utc),
+        strict=strict,
+        progress=progress,
+        as_of=rehearsal,
+        site_generator=site_generator,
+        build_key=key,
+        beacon_relay=beacon_relay,
+    )
     del key
     summarise(report)
 
@@ -101,8 +120,10 @@ def summarise(report: BuildReport) -> None:
 
     if report.registry is not None:
         pending = report.registry.pending
-        click.echo(f"registry: v{report.registry.version:04d} in force"
-                   + (f"; {describe_pending(pending)} (not in force until signed)" if pending else ""))
+        click.echo(
+            f"registry: v{report.registry.version:04d} in force"
+            + (f"; {describe_pending(pending)} (not in force until signed)" if pending else "")
+        )
     for state in report.benchmarks:
         click.echo(f"{state.config.id}: {state.status}, {len(state.bundles)} submission(s), {len(state.boards)} board(s)")
         if state.release is not None:
@@ -111,15 +132,20 @@ def summarise(report: BuildReport) -> None:
         click.echo(f"rejected: {rejection.message}" + (f" — hint: {rejection.hint}" if rejection.hint else ""), err=True)
     named = [s.config.id for s in report.benchmarks if s.config.hf_dataset]
     if named and site_base(site_address(report.root)) is None:  # builder.render.hf_results: the Hub needs absolute links
-        click.echo(f"hugging face: no .eval_results written for {', '.join(named)}: mkdocs.yml sets no site_url (https://…), "
-                   "and the Hub shows only entries with an absolute source URL", err=True)
+        click.echo(
+            f"hugging face: no .eval_results written for {', '.join(named)}: mkdocs.yml sets no site_url (https://…), "
+            "and the Hub shows only entries with an absolute source URL",
+            err=True,
+        )
     written = report.attestation
     if written is not None:
         if written.signed:
             click.echo(f"attestation: signed with the build key, {written.files} files (statement sha256 {written.digest})")
         else:
             why = "no build key given" if report.registry is None or report.registry.build_key else "the registry lists no build key"
-            click.echo(f"attestation: NOT signed ({why}); site/attestation/ lists {written.files} files' sha256, "
-                       "but 'sealboard verify-site' refuses an unsigned deploy")
+            click.echo(
+                f"attestation: NOT signed ({why}); site/attestation/ lists {written.files} files' sha256, "
+                "but 'sealboard verify-site' refuses an unsigned deploy"
+            )
     stages = ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
     click.echo(f"Site written to {report.out} ({stages})")

@@ -24,10 +24,14 @@ def bundle() -> None:
 @click.option("--lab", required=True, help="Your lab id as registered in keys/.")
 @click.option("--submission", required=True, help="A new submission id, e.g. gpt-5-2026-11.")
 @click.option("--results", "results_path", type=_FILE, required=True, help="results.jsonl: one line per sample.")
-@click.option("--describe", "description_path", type=_FILE, required=True, help="YAML/JSON with model, config, harness, judge, publish_on_release.")
+@click.option(
+    "--describe", "description_path", type=_FILE, required=True, help="YAML/JSON with model, config, harness, judge, publish_on_release."
+)
 @click.option("--transcripts", "transcripts_path", type=_FILE, help="Optional transcripts.jsonl.gz to seal too.")
 @translate_errors
-def create_command(root: Path, benchmark: str, lab: str, submission: str, results_path: Path, description_path: Path, transcripts_path: Path | None) -> None:
+def create_command(
+    root: Path, benchmark: str, lab: str, submission: str, results_path: Path, description_path: Path, transcripts_path: Path | None
+) -> None:
     """Validate results, seal them and write the manifest.
 
     Files you opt to publish (publish_on_release) are sealed to the benchmark's embargo
@@ -52,7 +56,8 @@ def create_command(root: Path, benchmark: str, lab: str, submission: str, result
         known = ", ".join(sorted(x.id for x in registry.labs)) or "none yet"
         raise BuilderError(
             f"lab {lab!r} is not registered in the key registry v{registry.version:04d} (registered labs: {known})",
-            where=registry.path, reason="unknown-lab",
+            where=registry.path,
+            reason="unknown-lab",
             hint=f"check --lab, or ask the maintainers to register your key: sealboard keys add-lab {lab} --name NAME --key KEY.pub, signed by the threshold",
         )
     described = load_description(description_path)
@@ -90,7 +95,9 @@ def _create(root, config, lab, submission, results_path, described, transcripts_
 
 @bundle.command("sign")
 @click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--key", "key_path", type=_FILE, required=True, help="Your OpenSSH private key (unencrypted; or sign with ssh-keygen -Y sign).")
+@click.option(
+    "--key", "key_path", type=_FILE, required=True, help="Your OpenSSH private key (unencrypted; or sign with ssh-keygen -Y sign)."
+)
 @translate_errors
 def sign_command(bundle_dir: Path, key_path: Path) -> None:
     """Sign BUNDLE_DIR/manifest.json with your SSH key (namespace sealboard-bundle).
@@ -135,6 +142,10 @@ def verify_command(root: Path, bundle_dir: Path) -> None:
     m = verified.manifest
     c = m.coverage
     assert c is not None  # check_bundle refuses a manifest without a coverage summary
-    click.echo(f"OK: {verified.where} — {m.model.name} by lab {m.lab}, signed by {verified.signer}, {len(m.files)} sealed file(s) match the manifest")
+    click.echo(
+        f"OK: {verified.where} — {m.model.name} by lab {m.lab}, signed by {verified.signer}, {len(m.files)} sealed file(s) match the manifest"
+    )
     variants = f" × {len(c.variants)} variant(s)" if c.variants else ""
-    click.echo(f"Coverage: {c.items} items of dataset {c.dataset} × {', '.join(c.languages)}{variants} × {c.samples} sample(s) = {c.rows} rows, complete")
+    click.echo(
+        f"Coverage: {c.items} items of dataset {c.dataset} × {', '.join(c.languages)}{variants} × {c.samples} sample(s) = {c.rows} rows, complete"
+    )

@@ -31,8 +31,11 @@ def _config(root: Path, benchmark: str) -> BenchmarkConfig:
 
     path = root / "leaderboards" / f"{benchmark}.yaml"
     if not path.is_file():
-        raise ConfigError(f"no leaderboard config for {benchmark!r}", where=f"leaderboards/{benchmark}.yaml",
-                          hint="write the benchmark's config first (see the 'Adding a benchmark' page)")
+        raise ConfigError(
+            f"no leaderboard config for {benchmark!r}",
+            where=f"leaderboards/{benchmark}.yaml",
+            hint="write the benchmark's config first (see the 'Adding a benchmark' page)",
+        )
     return load_config(path, root)
 
 
@@ -56,8 +59,9 @@ def _signed(root: Path, directory: Path, key_path: Path, benchmark: str) -> None
     count, needed = sign_dataset(directory, load_private_key(key_path), registry)
     click.echo(f"Signed: {signature_count(count, needed, 'maintainer signature(s)')} (registry v{registry.version:04d})")
     if count < needed:
-        click.echo(f"The build ignores this dataset until {needed - count} more maintainer(s) run: "
-                   f"sealboard dataset sign {benchmark} --key KEY")
+        click.echo(
+            f"The build ignores this dataset until {needed - count} more maintainer(s) run: sealboard dataset sign {benchmark} --key KEY"
+        )
 
 
 def _check_golds(config: BenchmarkConfig, items: list[dict], lines: list[int], where: str) -> None:
@@ -73,17 +77,31 @@ def _check_golds(config: BenchmarkConfig, items: list[dict], lines: list[int], w
         for lang, gold in sorted(item["answer"].items()):
             problem = gold_problem(item["answer_type"], gold, choice_labels=item.get("choice_labels"))
             if problem is not None:
-                raise ParseError(f"item {item['id']!r} ({lang}): {problem}", where=where, line=line, reason="bad-gold",
-                                 hint=f"write the gold as its answer_type {item['answer_type']!r} reads it")
+                raise ParseError(
+                    f"item {item['id']!r} ({lang}): {problem}",
+                    where=where,
+                    line=line,
+                    reason="bad-gold",
+                    hint=f"write the gold as its answer_type {item['answer_type']!r} reads it",
+                )
 
 
 @dataset.command("create", short_help="Seal items.jsonl into a committed dataset bundle.")
 @root_option
 @click.argument("benchmark")
-@click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="One item per line: id, split, question {lang: text}, answer {lang: text}, answer_type, metadata.")
-@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Also sign it now with your maintainer key (unencrypted OpenSSH private key).")
+@click.option(
+    "--items",
+    "items_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="One item per line: id, split, question {lang: text}, answer {lang: text}, answer_type, metadata.",
+)
+@click.option(
+    "--key",
+    "key_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Also sign it now with your maintainer key (unencrypted OpenSSH private key).",
+)
 @translate_errors
 def create_command(root: Path, benchmark: str, items_path: Path, key_path: Path | None) -> None:
     """Seal ITEMS to the benchmark's embargo recipient and write its public manifest.
@@ -111,8 +129,10 @@ def create_command(root: Path, benchmark: str, items_path: Path, key_path: Path 
     for item in items:
         splits[item["split"]] = splits.get(item["split"], 0) + 1
     listing = ", ".join(f"{k} {v}" for k, v in splits.items())
-    click.echo(f"Wrote {directory.relative_to(root.resolve()) if directory.is_relative_to(root.resolve()) else directory}/ "
-               f"({len(items)} items: {listing})")
+    click.echo(
+        f"Wrote {directory.relative_to(root.resolve()) if directory.is_relative_to(root.resolve()) else directory}/ "
+        f"({len(items)} items: {listing})"
+    )
     if key_path is not None:
         _signed(root, directory, key_path, benchmark)
     else:
@@ -122,8 +142,13 @@ def create_command(root: Path, benchmark: str, items_path: Path, key_path: Path 
 @dataset.command("sign", short_help="Add your signature to a dataset bundle.")
 @root_option
 @click.argument("benchmark")
-@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Your unencrypted OpenSSH private key file.")
+@click.option(
+    "--key",
+    "key_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    help="Your unencrypted OpenSSH private key file.",
+)
 @click.option("--version", help="Dataset version [default: the config's version].")
 @translate_errors
 def sign_command(root: Path, benchmark: str, key_path: Path, version: str | None) -> None:
@@ -142,8 +167,12 @@ def sign_command(root: Path, benchmark: str, key_path: Path, version: str | None
 
     directory = dataset_dir(root, benchmark, version or _config(root, benchmark).version)
     if not (directory / "manifest.json").is_file():
-        raise BundleError("no dataset bundle here", where=str(directory), reason="missing-file",
-                          hint=f"create it with 'sealboard dataset create {benchmark} --items items.jsonl'")
+        raise BundleError(
+            "no dataset bundle here",
+            where=str(directory),
+            reason="missing-file",
+            hint=f"create it with 'sealboard dataset create {benchmark} --items items.jsonl'",
+        )
     _signed(root, directory, key_path, benchmark)
 
 
@@ -151,8 +180,11 @@ def sign_command(root: Path, benchmark: str, key_path: Path, version: str | None
 @root_option
 @click.argument("benchmark")
 @click.option("--lab", "lab_id", required=True, help="The lab, granted access by 'sealboard keys grant-items'.")
-@click.option("--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The embargo identity file (or set SEALBOARD_IDENTITY) to open the dataset.")
+@click.option(
+    "--identity",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The embargo identity file (or set SEALBOARD_IDENTITY) to open the dataset.",
+)
 @translate_errors
 def share_command(root: Path, benchmark: str, lab_id: str, identity: Path | None) -> None:
     """Write keys/access/BENCHMARK/VERSION/LAB.jsonl.age: the dataset's items sealed to the

@@ -34,5 +34,7 @@ def eee_command(out: Path, site: Path | None, root: Path) -> None:
     from builder.render.eee_export import export_eee
 
     done = export_eee(site or root / "site", out)
-    click.echo(f"{out / 'data'}: {done.records} record(s), {done.samples} samples file(s); "
-               f"{done.written} written, {done.unchanged} already there with the same bytes")
+    click.echo(
+        f"{out / 'data'}: {done.records} record(s), {done.samples} samples file(s); "
+        f"{done.written} written, {done.unchanged} already there with the same bytes"
+    )

@@ -17,17 +17,41 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 def _common(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=Path("results.jsonl"), show_default=True, help="Where to write the results."),
-        click.option("--describe-out", type=click.Path(dir_okay=False, path_type=Path), default=Path("run.yaml"), show_default=True, help="Where to write the run.yaml skeleton."),
+        click.option(
+            "--out",
+            "out",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=Path("results.jsonl"),
+            show_default=True,
+            help="Where to write the results.",
+        ),
+        click.option(
+            "--describe-out",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=Path("run.yaml"),
+            show_default=True,
+            help="Where to write the run.yaml skeleton.",
+        ),
         click.option("--force", is_flag=True, help="Overwrite --out and --describe-out."),
         click.option("--lang", help="Language of every sample (when the log does not say), e.g. en."),
         click.option("--lang-field", default="lang", show_default=True, help="Per-sample field holding the language, when present."),
         click.option("--map", "map_path", type=_FILE, help="CSV: id in the log, benchmark item id (one pair per line)."),
-        click.option("--field", "fields", multiple=True, metavar="NAME=KEY", help="Copy a per-sample field into a result field, e.g. variant=variant (repeatable)."),
+        click.option(
+            "--field",
+            "fields",
+            multiple=True,
+            metavar="NAME=KEY",
+            help="Copy a per-sample field into a result field, e.g. variant=variant (repeatable).",
+        ),
         click.option("--benchmark", help="Check the imported results against this benchmark's dataset and config now."),
-        click.option("--no-gold", "no_gold", type=_FILE, metavar="ITEMS",
-                     help="You hold no gold answers: ITEMS is your opened item copy; samples of answer types the benchmark regrades are "
-                          "written ungraded (correct: null), Sealboard's regrade decides them. Needs --benchmark."),
+        click.option(
+            "--no-gold",
+            "no_gold",
+            type=_FILE,
+            metavar="ITEMS",
+            help="You hold no gold answers: ITEMS is your opened item copy; samples of answer types the benchmark regrades are "
+            "written ungraded (correct: null), Sealboard's regrade decides them. Needs --benchmark.",
+        ),
         root_option,
     ]
     import functools
@@ -65,12 +89,16 @@ def _finish(report: Any, out: Path, describe_out: Path, force: bool, benchmark: 
     write_outputs(report, out, describe_out, force=force)
     items = len({r["item"] for r in report.rows})
     langs = sorted({r["lang"] for r in report.rows})
-    click.echo(f"Wrote {out}: {len(report.rows)} sample(s) of {items} item(s) in {', '.join(langs)}; and {describe_out} (check and complete it).")
+    click.echo(
+        f"Wrote {out}: {len(report.rows)} sample(s) of {items} item(s) in {', '.join(langs)}; and {describe_out} (check and complete it)."
+    )
     for line in report.summary_lines():
         click.echo(f"  {shown(line)}")
     if benchmark:
         _check(out, benchmark, root)
-    click.echo(f"Next: sealboard bundle create --benchmark {benchmark or '<benchmark>'} --lab <lab> --submission <id> --results {out} --describe {describe_out}")
+    click.echo(
+        f"Next: sealboard bundle create --benchmark {benchmark or '<benchmark>'} --lab <lab> --submission <id> --results {out} --describe {describe_out}"
+    )
 
 
 def _check(results: Path, benchmark: str, root: Path) -> None:
@@ -82,7 +110,9 @@ def _check(results: Path, benchmark: str, root: Path) -> None:
     data = results.read_bytes()
     frame = parse_results(data, str(results), config.scoring.results_extras())
     coverage = measure(frame, load_dataset_manifest(root, config.id, config.version), config.scoring, str(results), data)
-    click.echo(f"Coverage OK for {config.id}: {coverage.items} items × {', '.join(coverage.languages)} × {coverage.samples} sample(s) = {coverage.rows} rows")
+    click.echo(
+        f"Coverage OK for {config.id}: {coverage.items} items × {', '.join(coverage.languages)} × {coverage.samples} sample(s) = {coverage.rows} rows"
+    )
 
 
 def _escaped(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -114,7 +144,12 @@ def _guard(where: str, func: Callable[[], Any]) -> Any:
     except BuilderError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
-        raise ParseError(f"has a shape this importer does not understand ({type(exc).__name__})", where=where, reason="bad-log", hint="is it a log of the harness this command imports?") from None
+        raise ParseError(
+            f"has a shape this importer does not understand ({type(exc).__name__})",
+            where=where,
+            reason="bad-log",
+            hint="is it a log of the harness this command imports?",
+        ) from None
 
 
 @click.group("import")
@@ -126,11 +161,28 @@ def import_group() -> None:
 @click.argument("logs", nargs=-1, required=True, type=_FILE)
 @click.option("--id-field", help="Sample metadata field holding the item id (default: the sample id).")
 @click.option("--scorer", help="The scorer whose answer and value are imported (default: the only one).")
-@click.option("--errored-as-incorrect", is_flag=True, help="Count a sample that ended in an error as an incorrect answer (default: refuse the log).")
+@click.option(
+    "--errored-as-incorrect", is_flag=True, help="Count a sample that ended in an error as an incorrect answer (default: refuse the log)."
+)
 @_common
 @translate_errors
 @_escaped
-def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | None, errored_as_incorrect: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
+def inspect_command(
+    logs: tuple[Path, ...],
+    id_field: str | None,
+    scorer: str | None,
+    errored_as_incorrect: bool,
+    out: Path,
+    describe_out: Path,
+    force: bool,
+    lang: str | None,
+    lang_field: str,
+    map_path: Path | None,
+    fields: tuple[str, ...],
+    benchmark: str | None,
+    no_gold: Path | None,
+    root: Path,
+) -> None:
     """Import inspect_ai logs (.eval or .json): one row per sample and epoch.
 
     \b
@@ -142,7 +194,19 @@ def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | 
 
     id_map = IdMap.load(map_path)
     progress(f"Reading {len(logs)} inspect log(s)…")
-    report = _guard(str(logs[0]), lambda: import_logs(list(logs), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, scorer=scorer, fields=_fields(fields), errored_as_incorrect=errored_as_incorrect))
+    report = _guard(
+        str(logs[0]),
+        lambda: import_logs(
+            list(logs),
+            lang=lang,
+            lang_field=lang_field,
+            id_field=id_field,
+            id_map=id_map,
+            scorer=scorer,
+            fields=_fields(fields),
+            errored_as_incorrect=errored_as_incorrect,
+        ),
+    )
     _finish(report, out, describe_out, force, benchmark, root, no_gold)
 
 
@@ -155,7 +219,23 @@ def inspect_command(logs: tuple[Path, ...], id_field: str | None, scorer: str | 
 @_common
 @translate_errors
 @_escaped
-def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None, filter_name: str | None, grade_by_target: bool, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
+def lm_eval_command(
+    samples: tuple[Path, ...],
+    id_field: str,
+    metric: str | None,
+    filter_name: str | None,
+    grade_by_target: bool,
+    out: Path,
+    describe_out: Path,
+    force: bool,
+    lang: str | None,
+    lang_field: str,
+    map_path: Path | None,
+    fields: tuple[str, ...],
+    benchmark: str | None,
+    no_gold: Path | None,
+    root: Path,
+) -> None:
     """Import lm-evaluation-harness samples files (lm_eval --log_samples).
 
     Pass one file per sampling run to report several samples per item (sample 0 is the
@@ -172,7 +252,17 @@ def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None
     progress(f"Reading {len(samples)} lm-eval samples file(s)…")
     report = _guard(
         str(samples[0]),
-        lambda: import_samples(list(samples), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, metric=metric, filter_name=filter_name, grade_by_target=grade_by_target, fields=_fields(fields)),
+        lambda: import_samples(
+            list(samples),
+            lang=lang,
+            lang_field=lang_field,
+            id_field=id_field,
+            id_map=id_map,
+            metric=metric,
+            filter_name=filter_name,
+            grade_by_target=grade_by_target,
+            fields=_fields(fields),
+        ),
     )
     _finish(report, out, describe_out, force, benchmark, root, no_gold)
 
@@ -181,10 +271,31 @@ def lm_eval_command(samples: tuple[Path, ...], id_field: str, metric: str | None
 @click.argument("files", nargs=-1, required=True, type=_FILE)
 @click.option("--id-field", help="Sample metadata field holding the item id (default: sample_id).")
 @click.option("--evaluation", help="The evaluation_result_id (or evaluation_name) imported (default: the only one).")
-@click.option("--errored", type=click.Choice(["refuse", "skip"]), default="refuse", show_default=True, help="Samples that ended in an error: stop, or leave them out (never scored as wrong).")
+@click.option(
+    "--errored",
+    type=click.Choice(["refuse", "skip"]),
+    default="refuse",
+    show_default=True,
+    help="Samples that ended in an error: stop, or leave them out (never scored as wrong).",
+)
 @_common
 @translate_errors
-def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str | None, errored: str, out: Path, describe_out: Path, force: bool, lang: str | None, lang_field: str, map_path: Path | None, fields: tuple[str, ...], benchmark: str | None, no_gold: Path | None, root: Path) -> None:
+def eee_command(
+    files: tuple[Path, ...],
+    id_field: str | None,
+    evaluation: str | None,
+    errored: str,
+    out: Path,
+    describe_out: Path,
+    force: bool,
+    lang: str | None,
+    lang_field: str,
+    map_path: Path | None,
+    fields: tuple[str, ...],
+    benchmark: str | None,
+    no_gold: Path | None,
+    root: Path,
+) -> None:
     """Import Every Eval Ever instance-level JSONL (schema 0.3): one row per line. With
     --benchmark, the result fields it declares (LiveMathematicianBench's sketch and variant,
     KCSAT-ML's budget) are read from the metadata key of the same name and typed.
@@ -205,7 +316,16 @@ def eee_command(files: tuple[Path, ...], id_field: str | None, evaluation: str |
     progress(f"Reading {len(files)} Every Eval Ever instance file(s)…")
     report = _guard(
         str(files[0]),
-        lambda: import_instances(list(files), lang=lang, lang_field=lang_field, id_field=id_field, id_map=id_map, evaluation=evaluation, errored=errored,
-                                 fields=_fields(fields), declared=declared),
+        lambda: import_instances(
+            list(files),
+            lang=lang,
+            lang_field=lang_field,
+            id_field=id_field,
+            id_map=id_map,
+            evaluation=evaluation,
+            errored=errored,
+            fields=_fields(fields),
+            declared=declared,
+        ),
     )
     _finish(report, out, describe_out, force, benchmark, root, no_gold)

@@ -61,8 +61,15 @@ def keys() -> None:
 
 @keys.command("init", short_help="Write the genesis registry version.")
 @root_option
-@click.option("--maintainer", "maintainers", nargs=3, multiple=True, required=True,
-              metavar="ID NAME PUBKEY", help="A maintainer: id, display name, public key file or line. Repeat.")
+@click.option(
+    "--maintainer",
+    "maintainers",
+    nargs=3,
+    multiple=True,
+    required=True,
+    metavar="ID NAME PUBKEY",
+    help="A maintainer: id, display name, public key file or line. Repeat.",
+)
 @click.option("--threshold", type=click.IntRange(min=1), required=True, help="Signatures (M of N) every change needs.")
 @click.option("--expires", type=TIME, help="When the registry expires [default: one year from now].")
 @translate_errors
@@ -90,8 +97,9 @@ def init_command(root: Path, maintainers: tuple[tuple[str, str, str], ...], thre
 @click.option("--valid-after", type=TIME, help="Key not valid before this UTC time.")
 @click.option("--valid-before", type=TIME, help="Key not valid after this UTC time.")
 @translate_errors
-def add_lab_command(root: Path, lab_id: str, name: str | None, key_args: tuple[str, ...],
-                    valid_after: datetime | None, valid_before: datetime | None) -> None:
+def add_lab_command(
+    root: Path, lab_id: str, name: str | None, key_args: tuple[str, ...], valid_after: datetime | None, valid_before: datetime | None
+) -> None:
     """Propose a new lab, or a new key for an existing lab.
 
     \b
@@ -118,8 +126,9 @@ def add_lab_command(root: Path, lab_id: str, name: str | None, key_args: tuple[s
 @click.option("--age-recipient", help="age1… recipient for files that stay private after release.")
 @click.option("--threshold", type=click.IntRange(min=1), help="New threshold, if it changes.")
 @translate_errors
-def add_maintainer_command(root: Path, maintainer_id: str, name: str, key_arg: str,
-                           age_recipient: str | None, threshold: int | None) -> None:
+def add_maintainer_command(
+    root: Path, maintainer_id: str, name: str, key_arg: str, age_recipient: str | None, threshold: int | None
+) -> None:
     """Propose a new maintainer. The current and the new maintainer set both sign it.
 
     \b
@@ -134,10 +143,12 @@ def add_maintainer_command(root: Path, maintainer_id: str, name: str, key_arg: s
 @keys.command("revoke", short_help="Propose retiring a key (rotation) or revoking it (compromise).")
 @root_option
 @click.argument("key_or_fingerprint", metavar="FINGERPRINT|PUBKEY")
-@click.option("--retire", "mode", flag_value="retire",
-              help="Routine rotation: the key signs nothing new; bundles admitted while it was valid stay.")
-@click.option("--compromised", "mode", flag_value="compromised",
-              help="The key leaked: every bundle it signed, past ones too, leaves the boards.")
+@click.option(
+    "--retire", "mode", flag_value="retire", help="Routine rotation: the key signs nothing new; bundles admitted while it was valid stay."
+)
+@click.option(
+    "--compromised", "mode", flag_value="compromised", help="The key leaked: every bundle it signed, past ones too, leaves the boards."
+)
 @click.option("--reason", help="Why, for the record (required with --compromised, e.g. 'laptop stolen').")
 @click.option("--at", "when", type=TIME, help="Retire from this UTC time [default: now].")
 @translate_errors
@@ -159,8 +170,9 @@ def revoke_command(root: Path, key_or_fingerprint: str, mode: str | None, reason
 
     target = key_or_fingerprint if key_or_fingerprint.startswith("SHA256:") else _public_key(key_or_fingerprint)
     if mode is None:
-        raise click.UsageError("say which: --retire (routine rotation, past bundles stay) or "
-                               "--compromised (the key leaked, past bundles are rejected)")
+        raise click.UsageError(
+            "say which: --retire (routine rotation, past bundles stay) or --compromised (the key leaked, past bundles are rejected)"
+        )
     if mode == "retire":
         if reason:
             raise click.UsageError("--reason is recorded for --compromised only; a retired key just stops being valid")
@@ -223,8 +235,12 @@ def set_build_key_command(root: Path, key_arg: str) -> None:
 @click.argument("lab_id", metavar="LAB")
 @click.argument("benchmark")
 @click.option("--withdraw", is_flag=True, help="End the lab's access instead (delete its copy under keys/access/ too).")
-@click.option("--with-answers", "answers", is_flag=True,
-              help="Grant the gold answers too (and the salts). Without it the lab's copy holds the questions only; the site says which grants include answers.")
+@click.option(
+    "--with-answers",
+    "answers",
+    is_flag=True,
+    help="Grant the gold answers too (and the salts). Without it the lab's copy holds the questions only; the site says which grants include answers.",
+)
 @translate_errors
 def grant_items_command(root: Path, lab_id: str, benchmark: str, withdraw: bool, answers: bool) -> None:
     """Propose giving LAB the embargoed items of BENCHMARK, so it can run its model on them:
@@ -284,8 +300,13 @@ def renew_command(root: Path, expires: datetime) -> None:
 
 @keys.command("sign", short_help="Sign the newest registry version.")
 @root_option
-@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Your unencrypted OpenSSH private key file.")
+@click.option(
+    "--key",
+    "key_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    help="Your unencrypted OpenSSH private key file.",
+)
 @click.option("--version", "version", type=click.IntRange(min=1), help="Version to sign [default: the newest].")
 @translate_errors
 def sign_command(root: Path, key_path: Path, version: int | None) -> None:
@@ -339,11 +360,18 @@ def status_command(root: Path, as_json: bool) -> None:
 @keys.command("allowed-signers", short_help="Export an OpenSSH allowed_signers file.")
 @root_option
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
-@click.option("--namespace", "namespaces", multiple=True,
-              type=click.Choice(["sealboard-bundle", "sealboard-dataset", "sealboard-release", "sealboard-registry", "sealboard-site"]),
-              help="Only keys for these namespaces [default: all].")
-@click.option("--revoked-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write revoked public keys here, for ssh-keygen -Y verify -r.")
+@click.option(
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    type=click.Choice(["sealboard-bundle", "sealboard-dataset", "sealboard-release", "sealboard-registry", "sealboard-site"]),
+    help="Only keys for these namespaces [default: all].",
+)
+@click.option(
+    "--revoked-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write revoked public keys here, for ssh-keygen -Y verify -r.",
+)
 @translate_errors
 def allowed_signers_command(root: Path, out: Path | None, namespaces: tuple[str, ...], revoked_out: Path | None) -> None:
     """Export the verified registry as an OpenSSH allowed_signers file.

@@ -42,19 +42,43 @@ def release() -> None:
 @click.argument("benchmark")
 @click.option("--not-before", "not_before", type=TIME, required=True, help="UTC time the release takes effect, e.g. 2027-01-15T09:00:00Z.")
 @click.option("--scope", default="all", show_default=True, help="all | splits:NAME[,NAME…] | editions-through:YYYY-MM.")
-@click.option("--publish", "publish", default="items,results,transcripts", show_default=True,
-              help="What becomes public: items (text, gold answers), results (per-item, opted-in submissions), transcripts (opted-in).")
+@click.option(
+    "--publish",
+    "publish",
+    default="items,results,transcripts",
+    show_default=True,
+    help="What becomes public: items (text, gold answers), results (per-item, opted-in submissions), transcripts (opted-in).",
+)
 @click.option("--name", help="Statement file name (default: from the time and scope).")
-@click.option("--timelock", is_flag=True,
-              help="Also time-lock the embargo identity to the drand beacon round at or after --not-before (NAME.tle beside the "
-                   "statement, tle/tlock-js format): the release then happens with no maintainer at release time. Needs --identity.")
-@click.option("--chain-info", "chain_info", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="With --timelock: the drand chain's /info JSON [default: drand's quicknet, pinned].")
-@click.option("--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="With --timelock: the embargo identity file (or SEALBOARD_IDENTITY).")
+@click.option(
+    "--timelock",
+    is_flag=True,
+    help="Also time-lock the embargo identity to the drand beacon round at or after --not-before (NAME.tle beside the "
+    "statement, tle/tlock-js format): the release then happens with no maintainer at release time. Needs --identity.",
+)
+@click.option(
+    "--chain-info",
+    "chain_info",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --timelock: the drand chain's /info JSON [default: drand's quicknet, pinned].",
+)
+@click.option(
+    "--identity",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --timelock: the embargo identity file (or SEALBOARD_IDENTITY).",
+)
 @translate_errors
-def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, publish: str, name: str | None, timelock: bool,
-                 chain_info: Path | None, identity: Path | None) -> None:
+def flip_command(
+    root: Path,
+    benchmark: str,
+    not_before: datetime,
+    scope: str,
+    publish: str,
+    name: str | None,
+    timelock: bool,
+    chain_info: Path | None,
+    identity: Path | None,
+) -> None:
     """Write a release statement for BENCHMARK's current version.
 
     It flips the switch at --not-before; it publishes nothing by itself and counts only
@@ -82,8 +106,17 @@ def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, p
         identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
     elif chain_info or identity:
         raise ReleaseError("--chain-info and --identity go with --timelock", where="release flip", reason="bad-timelock")
-    path = flip(root.resolve(), benchmark, _time(not_before), parse_scope(scope), parse_publish(publish), datetime.now(timezone.utc), name,
-                timelock=chain, identities=identities)
+    path = flip(
+        root.resolve(),
+        benchmark,
+        _time(not_before),
+        parse_scope(scope),
+        parse_publish(publish),
+        datetime.now(timezone.utc),
+        name,
+        timelock=chain,
+        identities=identities,
+    )
     if chain is not None:
         from builder.release.statement import parse_statement
 
@@ -96,8 +129,14 @@ def flip_command(root: Path, benchmark: str, not_before: datetime, scope: str, p
 @release.command("sign")
 @root_option
 @click.argument("benchmark")
-@click.option("--key", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The maintainer's OpenSSH private key.")
-@click.option("--statement", "name", help="Which statement (its file name without .yaml), when several lack signatures [default: the only one short of the threshold].")
+@click.option(
+    "--key", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The maintainer's OpenSSH private key."
+)
+@click.option(
+    "--statement",
+    "name",
+    help="Which statement (its file name without .yaml), when several lack signatures [default: the only one short of the threshold].",
+)
 @translate_errors
 def sign_command(root: Path, benchmark: str, key: Path, name: str | None) -> None:
     """Add a maintainer's signature (SSHSIG, namespace sealboard-release) to a statement.
@@ -176,7 +215,9 @@ def verify_command(root: Path, site: Path | None) -> None:
 @release.command("publish-identity")
 @root_option
 @click.argument("benchmark")
-@click.option("--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The embargo identity file (or SEALBOARD_IDENTITY).")
+@click.option(
+    "--identity", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="The embargo identity file (or SEALBOARD_IDENTITY)."
+)
 @translate_errors
 def publish_identity_command(root: Path, benchmark: str, identity: Path | None) -> None:
     """After a FULL release is in force, publish BENCHMARK's embargo identity in
@@ -234,8 +275,12 @@ def identity_due_command(root: Path, as_of: datetime | None) -> None:
 @release.command("open-timelock")
 @root_option
 @click.argument("benchmark")
-@click.option("--beacon-relay", "beacon_relay", envvar="SEALBOARD_BEACON_RELAY",
-              help="A drand relay URL to fetch the round signature from (e.g. https://api.drand.sh); verified, never trusted.")
+@click.option(
+    "--beacon-relay",
+    "beacon_relay",
+    envvar="SEALBOARD_BEACON_RELAY",
+    help="A drand relay URL to fetch the round signature from (e.g. https://api.drand.sh); verified, never trusted.",
+)
 @translate_errors
 def open_timelock_command(root: Path, benchmark: str, beacon_relay: str | None) -> None:
     """After the beacon round of a time-locked release, with no secret: verify the round's
@@ -261,8 +306,11 @@ def open_timelock_command(root: Path, benchmark: str, beacon_relay: str | None) 
     config, state = configs[0], release_states(root, configs, load_registry(root, now), now)[benchmark]
     locked = sorted((v.statement for v in state.effective if v.statement and v.statement.timelock), key=lambda st: st.not_before)
     if not state.identity_authorised or not locked:
-        raise ReleaseError(f"{benchmark} {config.version} has no time-locked release in force that authorises the identity ({state.summary()})",
-                           where=f"leaderboards/{benchmark}.release", reason="not-released")
+        raise ReleaseError(
+            f"{benchmark} {config.version} has no time-locked release in force that authorises the identity ({state.summary()})",
+            where=f"leaderboards/{benchmark}.release",
+            reason="not-released",
+        )
     st = locked[-1]
     opened = open_timelock(root, config, st, now, beacon_relay)
     if opened.from_relay:

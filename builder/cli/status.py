@@ -14,8 +14,11 @@ from builder.cli.common import root_option, translate_errors
 @click.command("status")
 @root_option
 @click.option("--lab", help="Only this lab's bundles (its id in the key registry). [default: every lab]")
-@click.option("--site", type=click.Path(file_okay=False, path_type=Path),
-              help="The last authorised build's site (a download of the deployed one, or a local build). [default: ROOT/site]")
+@click.option(
+    "--site",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The last authorised build's site (a download of the deployed one, or a local build). [default: ROOT/site]",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @translate_errors
 def status_command(root: Path, lab: str | None, site: Path | None, as_json: bool) -> None:

@@ -17,8 +17,18 @@ from builder.errors import BuilderError
 @root_option
 @click.option("--base", default="origin/main", show_default=True, help="The revision the pull request targets.")
 @click.option("--head", default="HEAD", show_default=True, help="The pull request's revision.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the Markdown report here (e.g. $GITHUB_STEP_SUMMARY).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (status, problems with reason codes, verified bundles) instead of Markdown.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the Markdown report here (e.g. $GITHUB_STEP_SUMMARY).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the report as JSON (status, problems with reason codes, verified bundles) instead of Markdown.",
+)
 def validate_command(root: Path, base: str, head: str, report_path: Path | None, as_json: bool) -> None:
     """Check a pull request offline, without secrets: the tree merging --head into --base
     would produce (git merge-tree), compared with --base: which files it touches, registry
@@ -39,8 +49,12 @@ def validate_command(root: Path, base: str, head: str, report_path: Path | None,
         report = validate(root, base, head, now=datetime.now(timezone.utc))
     except BuilderError as exc:
         if as_json:
-            click.echo(orjson.dumps({"status": "error", "reason": exc.reason, "where": exc.where, "message": exc.message, "hint": exc.hint},
-                                    option=orjson.OPT_INDENT_2).decode())
+            click.echo(
+                orjson.dumps(
+                    {"status": "error", "reason": exc.reason, "where": exc.where, "message": exc.message, "hint": exc.hint},
+                    option=orjson.OPT_INDENT_2,
+                ).decode()
+            )
             raise SystemExit(1) from None
         raise click.ClickException(f"{exc} [{exc.reason}]") from None
     text = report.markdown()

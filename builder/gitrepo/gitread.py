@@ -65,10 +65,18 @@ class Repo:
         except GitError:
             # rev-parse --quiet says nothing on stderr: name the revision and the way out.
             if self._git_ok("rev-parse", "--git-dir"):
-                raise GitError(f"revision {rev!r} is not a commit in this repository", where=str(self.root), reason="unknown-revision",
-                               hint="pass the branch the pull request targets, e.g. --base main (or run 'git fetch origin' first)") from None
-            raise GitError("is not a git repository", where=str(self.root), reason="not-a-repository",
-                           hint="run validate inside the leaderboard's git repository, or pass --root") from None
+                raise GitError(
+                    f"revision {rev!r} is not a commit in this repository",
+                    where=str(self.root),
+                    reason="unknown-revision",
+                    hint="pass the branch the pull request targets, e.g. --base main (or run 'git fetch origin' first)",
+                ) from None
+            raise GitError(
+                "is not a git repository",
+                where=str(self.root),
+                reason="not-a-repository",
+                hint="run validate inside the leaderboard's git repository, or pass --root",
+            ) from None
 
     def check_toplevel(self) -> None:
         """The root must be the top of its own git repository. A leaderboard folder inside some
@@ -82,7 +90,8 @@ class Repo:
         if Path(top).resolve() != folder:
             raise GitError(
                 f"is not the root of a git repository: git would judge the enclosing repository {top} instead",
-                where=str(folder), reason="not-an-instance-repository",
+                where=str(folder),
+                reason="not-an-instance-repository",
                 hint=f"make the leaderboard its own repository (cd {folder} && git init && git add -A && git commit -m 'leaderboard'), "
                 "or pass --root <the repository's top folder>",
             )
@@ -111,14 +120,19 @@ class Repo:
         """The tree merging head into base would produce (git's own merge, ort, without a
         work tree: ``git merge-tree --write-tree``, git >= 2.38), and whether it conflicts."""
         try:
-            proc = subprocess.run(["git", "-C", str(self.root), "merge-tree", "--write-tree", "--no-messages", base, head],
-                                  capture_output=True, timeout=120)
+            proc = subprocess.run(
+                ["git", "-C", str(self.root), "merge-tree", "--write-tree", "--no-messages", base, head], capture_output=True, timeout=120
+            )
         except FileNotFoundError:
             raise GitError("git is not installed", hint="install git") from None
         if proc.returncode not in (0, 1) or not proc.stdout:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitError(f"git merge-tree failed: {message[-1] if message else 'unknown error'}", where=str(self.root),
-                           reason="merge-tree", hint="validate needs git 2.38 or newer (git merge-tree --write-tree)")
+            raise GitError(
+                f"git merge-tree failed: {message[-1] if message else 'unknown error'}",
+                where=str(self.root),
+                reason="merge-tree",
+                hint="validate needs git 2.38 or newer (git merge-tree --write-tree)",
+            )
         return proc.stdout.split(b"\n", 1)[0].decode().strip(), proc.returncode == 1
 
     def changes(self, base: str, head: str) -> list[Change]:

@@ -73,14 +73,22 @@ class IdMap:
         try:
             rows = list(csv.reader(io.StringIO(text)))
         except csv.Error as exc:  # the csv module's own field limit (128 Ki characters) among them
-            raise ParseError(f"is not a CSV map, or has a cell longer than {MAX_ID_CHARS} characters ({exc})", where=where, reason="id-too-long" if "field larger" in str(exc) else "bad-map") from None
+            raise ParseError(
+                f"is not a CSV map, or has a cell longer than {MAX_ID_CHARS} characters ({exc})",
+                where=where,
+                reason="id-too-long" if "field larger" in str(exc) else "bad-map",
+            ) from None
         for number, row in enumerate(rows, start=1):
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != 2:
-                raise ParseError(f"has {len(row)} column(s); a map row is: id in the log, item id", where=where, line=number, reason="bad-map")
+                raise ParseError(
+                    f"has {len(row)} column(s); a map row is: id in the log, item id", where=where, line=number, reason="bad-map"
+                )
             if any(len(c) > MAX_ID_CHARS for c in row):
-                raise ParseError(f"has a cell longer than {MAX_ID_CHARS} characters; a map cell is an id", where=where, line=number, reason="id-too-long")
+                raise ParseError(
+                    f"has a cell longer than {MAX_ID_CHARS} characters; a map cell is an id", where=where, line=number, reason="id-too-long"
+                )
             source, item = row[0].strip(), row[1].strip()
             if number == 1 and source.lower() in ("source", "id", "log_id", "sample_id") and item.lower() in ("item", "item_id", "target"):
                 continue
@@ -143,7 +151,9 @@ def write_outputs(report: ImportReport, results: Path, describe: Path, *, force:
     describe.write_text(header + yaml.safe_dump(report.description, sort_keys=False, allow_unicode=True))
 
 
-def skeleton(*, model_id: str, temperature: Any, max_tokens: Any, reasoning_effort: Any, harness: str, version: str, notes: str) -> dict[str, Any]:
+def skeleton(
+    *, model_id: str, temperature: Any, max_tokens: Any, reasoning_effort: Any, harness: str, version: str, notes: str
+) -> dict[str, Any]:
     """A run description with everything the log tells, placeholders (null) for the rest."""
     return {
         "model": {

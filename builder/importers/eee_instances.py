@@ -49,7 +49,21 @@ SCHEMA_MAJOR_MINOR = "0.3"
 MAX_LINE_BYTES = 16 << 20  # one sample with its transcript; a longer line is not parsed
 MAX_LINES = 5_000_000
 MAX_ID_CHARS = 512
-USED = {"schema_version", "evaluation_id", "model_id", "evaluation_name", "evaluation_result_id", "sample_id", "interaction_type", "answer_attribution", "evaluation", "token_usage", "performance", "error", "metadata"}
+USED = {
+    "schema_version",
+    "evaluation_id",
+    "model_id",
+    "evaluation_name",
+    "evaluation_result_id",
+    "sample_id",
+    "interaction_type",
+    "answer_attribution",
+    "evaluation",
+    "token_usage",
+    "performance",
+    "error",
+    "metadata",
+}
 # The item's own content and the transcript: not results fields, and never copied.
 CONTENT = {"input", "output", "messages", "sample_hash"}
 INTERACTIONS = ("single_turn", "multi_turn", "agentic")
@@ -135,7 +149,9 @@ class _Line:
         """The field's non-empty string, or a refusal naming the line."""
         value = container.get(key)
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(f"{label} is {'missing' if value is None else type(value).__name__ + ' ' + repr(value)[:40]}, not a non-empty string")
+            raise self.fail(
+                f"{label} is {'missing' if value is None else type(value).__name__ + ' ' + repr(value)[:40]}, not a non-empty string"
+            )
         if limit is not None and len(value) > limit:
             raise self.fail(f"{label} is {len(value)} characters; at most {limit}", reason="oversize")
         return value
@@ -171,22 +187,45 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if number > MAX_LINES:
             raise ParseError(f"has more than {MAX_LINES} lines", where=where, line=number, reason="oversize", hint="split the file")
         if len(raw) > MAX_LINE_BYTES:
-            raise ParseError(f"line is {len(raw)} bytes; at most {MAX_LINE_BYTES}", where=where, line=number, reason="oversize", hint="a line is one sample; leave long transcripts out of the instance file")
+            raise ParseError(
+                f"line is {len(raw)} bytes; at most {MAX_LINE_BYTES}",
+                where=where,
+                line=number,
+                reason="oversize",
+                hint="a line is one sample; leave long transcripts out of the instance file",
+            )
         check_containers(raw, where, number)
         try:
-            obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
-                             parse_float=_finite, parse_int=_bounded)
+            obj = json.loads(
+                raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded
+            )
         except UnicodeDecodeError:
             raise ParseError("is not UTF-8 text", where=where, line=number, reason="bad-encoding") from None
         except _OutOfRange as exc:
-            raise ParseError(f"holds {exc}", where=where, line=number, reason="number-out-of-range",
-                             hint="a results field is a count, a duration or a score") from None
+            raise ParseError(
+                f"holds {exc}",
+                where=where,
+                line=number,
+                reason="number-out-of-range",
+                hint="a results field is a count, a duration or a score",
+            ) from None
         except (ValueError, RecursionError) as exc:
             detail = str(exc) if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError) else "not one JSON object"
-            raise ParseError(f"is not valid JSON here ({detail})", where=where, line=number, reason="bad-log", hint="an EEE instance file holds one JSON object per line") from None
+            raise ParseError(
+                f"is not valid JSON here ({detail})",
+                where=where,
+                line=number,
+                reason="bad-log",
+                hint="an EEE instance file holds one JSON object per line",
+            ) from None
         if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(obj):
-            raise ParseError("holds a lone surrogate escape (half of a UTF-16 pair, as \\ud800): it is no character", where=where,
-                             line=number, reason="bad-encoding", hint="write the text as UTF-8, or escape both halves of the pair")
+            raise ParseError(
+                "holds a lone surrogate escape (half of a UTF-16 pair, as \\ud800): it is no character",
+                where=where,
+                line=number,
+                reason="bad-encoding",
+                hint="write the text as UTF-8, or escape both halves of the pair",
+            )
         if not isinstance(obj, dict) or "sample_id" not in obj or "evaluation" not in obj:
             raise ParseError(
                 "is not an Every Eval Ever instance record (needs sample_id and evaluation)",
@@ -269,7 +308,9 @@ def import_instances(
     for path, lines in parsed:
         for number, obj in lines:
             rec = _Line(obj, str(path), number)
-            name = rec.optional_text(obj, "evaluation_result_id", "evaluation_result_id") or rec.text(obj, "evaluation_name", "evaluation_name")
+            name = rec.optional_text(obj, "evaluation_result_id", "evaluation_result_id") or rec.text(
+                obj, "evaluation_name", "evaluation_name"
+            )
             evaluations.setdefault(name, f"{path}:{number}")
     if evaluation is None and len(evaluations) > 1:
         raise ParseError(
@@ -299,10 +340,18 @@ def import_instances(
             for key, value in metadata.items():
                 if not isinstance(value, str):
                     raise rec.fail(f"metadata.{key} is {type(value).__name__}; EEE metadata values are strings")
-            source = rec.text(metadata, id_field, f"metadata.{id_field}", limit=MAX_ID_CHARS) if id_field else rec.text(obj, "sample_id", "sample_id", limit=MAX_ID_CHARS)
+            source = (
+                rec.text(metadata, id_field, f"metadata.{id_field}", limit=MAX_ID_CHARS)
+                if id_field
+                else rec.text(obj, "sample_id", "sample_id", limit=MAX_ID_CHARS)
+            )
             row_lang = metadata.get(lang_field, lang)
             if row_lang is None:
-                raise rec.fail(f"metadata has no field {lang_field!r} and no --lang was given", reason="missing-language", hint="pass --lang en (or the benchmark's language)")
+                raise rec.fail(
+                    f"metadata has no field {lang_field!r} and no --lang was given",
+                    reason="missing-language",
+                    hint="pass --lang en (or the benchmark's language)",
+                )
             error = obj.get("error")
             if error is not None:
                 if not isinstance(error, str):
@@ -331,17 +380,29 @@ def import_instances(
                         try:
                             row[target] = declared_value(metadata[key], declared[target])
                         except ValueError as exc:
-                            raise rec.fail(f"metadata.{key} is {metadata[key][:40]!r}; {target} is declared by the benchmark as {exc}",
-                                           reason="bad-field-value", hint=f"write {target} as {exc} in every sample's metadata") from None
+                            raise rec.fail(
+                                f"metadata.{key} is {metadata[key][:40]!r}; {target} is declared by the benchmark as {exc}",
+                                reason="bad-field-value",
+                                hint=f"write {target} as {exc} in every sample's metadata",
+                            ) from None
             report.skipped("sample metadata fields", [k for k in metadata if k not in {lang_field, id_field, *fields.values()}])
             condition = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
             row["sample"] = counters.get(condition, 0)
             counters[condition] = row["sample"] + 1
             report.rows.append(row)
     if not matched:
-        raise ParseError(f"has no samples of evaluation {chosen!r} (evaluations: {', '.join(sorted(evaluations)[:5])})", where=str(paths[0]), reason="ambiguous-evaluation")
+        raise ParseError(
+            f"has no samples of evaluation {chosen!r} (evaluations: {', '.join(sorted(evaluations)[:5])})",
+            where=str(paths[0]),
+            reason="ambiguous-evaluation",
+        )
     if len(models) > 1:
-        raise ParseError(f"the files hold samples of {len(models)} models ({', '.join(sorted(models)[:5])})", where=str(paths[0]), reason="mixed-models", hint="import one model's samples at a time")
+        raise ParseError(
+            f"the files hold samples of {len(models)} models ({', '.join(sorted(models)[:5])})",
+            where=str(paths[0]),
+            reason="mixed-models",
+            hint="import one model's samples at a time",
+        )
     if failed:
         listed = "; ".join(failed[:5]) + (" …" if len(failed) > 5 else "")
         if errored == "refuse":

@@ -52,7 +52,11 @@ def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
     if info.compress_type != ZIP_ZSTANDARD:
         return read_member(archive, info, str(path))
     if info.file_size > MAX_MEMBER:
-        raise ParseError(f"member {shown(name)} declares {info.file_size} bytes; members larger than {MAX_MEMBER} are not imported", where=str(path), reason="oversize")
+        raise ParseError(
+            f"member {shown(name)} declares {info.file_size} bytes; members larger than {MAX_MEMBER} are not imported",
+            where=str(path),
+            reason="oversize",
+        )
     try:
         import zstandard
     except ImportError:
@@ -74,9 +78,15 @@ def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
     try:
         data = zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
     except zstandard.ZstdError:
-        raise ParseError(f"member {shown(name)} is not valid zstd data, or inflates beyond its declared size", where=str(path), reason="zip-member-size") from None
+        raise ParseError(
+            f"member {shown(name)} is not valid zstd data, or inflates beyond its declared size", where=str(path), reason="zip-member-size"
+        ) from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise ParseError(f"member {shown(name)} does not inflate to the {info.file_size} bytes its entry declares (or fails its CRC)", where=str(path), reason="zip-member-size")
+        raise ParseError(
+            f"member {shown(name)} does not inflate to the {info.file_size} bytes its entry declares (or fails its CRC)",
+            where=str(path),
+            reason="zip-member-size",
+        )
     return data
 
 
@@ -91,7 +101,9 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
         names = archive.namelist()
         total = sum(info.file_size for info in archive.infolist())
         if total > MAX_LOG_BYTES:
-            raise ParseError(f"unpacks to {total} bytes; logs larger than {MAX_LOG_BYTES} bytes are not imported", where=where, reason="oversize")
+            raise ParseError(
+                f"unpacks to {total} bytes; logs larger than {MAX_LOG_BYTES} bytes are not imported", where=where, reason="oversize"
+            )
         if "header.json" not in names:
             raise ParseError("is a zip without header.json, not an inspect .eval log", where=where, reason="bad-log")
         header = _json(_member(archive, "header.json", path), f"{where}!header.json")
@@ -104,7 +116,12 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
         return header, samples()
     log = _json(read_capped(path), where)
     if not isinstance(log, dict) or "eval" not in log:
-        raise ParseError("is not an inspect log (no 'eval' section)", where=where, reason="bad-log", hint="pass the .eval or .json file inspect wrote under its log directory")
+        raise ParseError(
+            "is not an inspect log (no 'eval' section)",
+            where=where,
+            reason="bad-log",
+            hint="pass the .eval or .json file inspect wrote under its log directory",
+        )
     return log, iter(log.get("samples") or [])
 
 
@@ -192,11 +209,18 @@ def import_logs(
             metadata = sample.get("metadata") or {}
             source = metadata.get(id_field) if id_field else sample.get("id")
             if source is None:
-                raise ParseError(f"{sid} has no {'metadata field ' + shown(repr(id_field)) if id_field else 'id'}", where=where, reason="bad-log")
+                raise ParseError(
+                    f"{sid} has no {'metadata field ' + shown(repr(id_field)) if id_field else 'id'}", where=where, reason="bad-log"
+                )
             check_id(source, where, f"{sid}: its id")
             row_lang = metadata.get(lang_field) if lang_field in metadata else lang
             if row_lang is None:
-                raise ParseError(f"{sid} has no metadata field {lang_field!r} and no --lang was given", where=where, reason="missing-language", hint="pass --lang en (or the benchmark's language)")
+                raise ParseError(
+                    f"{sid} has no metadata field {lang_field!r} and no --lang was given",
+                    where=where,
+                    reason="missing-language",
+                    hint="pass --lang en (or the benchmark's language)",
+                )
             scores = sample.get("scores") or {}
             if sample.get("error") is not None:
                 if not errored_as_incorrect:
@@ -241,9 +265,16 @@ def import_logs(
             keyed.setdefault((row["item"], row["lang"], variant), []).append((index, epoch, row))
     id_map.check()
     if errored:
-        report.notes.append(f"{errored} sample(s) ended in an error and are counted as incorrect answers with no answer (--errored-as-incorrect)")
+        report.notes.append(
+            f"{errored} sample(s) ended in an error and are counted as incorrect answers with no answer (--errored-as-incorrect)"
+        )
     if len(models) > 1:
-        raise ParseError(f"the logs are from different models ({', '.join(sorted(models))})", where=str(paths[0]), reason="mixed-models", hint="import one model's logs at a time")
+        raise ParseError(
+            f"the logs are from different models ({', '.join(sorted(models))})",
+            where=str(paths[0]),
+            reason="mixed-models",
+            hint="import one model's logs at a time",
+        )
     for runs in keyed.values():
         for number, (_, _, row) in enumerate(sorted(runs, key=lambda r: (r[0], r[1]))):
             row["sample"] = number

@@ -60,12 +60,19 @@ def check_containers(data: bytes, where: str, line: int | None = None) -> None:
     bare = _JSON_STRING.sub(b"", data)
     containers = bare.count(b"{") + bare.count(b"[")
     if containers > max(MIN_CONTAINERS, len(data) // BYTES_PER_CONTAINER) and _NESTED.search(bare):
-        raise ParseError(f"nests JSON more than {MAX_DEPTH} levels deep", where=where, line=line, reason="too-deep",
-                         hint="a harness log nests a few levels; this one is not a log")
+        raise ParseError(
+            f"nests JSON more than {MAX_DEPTH} levels deep",
+            where=where,
+            line=line,
+            reason="too-deep",
+            hint="a harness log nests a few levels; this one is not a log",
+        )
     if containers > max(MIN_CONTAINERS, len(data) // BYTES_PER_CONTAINER):
         raise ParseError(
             f"holds {containers} JSON objects and arrays in {len(data)} bytes; at most one per {BYTES_PER_CONTAINER} bytes is read",
-            where=where, line=line, reason="oversize",
+            where=where,
+            line=line,
+            reason="oversize",
             hint="a harness log holds samples with their fields; this one is mostly empty containers",
         )
 
@@ -78,8 +85,12 @@ def load_json(data: bytes, where: str, line: int | None = None, what: str = "JSO
         if "depth limit" in str(exc) or "recursion" in str(exc):  # orjson's own limit (1,024 levels), below Python's stack
             raise ParseError(f"nests JSON more than {MAX_DEPTH} levels deep", where=where, line=line, reason="too-deep") from None
         if "infinity" in str(exc) or "NaN" in str(exc):
-            raise ParseError("holds a number a double cannot hold (as 1e999)", where=where, line=line, reason="number-out-of-range") from None
-        raise ParseError(f"is not {what} ({str(exc).split(':')[0]})", where=where, line=line or getattr(exc, "lineno", None), reason="bad-log") from None
+            raise ParseError(
+                "holds a number a double cannot hold (as 1e999)", where=where, line=line, reason="number-out-of-range"
+            ) from None
+        raise ParseError(
+            f"is not {what} ({str(exc).split(':')[0]})", where=where, line=line or getattr(exc, "lineno", None), reason="bad-log"
+        ) from None
     check_depth(value, where, line)
     return value
 
@@ -90,7 +101,13 @@ def check_depth(value: Any, where: str, line: int | None = None) -> None:
     while stack:
         node, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ParseError(f"nests JSON more than {MAX_DEPTH} levels deep", where=where, line=line, reason="too-deep", hint="a harness log nests a few levels; this one is not a log")
+            raise ParseError(
+                f"nests JSON more than {MAX_DEPTH} levels deep",
+                where=where,
+                line=line,
+                reason="too-deep",
+                hint="a harness log nests a few levels; this one is not a log",
+            )
         if isinstance(node, dict):
             stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list)))
         elif isinstance(node, list):
@@ -102,7 +119,9 @@ def check_id(value: Any, where: str, what: str, line: int | None = None) -> str:
     if text is None:
         raise ParseError(f"{what} is {type(value).__name__}, not a string or an integer", where=where, line=line, reason="bad-log")
     if len(text) > MAX_ID_CHARS:
-        raise ParseError(f"{what} is {len(text)} characters long; ids are at most {MAX_ID_CHARS}", where=where, line=line, reason="id-too-long")
+        raise ParseError(
+            f"{what} is {len(text)} characters long; ids are at most {MAX_ID_CHARS}", where=where, line=line, reason="id-too-long"
+        )
     return text
 
 
@@ -111,14 +130,20 @@ def check_epoch(value: Any, where: str) -> int:
         return 1
     # The range first: it is False for NaN and infinity, before int() could raise on them.
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= MAX_EPOCH or value != int(value):
-        raise ParseError(f"epoch {shown(repr(value))} is not a whole number from 1 to {MAX_EPOCH}", where=where, reason="number-out-of-range")
+        raise ParseError(
+            f"epoch {shown(repr(value))} is not a whole number from 1 to {MAX_EPOCH}", where=where, reason="number-out-of-range"
+        )
     return int(value)
 
 
 def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> bytes:
     """A member inflated to its declared size and no further, checked against its CRC."""
     if info.file_size > MAX_MEMBER:
-        raise ParseError(f"member {shown(info.filename)} declares {info.file_size} bytes; members larger than {MAX_MEMBER} are not imported", where=where, reason="oversize")
+        raise ParseError(
+            f"member {shown(info.filename)} declares {info.file_size} bytes; members larger than {MAX_MEMBER} are not imported",
+            where=where,
+            reason="oversize",
+        )
     try:
         with archive.open(info) as fh:
             data = fh.read(info.file_size + 1)  # zipfile stops at the declared size, then checks the CRC
@@ -132,7 +157,11 @@ def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> 
     except (NotImplementedError, RuntimeError, zlib.error, EOFError, OSError) as exc:
         raise ParseError(f"member {shown(info.filename)} cannot be read ({type(exc).__name__})", where=where, reason="bad-log") from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise ParseError(f"member {shown(info.filename)} does not inflate to the {info.file_size} bytes its entry declares", where=where, reason="zip-member-size")
+        raise ParseError(
+            f"member {shown(info.filename)} does not inflate to the {info.file_size} bytes its entry declares",
+            where=where,
+            reason="zip-member-size",
+        )
     return data
 
 

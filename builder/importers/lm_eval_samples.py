@@ -43,7 +43,13 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
             continue
         obj = load_json(line, where, number, what="a JSON object per line (an lm-eval samples file)")
         if not isinstance(obj, dict) or "doc" not in obj or "resps" not in obj:
-            raise ParseError("is not an lm-eval sample (needs doc and resps)", where=where, line=number, reason="bad-log", hint="pass the samples_<task>_<date>.jsonl files lm_eval --log_samples writes")
+            raise ParseError(
+                "is not an lm-eval sample (needs doc and resps)",
+                where=where,
+                line=number,
+                reason="bad-log",
+                hint="pass the samples_<task>_<date>.jsonl files lm_eval --log_samples writes",
+            )
         out.append((number, obj))
     if not out:
         raise ParseError("holds no samples", where=where, reason="bad-log")
@@ -65,7 +71,13 @@ def _correct(value: Any, where: str, line: int, metric: str) -> bool:
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
         return value == 1
-    raise ParseError(f"metric {metric} is {value!r}, not 0 or 1", where=where, line=line, reason="bad-score", hint="pass --metric naming an exact-match style metric")
+    raise ParseError(
+        f"metric {metric} is {value!r}, not 0 or 1",
+        where=where,
+        line=line,
+        reason="bad-score",
+        hint="pass --metric naming an exact-match style metric",
+    )
 
 
 def import_samples(
@@ -90,7 +102,9 @@ def import_samples(
         lines = _lines(path)
         filters = sorted({str(obj.get("filter")) for _, obj in lines})
         if filter_name is None and len(filters) > 1:
-            raise ParseError(f"holds {len(filters)} filters ({', '.join(filters)})", where=where, reason="ambiguous-filter", hint="pass --filter NAME")
+            raise ParseError(
+                f"holds {len(filters)} filters ({', '.join(filters)})", where=where, reason="ambiguous-filter", hint="pass --filter NAME"
+            )
         chosen_filter = filter_name or filters[0]
         for number, obj in lines:
             if str(obj.get("filter")) != chosen_filter:
@@ -109,10 +123,22 @@ def import_samples(
             report.skipped("other metrics", [m for m in metrics if m != name])
             doc = obj["doc"] if isinstance(obj["doc"], dict) else {}
             if id_field not in doc:
-                raise ParseError(f"doc has no field {shown(repr(id_field))} (fields: {shown(', '.join(map(str, doc)))[:300]})", where=where, line=number, reason="bad-log", hint="pass --id-field naming the item id in your task's documents")
+                raise ParseError(
+                    f"doc has no field {shown(repr(id_field))} (fields: {shown(', '.join(map(str, doc)))[:300]})",
+                    where=where,
+                    line=number,
+                    reason="bad-log",
+                    hint="pass --id-field naming the item id in your task's documents",
+                )
             row_lang = doc.get(lang_field, lang)
             if row_lang is None:
-                raise ParseError(f"doc has no field {lang_field!r} and no --lang was given", where=where, line=number, reason="missing-language", hint="pass --lang ko (or the benchmark's language)")
+                raise ParseError(
+                    f"doc has no field {lang_field!r} and no --lang was given",
+                    where=where,
+                    line=number,
+                    reason="missing-language",
+                    hint="pass --lang ko (or the benchmark's language)",
+                )
             used = {id_field, lang_field, *fields.values()}
             report.skipped("doc fields (the item's own content)", [k for k in doc if k not in used])
             responses = [r for group in obj["resps"] for r in (group if isinstance(group, list) else [group])]
@@ -153,7 +179,15 @@ def import_samples(
 def _describe(samples: Path) -> dict[str, Any]:
     path = results_file(samples)
     if path is None:
-        return skeleton(model_id="unknown", temperature=None, max_tokens=None, reasoning_effort=None, harness=HARNESS, version="unknown", notes=f"imported from {samples.name}; its results_<date>.json was not beside it")
+        return skeleton(
+            model_id="unknown",
+            temperature=None,
+            max_tokens=None,
+            reasoning_effort=None,
+            harness=HARNESS,
+            version="unknown",
+            notes=f"imported from {samples.name}; its results_<date>.json was not beside it",
+        )
     agg = load_json(read_capped(path), str(path))
     config = agg.get("config") or {}
     model_args = config.get("model_args") or {}

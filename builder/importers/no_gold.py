@@ -26,8 +26,12 @@ def answer_types(copy: Path) -> dict[str, str]:
     out = {}
     for line, item in iter_jsonl(read_capped(copy), str(copy)):
         if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("answer_type"), str):
-            raise ParseError("is not an item copy: each line needs an id and an answer_type", where=f"{copy}:{line}", reason="bad-item-copy",
-                             hint="pass the copy opened from keys/access/<benchmark>/<version>/<lab>.jsonl.age")
+            raise ParseError(
+                "is not an item copy: each line needs an id and an answer_type",
+                where=f"{copy}:{line}",
+                reason="bad-item-copy",
+                hint="pass the copy opened from keys/access/<benchmark>/<version>/<lab>.jsonl.age",
+            )
         out[item["id"]] = item["answer_type"]
     return out
 
@@ -39,12 +43,18 @@ def leave_ungraded(report: ImportReport, copy: Path, scoring: Any) -> None:
     when = list(scoring.regrade_when.equals)
     unknown = sorted({r["item"] for r in report.rows} - set(types))
     if unknown:
-        raise ParseError(f"has no entry for {len(unknown)} item(s) of the results (first: {unknown[0]})", where=str(copy), reason="bad-item-copy",
-                         hint="pass the item copy of this benchmark's current version")
+        raise ParseError(
+            f"has no entry for {len(unknown)} item(s) of the results (first: {unknown[0]})",
+            where=str(copy),
+            reason="bad-item-copy",
+            hint="pass the item copy of this benchmark's current version",
+        )
     n = 0
     for row in report.rows:
         if types[row["item"]] in regraded and all(token(row.get(name)) in values for name, values in when):
             row["correct"] = None
             n += 1
-    report.notes.append(f"{n} sample(s) of regraded answer types written ungraded (correct: null, --no-gold): Sealboard's regrade decides them; "
-                        f"{len(report.rows) - n} keep the harness's verdict")
+    report.notes.append(
+        f"{n} sample(s) of regraded answer types written ungraded (correct: null, --no-gold): Sealboard's regrade decides them; "
+        f"{len(report.rows) - n} keep the harness's verdict"
+    )

@@ -104,17 +104,31 @@ def screen_unsealed_keys(report: BuildReport) -> None:
                     continue
                 bundle = by_key[key]
                 where = f"{bundle.where}/{RESULTS}"
-                report.rejections.append(Rejection(
-                    where, "key-material", f"{where}: an answer holds {kind}; key material is never published, so this submission is refused",
-                    "remove it from your answers and submit a new bundle; if the key is real, rotate it", state.config.id, bundle.manifest.lab))
+                report.rejections.append(
+                    Rejection(
+                        where,
+                        "key-material",
+                        f"{where}: an answer holds {kind}; key material is never published, so this submission is refused",
+                        "remove it from your answers and submit a new bundle; if the key is real, rotate it",
+                        state.config.id,
+                        bundle.manifest.lab,
+                    )
+                )
                 refused.add(str(key))
         dropped = {key for key, rows in state.transcripts.items() if key not in refused and _holds_key(r.get("text") for r in rows)}
         for key in sorted(dropped):
             bundle = by_key[key]
             where = f"{bundle.where}/{TRANSCRIPTS}"
-            report.rejections.append(Rejection(
-                where, "key-material", f"{where}: a transcript holds key material; this submission's transcripts are not published",
-                "remove it from the transcripts; if the key is real, rotate it", state.config.id, bundle.manifest.lab))
+            report.rejections.append(
+                Rejection(
+                    where,
+                    "key-material",
+                    f"{where}: a transcript holds key material; this submission's transcripts are not published",
+                    "remove it from the transcripts; if the key is real, rotate it",
+                    state.config.id,
+                    bundle.manifest.lab,
+                )
+            )
         if refused or dropped:
             state = restrict(state, set(by_key) - refused)
             report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in dropped})

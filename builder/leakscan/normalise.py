@@ -76,9 +76,7 @@ def _plain() -> _Plain:
     invisible = "".join(chr(c) for c in range(0x80, 0x110000) if unicodedata.category(chr(c)) == "Cf")
     invisible += _INVISIBLE_EXTRA + "".join(map(chr, range(0xE0100, 0xE01F0)))
     marks = "".join(chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Me"))
-    word_blocks = "".join(
-        f"{chr(lo)}-{chr(hi)}" for lo, hi in _WORD_RANGES if re.fullmatch(r"\w*", "".join(map(chr, range(lo, hi + 1))))
-    )
+    word_blocks = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _WORD_RANGES if re.fullmatch(r"\w*", "".join(map(chr, range(lo, hi + 1)))))
     return _Plain(
         invisible,
         marks,

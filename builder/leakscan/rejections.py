@@ -35,10 +35,14 @@ def withhold_key_text(rejections: list[Rejection]) -> list[Rejection]:
             out.append(r)
             continue
         where = withhold_where(r.where)
-        out.append(replace(
-            r, where=where,
-            message=f"{where}: the error message quoted key-shaped text and is withheld (the bundle is left out)",
-            hint="rename the folder or remove the text: key material is never published",
-            lab=None if r.lab is None or key_in_text(r.lab) is None else WITHHELD,
-            benchmark=None if r.benchmark is None or key_in_text(r.benchmark) is None else WITHHELD))
+        out.append(
+            replace(
+                r,
+                where=where,
+                message=f"{where}: the error message quoted key-shaped text and is withheld (the bundle is left out)",
+                hint="rename the folder or remove the text: key material is never published",
+                lab=None if r.lab is None or key_in_text(r.lab) is None else WITHHELD,
+                benchmark=None if r.benchmark is None or key_in_text(r.benchmark) is None else WITHHELD,
+            )
+        )
     return out

@@ -28,8 +28,7 @@ from builder.trust.registry import Registry
 _WINDOW_REASONS = ("key-expired",)
 
 
-def verify_admitted(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str,
-                    admissions: Admissions) -> VerifiedBundle:
+def verify_admitted(raw: RawBundle, registry: Registry, *, now: datetime, benchmark_version: str, admissions: Admissions) -> VerifiedBundle:
     """verify_bundle, judging the key's validity window at admission time when it is closed now.
     Key-shaped lab text refuses the bundle first (builder.leakscan.labkeys), whatever else is wrong."""
     refuse_key_text(raw.files.get(MANIFEST, b""), raw.where)
@@ -44,8 +43,9 @@ def verify_admitted(raw: RawBundle, registry: Registry, *, now: datetime, benchm
         return verify_bundle(raw, registry, now=now, benchmark_version=benchmark_version, key_time=admitted)
 
 
-def verify_all(raws: Sequence[RawBundle], registry: Registry, *, now: datetime, benchmark_version: str,
-               admissions: Admissions) -> list[VerifiedBundle | BuilderError]:
+def verify_all(
+    raws: Sequence[RawBundle], registry: Registry, *, now: datetime, benchmark_version: str, admissions: Admissions
+) -> list[VerifiedBundle | BuilderError]:
     """verify_admitted for every bundle, in order; a refusal is returned in its place.
 
     Nearly all of verification is SHA-256 over the sealed files (as large as the results),
@@ -110,15 +110,16 @@ class Admitted:
     rejections: tuple[Rejection, ...]
 
 
-def admit(configs: Sequence[BenchmarkConfig], ingested: Ingested, registry: Registry, *, now: datetime,
-          admissions: Admissions) -> Admitted:
+def admit(configs: Sequence[BenchmarkConfig], ingested: Ingested, registry: Registry, *, now: datetime, admissions: Admissions) -> Admitted:
     """Verify every lab submission, then let the admission policy decide, from the git facts
     (admission times, rewritten bundles) and the tombstones, which ones the boards rank."""
     rejections: list[Rejection] = []
     verified: list[tuple[RawBundle, VerifiedBundle]] = []
     for config in configs:
         submitted = [raw for raw in ingested.raws[config.id] if raw.owner != DATASET_DIR]
-        for raw, outcome in zip(submitted, verify_all(submitted, registry, now=now, benchmark_version=config.version, admissions=admissions)):
+        for raw, outcome in zip(
+            submitted, verify_all(submitted, registry, now=now, benchmark_version=config.version, admissions=admissions)
+        ):
             if isinstance(outcome, BuilderError):
                 rejections.append(reject(outcome, raw))
             else:

@@ -73,25 +73,38 @@ def predicate(report: BuildReport, generator: str, key: PrivateKey | None) -> di
         "time_source": report.time_source,
         "authorised": report.authorised,
         "rehearsal": format_time(report.as_of) if report.as_of else None,
-        "registry": {"version": registry.version if registry else None,
-                     "path": registry_file, "sha256": _file_sha256(report.root, registry_file) if registry_file else None,
-                     "build_key": key.public.fingerprint if key is not None else None},
+        "registry": {
+            "version": registry.version if registry else None,
+            "path": registry_file,
+            "sha256": _file_sha256(report.root, registry_file) if registry_file else None,
+            "build_key": key.public.fingerprint if key is not None else None,
+        },
         # The signed chain of recorded deploys: the folders attestations/ held at this commit,
         # so a later deletion of any of them is a finding (builder.attest.record.unaccounted).
         "recorded": [p.name for p in folders(report.root)],
         "benchmarks": [{"id": s.config.id, "version": s.config.version, "status": s.status} for s in report.benchmarks],
         "bundles": [
-            {"benchmark": s.config.id, "submission": b.manifest.key, "path": b.where,
-             "manifest_sha256": hashlib.sha256(b.files[MANIFEST]).hexdigest()}
-            for s in report.benchmarks for b in sorted(s.bundles, key=lambda b: b.where) if MANIFEST in b.files
+            {
+                "benchmark": s.config.id,
+                "submission": b.manifest.key,
+                "path": b.where,
+                "manifest_sha256": hashlib.sha256(b.files[MANIFEST]).hexdigest(),
+            }
+            for s in report.benchmarks
+            for b in sorted(s.bundles, key=lambda b: b.where)
+            if MANIFEST in b.files
         ],
         "releases": [
             {"benchmark": bench, "statement": v.path, "sha256": _file_sha256(report.root, v.path)}
-            for bench, state in sorted(report.releases.items()) for v in state.effective
+            for bench, state in sorted(report.releases.items())
+            for v in state.effective
         ],
         "sealboard": {"version": __version__},
-        "generator": {"name": generator, "version": packages.get(GENERATOR_DISTRIBUTIONS.get(generator, (generator,))[0]),
-                      "packages": packages},
+        "generator": {
+            "name": generator,
+            "version": packages.get(GENERATOR_DISTRIBUTIONS.get(generator, (generator,))[0]),
+            "packages": packages,
+        },
     }
 
 

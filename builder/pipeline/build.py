@@ -96,7 +96,11 @@ def _check_strict(report: BuildReport, strict: bool) -> None:
     """--strict: any rejection from any stage so far fails the build, before anything is written."""
     if strict and report.rejections:
         first = report.rejections[0]
-        raise BuilderError(f"{len(report.rejections)} bundle(s) rejected; first: {first.message}", reason="rejected", hint="fix the listed bundles (--strict is on)")
+        raise BuilderError(
+            f"{len(report.rejections)} bundle(s) rejected; first: {first.message}",
+            reason="rejected",
+            hint="fix the listed bundles (--strict is on)",
+        )
 
 
 def build(
@@ -128,8 +132,12 @@ def build(
     report.stamped, report.time_source = stamp.at, stamp.source
     timer = _Timer(report, progress)
     if as_of is not None and not identities:
-        raise ConfigError("a rehearsal (--as-of) is an authorised build only", where="--as-of", reason="rehearsal-unauthorised",
-                          hint="pass the embargo identity with --identity or SEALBOARD_IDENTITY")
+        raise ConfigError(
+            "a rehearsal (--as-of) is an authorised build only",
+            where="--as-of",
+            reason="rehearsal-unauthorised",
+            hint="pass the embargo identity with --identity or SEALBOARD_IDENTITY",
+        )
 
     # Config and trust: the benchmark configs and the whole registry chain. A site config
     # that could read outside the site (hooks, snippets, unlisted plugins, links) stops the
@@ -176,7 +184,14 @@ def build(
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
     with timer.stage("unseal", "Unsealing results" if identities else "No identity: building the public (sealed) site"):
         for config in configs:
-            state = unseal_state(config, admitted.bundles[config.id], datasets.get(config.id), identities + published, report.rejections, report.releases[config.id])
+            state = unseal_state(
+                config,
+                admitted.bundles[config.id],
+                datasets.get(config.id),
+                identities + published,
+                report.rejections,
+                report.releases[config.id],
+            )
             # A re-sealed clone is only visible in the plaintext (builder.bundles.duplicates).
             report.benchmarks.append(reject_clones(state, list(admitted.order), report.rejections))
         # An earlier dataset version with a release in force stays on the site, beside its
@@ -189,7 +204,10 @@ def build(
         if identities:
             # Decrypted and parsed: the sealed results (as large as their plaintext) are not
             # read again, so they need not stay in memory beside the frames (bench_build.py).
-            for files in [*(b.files for bs in ingested.raws.values() for b in bs), *(b.files for bs in admitted.bundles.values() for b in bs)]:
+            for files in [
+                *(b.files for bs in ingested.raws.values() for b in bs),
+                *(b.files for bs in admitted.bundles.values() for b in bs),
+            ]:
                 files.pop(RESULTS, None)
 
     # Lab text that holds embargoed item text rejects its bundle here, while the site can
@@ -229,7 +247,9 @@ def build(
 
     try:
         with timer.stage("render", "Rendering pages and data"):
-            staged = isolate_render(report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections))
+            staged = isolate_render(
+                report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections)
+            )
         _check_strict(report, strict)
         # The generator runs theme templates a reviewed change may alter: it gets a fresh child
         # process with an allow-listed environment (no identity, no token), confined by Landlock

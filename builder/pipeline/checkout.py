@@ -142,8 +142,9 @@ def read_blobs(root: Path, blobs: list[GitBlob]) -> Iterator[tuple[GitBlob, byte
         return
     import threading
 
-    proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin is not None and proc.stdout is not None
 
     def feed() -> None:
@@ -222,16 +223,21 @@ def scan_checkout(root: Path, needles: Needles, exclude: Iterable[Path] = ()) ->
                 f"{label} found in {'the git index' if staged else 'the git history reachable from HEAD'}; nothing was published",
                 where=where,
                 reason="plaintext-in-checkout",
-                hint=(f"unstage it (git rm --cached {blob.path}) and build again" if staged else
-                      f"every clone carries this blob: rewrite the history without {blob.path} (e.g. git filter-repo "
-                      "--invert-paths --path <path>), force-push, and rotate the embargo key if it held items; then build again"),
+                hint=(
+                    f"unstage it (git rm --cached {blob.path}) and build again"
+                    if staged
+                    else f"every clone carries this blob: rewrite the history without {blob.path} (e.g. git filter-repo "
+                    "--invert-paths --path <path>), force-push, and rotate the embargo key if it held items; then build again"
+                ),
             )
     return files, scanned, in_labs
 
 
-_LEAK_HINT = ("the text is public in the repository already: maintainers remove the bundle (a tombstone and git rm of "
-              "its folder; see the maintainers' page, 'Removing a leaking bundle') and, if the embargo requires it, rewrite "
-              "history and replace the items; the lab resubmits under a new name without it")
+_LEAK_HINT = (
+    "the text is public in the repository already: maintainers remove the bundle (a tombstone and git rm of "
+    "its folder; see the maintainers' page, 'Removing a leaking bundle') and, if the embargo requires it, rewrite "
+    "history and replace the items; the lab resubmits under a new name without it"
+)
 
 
 def refuse_leaking_bundles(report: BuildReport, needles: Needles) -> None:
@@ -266,12 +272,21 @@ def refuse_leaking_bundles(report: BuildReport, needles: Needles) -> None:
         what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
         # A path that spells the text itself is not repeated.
         where = rel if needles.scan_text(rel) is None else f"{BUNDLES_DIR}/{bench}/{lab}/(name withheld)"
-        report.rejections.append(Rejection(
-            where, "embargoed-text", f"{where}: holds {what}; the bundle was left out so that the site could be published",
-            _LEAK_HINT, bench, lab))
+        report.rejections.append(
+            Rejection(
+                where,
+                "embargoed-text",
+                f"{where}: holds {what}; the bundle was left out so that the site could be published",
+                _LEAK_HINT,
+                bench,
+                lab,
+            )
+        )
     if hits:
-        report.benchmarks = [restrict(s, {b.manifest.key for b in s.bundles if b.where not in hits})
-                             if any(b.where in hits for b in s.bundles) else s for s in report.benchmarks]
+        report.benchmarks = [
+            restrict(s, {b.manifest.key for b in s.bundles if b.where not in hits}) if any(b.where in hits for b in s.bundles) else s
+            for s in report.benchmarks
+        ]
 
 
 def guard_checkout(report: BuildReport, built: Path, needles: Needles) -> None:
@@ -288,10 +303,17 @@ def guard_checkout(report: BuildReport, built: Path, needles: Needles) -> None:
     for where, label in in_labs:
         _, bench, lab = where.split("/", 3)[:3]
         what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
-        report.rejections.append(Rejection(
-            where, "embargoed-text", f"{where}: a lab's file in the git history holds {what}; the site was published without it",
-            "every clone carries this blob: maintainers rewrite the history without it (git filter-repo --invert-paths --path "
-            "<path>), force-push, and replace the items if the embargo requires it", bench, lab))
+        report.rejections.append(
+            Rejection(
+                where,
+                "embargoed-text",
+                f"{where}: a lab's file in the git history holds {what}; the site was published without it",
+                "every clone carries this blob: maintainers rewrite the history without it (git filter-repo --invert-paths --path "
+                "<path>), force-push, and replace the items if the embargo requires it",
+                bench,
+                lab,
+            )
+        )
     report.timings["leak_scan_checkout_s"] = time.perf_counter() - start
     report.timings["leak_scan_checkout_cpu_s"] = time.process_time() - cpu
     report.timings["leak_scan_checkout_files"] = files

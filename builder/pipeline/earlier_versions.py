@@ -99,8 +99,16 @@ def admitted_before(raws: list[RawBundle], admissions: Admissions, replaced: Rep
     return [r for r in raws if (at := admissions.position(r)) is not None and at < replaced.position]
 
 
-def earlier_versions(root: Path, configs: list[BenchmarkConfig], datasets: dict[str, dict[str, VerifiedDataset]],
-                     registry: Registry, clock: datetime, now: datetime, progress: Progress, history: FirstParent) -> list[Earlier]:
+def earlier_versions(
+    root: Path,
+    configs: list[BenchmarkConfig],
+    datasets: dict[str, dict[str, VerifiedDataset]],
+    registry: Registry,
+    clock: datetime,
+    now: datetime,
+    progress: Progress,
+    history: FirstParent,
+) -> list[Earlier]:
     """Every verified dataset version other than the config's whose release is in force."""
     found = []
     for config in configs:
@@ -115,9 +123,17 @@ def earlier_versions(root: Path, configs: list[BenchmarkConfig], datasets: dict[
     return found
 
 
-def unseal_earlier(root: Path, earlier: Earlier, ingested: Ingested, registry: Registry, datasets: dict[str, dict[str, VerifiedDataset]],
-                   identities: list[Identity], admissions: Admissions, now: datetime,
-                   rejections: list[Rejection]) -> BenchmarkState | None:
+def unseal_earlier(
+    root: Path,
+    earlier: Earlier,
+    ingested: Ingested,
+    registry: Registry,
+    datasets: dict[str, dict[str, VerifiedDataset]],
+    identities: list[Identity],
+    admissions: Admissions,
+    now: datetime,
+    rejections: list[Rejection],
+) -> BenchmarkState | None:
     """The earlier version's state, admitted, unsealed and renamed ``<benchmark>@<version>``;
     None when nothing of it can be opened. Its refusals join ``rejections``, and the current
     version's ``wrong-version`` refusal of each bundle it admits is withdrawn."""

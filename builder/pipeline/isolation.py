@@ -40,7 +40,9 @@ def rejection(exc: BaseException, *, where: str, stage: str, benchmark: str | No
         message = f"{where}: {stage} raised {type(exc).__name__} for benchmark {benchmark}; it publishes no scores, the other benchmarks do"
         hint = "maintainers: rerun the build locally with the identity to see the traceback"
     else:
-        message = f"{where}: {stage} raised {type(exc).__name__} on this submission; it was left out and every other submission was published"
+        message = (
+            f"{where}: {stage} raised {type(exc).__name__} on this submission; it was left out and every other submission was published"
+        )
         hint = "check the bundle's results against the bundle format (answers, numbers, fields) and resubmit"
     return Rejection(where, f"{stage}-failed", message, hint, benchmark, lab)
 
@@ -144,7 +146,9 @@ def isolate_render(
             report.rejections.append(rejection(own, where=bundle.where, stage="render", benchmark=state.config.id, lab=bundle.manifest.lab))
             touched.add(i)
         gone = set(bad)
-        states = [restrict(st, {b.manifest.key for b in st.bundles if (i, b.manifest.key) not in gone}) for i, st in enumerate(report.benchmarks)]
+        states = [
+            restrict(st, {b.manifest.key for b in st.bundles if (i, b.manifest.key) not in gone}) for i, st in enumerate(report.benchmarks)
+        ]
         rescored = rescore([states[i] for i in sorted(touched)])
         for i, st in zip(sorted(touched), rescored):
             states[i] = st

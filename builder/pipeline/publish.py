@@ -72,8 +72,9 @@ def needles_for(report: BuildReport) -> Needles:
     for state in report.benchmarks:
         if state.status == "released":
             continue
-        entries += [(f"{state.config.id} item {item}", "" if canary in public_canaries else canary, qs)
-                    for item, canary, qs in state.embargoed_text]
+        entries += [
+            (f"{state.config.id} item {item}", "" if canary in public_canaries else canary, qs) for item, canary, qs in state.embargoed_text
+        ]
     return without_public(build_needles(entries), public)
 
 
@@ -96,8 +97,9 @@ def _replace_dir(new: Path, out: Path) -> None:
         new.rename(out)
 
 
-def publish(report: BuildReport, built: Path, needles: Needles | None = None, *, generator: str = "mkdocs",
-            build_key: PrivateKey | None = None) -> None:
+def publish(
+    report: BuildReport, built: Path, needles: Needles | None = None, *, generator: str = "mkdocs", build_key: PrivateKey | None = None
+) -> None:
     needles = needles if needles is not None else needles_for(report)
     try:
         start, cpu = time.perf_counter(), time.process_time()

@@ -52,7 +52,11 @@ def equivalence_pairs(state: Any) -> dict[str, list[tuple[str, str, str, Fractio
         return {}
     regraded = sorted(set(state.config.scoring.regrade_types) - {"choice"})
     tolerances = items["tolerance"] if "tolerance" in items.columns else [None] * len(items)
-    type_of = {str(i): (regraded.index(t), g) for i, t, g in zip(items["item"], items["answer_type"], items["gold"]) if t in regraded and isinstance(g, str)}
+    type_of = {
+        str(i): (regraded.index(t), g)
+        for i, t, g in zip(items["item"], items["answer_type"], items["gold"])
+        if t in regraded and isinstance(g, str)
+    }
     tolerance_of = {str(i): regrade.as_tolerance(x) for i, x in zip(items["item"], tolerances)}
     if not type_of:
         return {}
@@ -91,7 +95,9 @@ def _grade(jobs: list[tuple[str, list[tuple[str, str, str, Fraction]]]], conn: A
         conn.close()
 
 
-def grade_bundles(jobs: list[tuple[str, list[tuple[str, str, str, Fraction]]]], budget: float) -> tuple[dict[tuple[str, str, str, Fraction], regrade.Verdict], list[str]]:
+def grade_bundles(
+    jobs: list[tuple[str, list[tuple[str, str, str, Fraction]]]], budget: float
+) -> tuple[dict[tuple[str, str, str, Fraction], regrade.Verdict], list[str]]:
     """Every job's (submission, pairs) graded in turn, each within ``budget`` seconds: the
     verdicts, and the submissions that went over. One child grades the bundles one after
     another (a fork per benchmark, not per bundle); a child over a bundle's budget is

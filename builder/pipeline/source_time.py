@@ -46,8 +46,7 @@ class SourceTime:
         return int(self.at.timestamp())
 
 
-def source_time(root: Path, *, clock: datetime, as_of: datetime | None = None,
-                environ: Mapping[str, str] | None = None) -> SourceTime:
+def source_time(root: Path, *, clock: datetime, as_of: datetime | None = None, environ: Mapping[str, str] | None = None) -> SourceTime:
     """The time the build stamps into its output, and where it came from (module docstring)."""
     if as_of is not None:
         return SourceTime(_whole(as_of), AS_OF)
@@ -56,9 +55,12 @@ def source_time(root: Path, *, clock: datetime, as_of: datetime | None = None,
     if raw is not None and raw != "":
         at = _parse_epoch(raw)
         if at is None:
-            raise ConfigError(f"SOURCE_DATE_EPOCH is {raw[:40]!r}, not a whole number of seconds since 1970-01-01 UTC "
-                              "(before the year 10000)", where="SOURCE_DATE_EPOCH", reason="bad-source-date-epoch",
-                              hint="set it to an integer such as $(git log -1 --format=%ct), or unset it to use the commit time")
+            raise ConfigError(
+                f"SOURCE_DATE_EPOCH is {raw[:40]!r}, not a whole number of seconds since 1970-01-01 UTC (before the year 10000)",
+                where="SOURCE_DATE_EPOCH",
+                reason="bad-source-date-epoch",
+                hint="set it to an integer such as $(git log -1 --format=%ct), or unset it to use the commit time",
+            )
         return SourceTime(at, SOURCE_DATE_EPOCH)
     committed = commit_time(root)
     if committed is not None:
@@ -78,8 +80,13 @@ def _parse_epoch(raw: str) -> datetime | None:
 def commit_time(root: Path) -> datetime | None:
     """The committer time of HEAD of the checkout holding ``root``; None outside git."""
     try:
-        out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct", "HEAD"], capture_output=True, text=True,
-                             timeout=30, stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            ["git", "-C", str(root), "log", "-1", "--format=%ct", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     value = out.stdout.strip()

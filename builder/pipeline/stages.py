@@ -32,8 +32,12 @@ from builder.trust.seal import Identity
 
 
 def verify_datasets(
-    raws: dict[str, list[RawBundle]], registry: Registry, now: datetime, rejections: list[Rejection],
-    root: Path | None = None, admissions: Admissions | None = None,
+    raws: dict[str, list[RawBundle]],
+    registry: Registry,
+    now: datetime,
+    rejections: list[Rejection],
+    root: Path | None = None,
+    admissions: Admissions | None = None,
 ) -> dict[str, dict[str, VerifiedDataset]]:
     """Verify every dataset bundle, its signers judged at its git admission
     (builder.release.dataset_admission); returns benchmark -> version -> dataset."""
@@ -143,7 +147,13 @@ def unseal_state(
         # the failure's hint: a BuilderError's own, or the generic one for any other exception
         # (which has no .hint: reading it here would crash the build this except contains)
         rejections.append(
-            Rejection(dataset.where, "missing-dataset", f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored", failed.hint, config.id)
+            Rejection(
+                dataset.where,
+                "missing-dataset",
+                f"the dataset of {config.id} version {config.version} cannot be read; its boards cannot be scored",
+                failed.hint,
+                config.id,
+            )
         )
         return replace(state, status="sealed")
     spec = config.scoring
@@ -162,14 +172,18 @@ def unseal_state(
     results = concat_results(kept, parts, expected) if parts else None
     embargoed_text = tuple((it["id"], it["canary"], tuple(it["question"].values())) for it in items)
     # A release in force publishes its scope (builder.release.apply); the rest stays guarded.
-    state = apply_release(replace(
-        state,
-        bundles=tuple(kept),
-        submissions=state.submissions if tuple(kept) == state.bundles else submissions_frame(kept),
-        items=items_frame(items, spec.primary_language),
-        results=results,
-        embargoed_text=embargoed_text,
-    ), items, release)
+    state = apply_release(
+        replace(
+            state,
+            bundles=tuple(kept),
+            submissions=state.submissions if tuple(kept) == state.bundles else submissions_frame(kept),
+            items=items_frame(items, spec.primary_language),
+            results=results,
+            embargoed_text=embargoed_text,
+        ),
+        items,
+        release,
+    )
     return read_released(state, keys, rejections)  # opted-in transcripts, if the release publishes them
 
 
@@ -183,10 +197,16 @@ def reject_clones(state: BenchmarkState, admitted_first: list[str], rejections: 
     for later, earlier in clones.items():
         bundle = by_key[later]
         where = f"{bundle.where}/{RESULTS}"
-        rejections.append(Rejection(
-            where, "duplicate-submission",
-            f"{where}: its results are, row for row, those of {by_key[earlier].where} (re-sealed or re-configured); only the earlier is ranked",
-            "withdraw the copy; a different run has its own results", state.config.id, bundle.manifest.lab))
+        rejections.append(
+            Rejection(
+                where,
+                "duplicate-submission",
+                f"{where}: its results are, row for row, those of {by_key[earlier].where} (re-sealed or re-configured); only the earlier is ranked",
+                "withdraw the copy; a different run has its own results",
+                state.config.id,
+                bundle.manifest.lab,
+            )
+        )
     return restrict(state, set(by_key) - set(clones))
 
 

@@ -49,8 +49,16 @@ def _config(root: Path, benchmark: str) -> BenchmarkConfig:
 
 
 def flip(
-    root: Path, benchmark: str, not_before: datetime, scope: Scope, publish: Publish, now: datetime, name: str | None = None,
-    *, timelock: Chain | None = None, identities: list[Identity] | None = None,
+    root: Path,
+    benchmark: str,
+    not_before: datetime,
+    scope: Scope,
+    publish: Publish,
+    now: datetime,
+    name: str | None = None,
+    *,
+    timelock: Chain | None = None,
+    identities: list[Identity] | None = None,
 ) -> Path:
     """Write a release statement for the benchmark's current version (unsigned).
 
@@ -60,27 +68,39 @@ def flip(
     config = _config(root, benchmark)
     facts = dataset_facts(root, config.id, config.version)
     if facts is None or facts.manifest_sha256 is None:
-        raise ReleaseError(f"no dataset bundle for {benchmark} version {config.version}", where=f"bundles/{benchmark}/_dataset/{config.version}",
-                           reason="missing-dataset", hint="the statement pins the dataset bundle's manifest digest")
+        raise ReleaseError(
+            f"no dataset bundle for {benchmark} version {config.version}",
+            where=f"bundles/{benchmark}/_dataset/{config.version}",
+            reason="missing-dataset",
+            hint="the statement pins the dataset bundle's manifest digest",
+        )
     bad = [s for s in scope.splits if s not in facts.splits]
     if bad:
-        raise ReleaseError(f"dataset {config.version} has no split {bad[0]!r} (it has {', '.join(sorted(facts.splits))})", reason="bad-scope")
+        raise ReleaseError(
+            f"dataset {config.version} has no split {bad[0]!r} (it has {', '.join(sorted(facts.splits))})", reason="bad-scope"
+        )
     registry = load_registry(root, now)
     name = name or f"{not_before:%Y%m%d-%H%M}-" + ("all" if scope.whole else "-".join(scope.splits) or f"through-{scope.editions_through}")
     directory = release_dir(root, config.id)
     path = directory / f"{name}.yaml"
     if path.exists():
-        raise ReleaseError("already exists", where=str(path.relative_to(root)), reason="exists", hint="choose another --name, or delete it first")
+        raise ReleaseError(
+            "already exists", where=str(path.relative_to(root)), reason="exists", hint="choose another --name, or delete it first"
+        )
     locked = None
     if timelock is not None:
         from builder.release.timelock import seal_identity
 
         if not scope.whole or not (publish.items and publish.results and publish.transcripts):
-            raise ReleaseError("--timelock releases the embargo identity, which opens everything: it needs --scope all and "
-                               "--publish items,results,transcripts", reason="bad-timelock")
+            raise ReleaseError(
+                "--timelock releases the embargo identity, which opens everything: it needs --scope all and "
+                "--publish items,results,transcripts",
+                reason="bad-timelock",
+            )
         locked = seal_identity(config, identities or [], timelock, not_before, name)
-    text = statement_text(config.id, config.version, facts.manifest_sha256, registry.version, not_before, scope, publish,
-                          locked[0] if locked else None)
+    text = statement_text(
+        config.id, config.version, facts.manifest_sha256, registry.version, not_before, scope, publish, locked[0] if locked else None
+    )
     parse_statement(text.encode(), str(path.relative_to(root)), name)  # what we write, we can read
     directory.mkdir(parents=True, exist_ok=True)
     if locked is not None:
@@ -129,15 +149,22 @@ def sign_statement(root: Path, benchmark: str, key: PrivateKey | Path, name: str
         chosen = open_ if len(open_) == 1 else chosen
     if len(chosen) != 1:
         names = ", ".join(f.name for f in files) or "none"
-        raise ReleaseError(f"{'no' if not chosen else 'more than one'} statement to sign (statements: {names})",
-                           where=f"leaderboards/{benchmark}.release", reason="which-statement", hint="name one with --statement NAME")
+        raise ReleaseError(
+            f"{'no' if not chosen else 'more than one'} statement to sign (statements: {names})",
+            where=f"leaderboards/{benchmark}.release",
+            reason="which-statement",
+            hint="name one with --statement NAME",
+        )
     st = chosen[0]
     assert st.data is not None
     parsed = parse_statement(st.data, st.path, st.name)
     doc = registry_docs(root).get(parsed.registry_version)
     if doc is None or private.public.fingerprint not in doc.active_maintainers:
-        raise ReleaseError(f"key {private.public.fingerprint} is not a maintainer of registry v{parsed.registry_version:04d}",
-                           where=st.path, reason="signer-not-maintainer")
+        raise ReleaseError(
+            f"key {private.public.fingerprint} is not a maintainer of registry v{parsed.registry_version:04d}",
+            where=st.path,
+            reason="signer-not-maintainer",
+        )
     sig_path = root / (st.path + SIG_SUFFIX)
     existing = sig_path.read_bytes() if sig_path.exists() else b""
     if existing and private.public in _signers(existing, st.data, str(sig_path)):

@@ -33,8 +33,12 @@ def refuse_empty_scopes(release: ReleaseState, items: list[dict[str, Any]]) -> R
     for v in release.verdicts:
         st = v.statement
         if v.state == EFFECTIVE and st is not None and not any(covers(st.scope, it["split"], it.get("edition")) for it in items):
-            v = replace(v, state=INVALID, reason="empty-scope",
-                        message=f"{v.path}: its scope ({st.scope.describe()}) covers no item of dataset {release.version}; it releases nothing")
+            v = replace(
+                v,
+                state=INVALID,
+                reason="empty-scope",
+                message=f"{v.path}: its scope ({st.scope.describe()}) covers no item of dataset {release.version}; it releases nothing",
+            )
         verdicts.append(v)
     if verdicts == list(release.verdicts):
         return release

@@ -40,6 +40,10 @@ def read_audit(root: Path, benchmark: str) -> dict[str, Any] | None:
     where = f"{AUDITS_DIR}/{benchmark}.json"
     obj = loads_json(path.read_bytes(), where)
     if not isinstance(obj, dict) or obj.get("format") != FORMAT or obj.get("benchmark") != benchmark:
-        raise BuilderError(f"is not a {FORMAT} record of {benchmark}", where=where, reason="bad-format",
-                           hint=f"write it again with 'sealboard audit --release {benchmark} --record'")
+        raise BuilderError(
+            f"is not a {FORMAT} record of {benchmark}",
+            where=where,
+            reason="bad-format",
+            hint=f"write it again with 'sealboard audit --release {benchmark} --record'",
+        )
     return {k: obj.get(k) for k in SUMMARY_FIELDS}

@@ -57,7 +57,8 @@ def check_commitments(items: list[dict[str, Any]], commitments: dict[str, str], 
         if not isinstance(item.get("salt"), str) or commitment(item) != expected:
             raise ReleaseError(
                 f"item {iid!r} does not match the commitment published during the embargo",
-                where=where, reason="commitment-mismatch",
+                where=where,
+                reason="commitment-mismatch",
                 hint="the published item differs from the one committed to; the release of this item is void",
             )
 
@@ -87,7 +88,9 @@ class _ItemTexts(HTMLParser):
             self._open[3].append(data)
 
 
-def _copy_mismatch(what: str, where: str, hint: str = "the copies of a released item must all say what was committed; rebuild the site") -> ReleaseError:
+def _copy_mismatch(
+    what: str, where: str, hint: str = "the copies of a released item must all say what was committed; rebuild the site"
+) -> ReleaseError:
     return ReleaseError(what, where=where, reason="copy-mismatch", hint=hint)
 
 
@@ -99,11 +102,20 @@ def check_items_csv(items: list[dict[str, Any]], data: bytes, where: str) -> Non
     got = data.decode("utf-8", "replace").splitlines()
     for line, (want, have) in enumerate(zip(expected, got), start=1):
         if want != have:
-            raise ReleaseError("differs from the items in items.jsonl", where=where, line=line, reason="copy-mismatch",
-                               hint="the copies of a released item must all say what was committed; rebuild the site")
+            raise ReleaseError(
+                "differs from the items in items.jsonl",
+                where=where,
+                line=line,
+                reason="copy-mismatch",
+                hint="the copies of a released item must all say what was committed; rebuild the site",
+            )
     if len(expected) != len(got):
-        raise ReleaseError(f"has {len(got) - 1} item row(s), items.jsonl {len(expected) - 1}", where=where, reason="copy-mismatch",
-                           hint="the copies of a released item must all say what was committed; rebuild the site")
+        raise ReleaseError(
+            f"has {len(got) - 1} item row(s), items.jsonl {len(expected) - 1}",
+            where=where,
+            reason="copy-mismatch",
+            hint="the copies of a released item must all say what was committed; rebuild the site",
+        )
 
 
 def check_item_pages(items: list[dict[str, Any]], site: Path, bid: str) -> int:
@@ -116,8 +128,12 @@ def check_item_pages(items: list[dict[str, Any]], site: Path, bid: str) -> int:
     present = {p.stem: p for p in pages_dir.glob("*.html")} if pages_dir.is_dir() else {}
     stray = sorted(set(present) - set(expected))
     if stray:
-        raise ReleaseError("is the page of an item not in items.jsonl", where=f"{bid}/items/{stray[0]}.html", reason="unreleased-item",
-                           hint="a page of an unpublished item: the release of this site is void")
+        raise ReleaseError(
+            "is the page of an item not in items.jsonl",
+            where=f"{bid}/items/{stray[0]}.html",
+            reason="unreleased-item",
+            hint="a page of an unpublished item: the release of this site is void",
+        )
     for name, item in sorted(expected.items()):
         rel = f"{bid}/items/{name}.html"
         if name not in present:
@@ -150,8 +166,11 @@ def verify_site(site: Path, root: Path | None = None) -> list[str]:
         commitments = loads_json(_read(site / "data" / bid / "commitments.json", site), f"data/{bid}/commitments.json")["commitments"]
         if root is not None:
             # an earlier version's folder is "<benchmark>@<version>"; its dataset is the benchmark's
-            changed = changed_commitment(first_commitments(root, bench.get("benchmark") or bid, bench.get("version", "")), commitments,
-                                         f"data/{bid}/commitments.json")
+            changed = changed_commitment(
+                first_commitments(root, bench.get("benchmark") or bid, bench.get("version", "")),
+                commitments,
+                f"data/{bid}/commitments.json",
+            )
             if changed is not None:
                 raise changed
         where = f"data/{bid}/items.jsonl"
@@ -166,9 +185,15 @@ def verify_site(site: Path, root: Path | None = None) -> list[str]:
             for row in csv.DictReader(io.StringIO(_read(matrix, site).decode("utf-8"))):
                 rows += 1
                 if row["item"] not in published:
-                    raise ReleaseError(f"the results matrix has item {row['item']!r}, which is not published", where=f"data/{bid}/matrix.csv", reason="unreleased-item")
-        lines.append(f"{bid}: {bench['status']}: {len(items)} item(s) match their commitments; items.csv and {pages} item page(s) agree; "
-                     f"matrix {rows} row(s) on published items only")
+                    raise ReleaseError(
+                        f"the results matrix has item {row['item']!r}, which is not published",
+                        where=f"data/{bid}/matrix.csv",
+                        reason="unreleased-item",
+                    )
+        lines.append(
+            f"{bid}: {bench['status']}: {len(items)} item(s) match their commitments; items.csv and {pages} item page(s) agree; "
+            f"matrix {rows} row(s) on published items only"
+        )
     return lines
 
 
@@ -207,7 +232,12 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
             try:  # unseal_items checks every item against its commitment
                 items = unseal_items(verify_dataset_admitted(raw, registry, now=clock, root=root), [ident])
             except BuilderError as exc:
-                raise ReleaseError(f"the published identity of {config.id} does not open a dataset that matches its commitments: {exc.message}",
-                                   where=exc.where, reason=exc.reason) from None
-            lines.append(f"{config.id}: the published identity opens dataset {config.version}; all {len(items)} item(s) match their commitments")
+                raise ReleaseError(
+                    f"the published identity of {config.id} does not open a dataset that matches its commitments: {exc.message}",
+                    where=exc.where,
+                    reason=exc.reason,
+                ) from None
+            lines.append(
+                f"{config.id}: the published identity opens dataset {config.version}; all {len(items)} item(s) match their commitments"
+            )
     return lines

@@ -54,7 +54,8 @@ def changed_commitment(first: dict[str, str] | None, current: dict[str, str], wh
             return ReleaseError(
                 f"{what} the commitment to item {item_id!r} published when this dataset version was first committed; "
                 "a release of a changed item is void",
-                where=where, reason="commitment-changed",
+                where=where,
+                reason="commitment-changed",
                 hint="published commitments never change: put changed items in a new dataset version (and a new release statement)",
             )
     return None

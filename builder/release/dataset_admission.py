@@ -39,12 +39,20 @@ def registry_then(registry: Registry, root: Path, admitted: datetime, now: datet
     if doc.version == registry.version:
         return None
     revoked = doc.revoked + tuple(r for r in registry.revoked if r.fingerprint not in doc.revoked_fingerprints)
-    return Registry(version=doc.version, expires=doc.expires, threshold=doc.threshold, maintainers=doc.maintainers,
-                    labs=doc.labs, revoked=revoked, path=doc.path)
+    return Registry(
+        version=doc.version,
+        expires=doc.expires,
+        threshold=doc.threshold,
+        maintainers=doc.maintainers,
+        labs=doc.labs,
+        revoked=revoked,
+        path=doc.path,
+    )
 
 
-def verify_dataset_admitted(raw: RawBundle, registry: Registry, *, now: datetime, root: Path | None,
-                            admissions: Admissions | None = None) -> VerifiedDataset:
+def verify_dataset_admitted(
+    raw: RawBundle, registry: Registry, *, now: datetime, root: Path | None, admissions: Admissions | None = None
+) -> VerifiedDataset:
     """verify_dataset, its signatures judged at admission when today's registry refuses them."""
     try:
         return verify_dataset(raw, registry, now=now)

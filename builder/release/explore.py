@@ -46,8 +46,14 @@ def grid_data(bench: str, summaries: list[ItemSummary], pages: dict[str, str]) -
         "benchmark": bench,
         "items": [{"id": s.item["id"], "page": pages[s.item["id"]]} for s in summaries],
         "models": [
-            {"submission": m["submission"], "model": m["model"], "lab": m["lab"], "anchor": anchor(m["submission"]),
-             "correct": correct[i], "samples": samples[i]}
+            {
+                "submission": m["submission"],
+                "model": m["model"],
+                "lab": m["lab"],
+                "anchor": anchor(m["submission"]),
+                "correct": correct[i],
+                "samples": samples[i],
+            }
             for i, m in enumerate(order)
         ],
     }
@@ -68,8 +74,14 @@ def model_results(summaries: list[ItemSummary], pages: dict[str, str]) -> dict[s
     for s in summaries:
         for r in s.per_submission:
             out.setdefault(r["submission"], []).append(
-                {"id": s.item["id"], "page": pages[s.item["id"]], "correct": r["correct"], "samples": r["samples"],
-                 "all_correct": bool(r["samples"]) and r["correct"] == r["samples"]})
+                {
+                    "id": s.item["id"],
+                    "page": pages[s.item["id"]],
+                    "correct": r["correct"],
+                    "samples": r["samples"],
+                    "all_correct": bool(r["samples"]) and r["correct"] == r["samples"],
+                }
+            )
     return out
 
 

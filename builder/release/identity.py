@@ -62,7 +62,7 @@ def publish_identity(root: Path, config: BenchmarkConfig, state: ReleaseState, i
             where=config.path,
             reason="identity-not-authorised",
             hint="the site publishes what the release authorises itself; to publish the key, sign a statement "
-                 "with scope `all` and publish items, results and transcripts all true",
+            "with scope `all` and publish items, results and transcripts all true",
         )
     key = next((ident for ident in identities if config.embargo_recipient in ident.recipients), None)
     if key is None:
@@ -97,11 +97,15 @@ def published_identities(
             continue
         state = states.get(config.id)
         if state is None or not state.identity_authorised:
-            problems.append(ReleaseError(
-                f"a published identity exists but the release of {config.id} {config.version} in force does not "
-                "authorise it (a whole-version release publishing items, results and transcripts); it is ignored",
-                where=rel, reason="identity-before-release",
-                hint="remove it and rotate the embargo key: the embargo is broken for anyone who read it"))
+            problems.append(
+                ReleaseError(
+                    f"a published identity exists but the release of {config.id} {config.version} in force does not "
+                    "authorise it (a whole-version release publishing items, results and transcripts); it is ignored",
+                    where=rel,
+                    reason="identity-before-release",
+                    hint="remove it and rotate the embargo key: the embargo is broken for anyone who read it",
+                )
+            )
             continue
         try:
             if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_IDENTITY_BYTES:
@@ -111,9 +115,14 @@ def published_identities(
             problems.append(exc)
             continue
         if ident.recipients != (config.embargo_recipient,):
-            problems.append(ReleaseError(
-                f"holds keys other than exactly the embargo key of {config.id} ({config.embargo_recipient}); it is ignored",
-                where=rel, reason="wrong-identity", hint="publish it with 'sealboard release publish-identity'"))
+            problems.append(
+                ReleaseError(
+                    f"holds keys other than exactly the embargo key of {config.id} ({config.embargo_recipient}); it is ignored",
+                    where=rel,
+                    reason="wrong-identity",
+                    hint="publish it with 'sealboard release publish-identity'",
+                )
+            )
             continue
         found.append(ident)
     return found, problems
@@ -121,8 +130,9 @@ def published_identities(
 
 def _timelocked(root: Path, config: BenchmarkConfig, state: ReleaseState, relay: str | None) -> tuple[list[Identity], list[BuilderError]]:
     """The identity out of the newest time-locked statement in force that opens (or why none does)."""
-    locked = sorted((v.statement for v in state.effective if v.statement and v.statement.timelock),
-                    key=lambda st: st.not_before, reverse=True)
+    locked = sorted(
+        (v.statement for v in state.effective if v.statement and v.statement.timelock), key=lambda st: st.not_before, reverse=True
+    )
     problems: list[BuilderError] = []
     for st in locked:
         try:

@@ -70,10 +70,18 @@ def paired_figures(state: BenchmarkState) -> dict[str, PairedBoard]:
     """The compare page's paired figures (builder.scoring.paired), from exactly the rows
     ``matrix.csv`` publishes: opted-in submissions, released items whose results a
     statement in force publishes. Nothing while the release publishes no results."""
-    if not is_released(state) or state.results is None or state.items is None or state.submissions is None or not state.release.publishes("results"):
+    if (
+        not is_released(state)
+        or state.results is None
+        or state.items is None
+        or state.submissions is None
+        or not state.release.publishes("results")
+    ):
         return {}
     ids = {it["id"] for it in state.released_items} & state.release.published_ids("results")
-    return paired_boards(state.config.scoring, state.items, state.results, state.submissions, public_items=ids, public_submissions=set(opted_in(state)))
+    return paired_boards(
+        state.config.scoring, state.items, state.results, state.submissions, public_items=ids, public_submissions=set(opted_in(state))
+    )
 
 
 def paired_file(bench: str, pairs: dict[str, PairedBoard]) -> bytes:
@@ -115,13 +123,16 @@ def _cell_counts(matrix: pd.DataFrame) -> pd.DataFrame:
     regrade_correct, summed in C (KCSAT-ML has 68k groups: a Python step per row or per
     group costs most of a second)."""
     lab, regrade = matrix["lab_correct"], matrix["regrade_correct"]
-    flags = pd.DataFrame({
-        "item": matrix["item"], "submission": matrix["submission"],
-        "correct": matrix["correct"].astype(bool),
-        "lab_correct": lab.notna() & lab.astype(bool),  # None/NaN: the lab gave no verdict
-        "regraded": regrade.notna(),
-        "regrade_correct": regrade.notna() & regrade.astype(bool),
-    })
+    flags = pd.DataFrame(
+        {
+            "item": matrix["item"],
+            "submission": matrix["submission"],
+            "correct": matrix["correct"].astype(bool),
+            "lab_correct": lab.notna() & lab.astype(bool),  # None/NaN: the lab gave no verdict
+            "regraded": regrade.notna(),
+            "regrade_correct": regrade.notna() & regrade.astype(bool),
+        }
+    )
     # observed: categorical keys (builder.bundles.unseal) group by the pairs present only
     return flags.groupby(["item", "submission"], sort=False, observed=True).agg(
         samples=("correct", "size"), correct=("correct", "sum"), lab_correct=("lab_correct", "sum"),
@@ -197,7 +208,16 @@ def items_csv(items: list[dict[str, Any]]) -> bytes:
     items = sorted(items, key=lambda i: i["id"])
     langs = languages(tuple(items))
     meta = [k for k in ITEM_METADATA if any(k in it for it in items)]
-    columns = ["id", "split", "answer_type", *meta, *(f"question_{lang}" for lang in langs), *(f"answer_{lang}" for lang in langs), "salt", "canary"]
+    columns = [
+        "id",
+        "split",
+        "answer_type",
+        *meta,
+        *(f"question_{lang}" for lang in langs),
+        *(f"answer_{lang}" for lang in langs),
+        "salt",
+        "canary",
+    ]
     rows = [
         {
             **{k: it.get(k) for k in ("id", "split", "answer_type", "salt", "canary", *meta)},
@@ -218,7 +238,8 @@ def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: p
         f"{bench}/items.csv": items_csv(items),
         f"{bench}/item_summary.json": orjson.dumps(
             {"benchmark": bench, "items": [item_row(s) for s in summaries]}, option=orjson.OPT_INDENT_2
-        ) + b"\n",
+        )
+        + b"\n",
     }
     if state.release.publishes("results"):
         published = {c: matrix[c].astype(object).where(matrix[c].notna(), None).tolist() for c in matrix.columns}

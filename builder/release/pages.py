@@ -40,10 +40,24 @@ from builder.render.labels import option_order
 from builder.report.records import BenchmarkState, BuildReport, PublishedSamples, ReleaseOutput
 
 _SAFE_PAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
-_COLUMNS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("languages", "Languages"), ("year", "Year"), ("edition", "Edition"),
-            ("difficulty", "Difficulty"))
-_FILTERS = (("split", "Split"), ("subfield", "Subfield"), ("type", "Type"), ("language", "Language"), ("year", "Year"), ("edition", "Edition"),
-            ("difficulty", "Difficulty"))
+_COLUMNS = (
+    ("split", "Split"),
+    ("subfield", "Subfield"),
+    ("type", "Type"),
+    ("languages", "Languages"),
+    ("year", "Year"),
+    ("edition", "Edition"),
+    ("difficulty", "Difficulty"),
+)
+_FILTERS = (
+    ("split", "Split"),
+    ("subfield", "Subfield"),
+    ("type", "Type"),
+    ("language", "Language"),
+    ("year", "Year"),
+    ("edition", "Edition"),
+    ("difficulty", "Difficulty"),
+)
 
 
 def _render(name: str, **context: Any) -> str:
@@ -81,9 +95,15 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
     columns = [(key, label) for key, label in _COLUMNS if key in ("split", "type", "languages") or any(r[key] is not None for r in rows)]
     pages = {
         f"{bench}/items.md": _render(
-            "items.md.j2", bench=bench, bench_title=title, rows=rows, filters=filters, columns=columns,
+            "items.md.j2",
+            bench=bench,
+            bench_title=title,
+            rows=rows,
+            filters=filters,
+            columns=columns,
             has_cohort=any(r["cohort_solve_rate"] is not None for r in rows),
-            release_summary=state.release.summary(published=True).capitalize(), has_matrix=f"{bench}/matrix.csv" in files,
+            release_summary=state.release.summary(published=True).capitalize(),
+            has_matrix=f"{bench}/matrix.csv" in files,
             has_grid=not matrix.empty,
         )
     }
@@ -96,8 +116,9 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
         shown = [s for s in summaries if s.per_submission]
         grid = grid_data(bench, shown, names)
         files[f"{bench}/grid.json"] = grid_json(grid)
-        pages[f"{bench}/grid.md"] = _render("grid.md.j2", bench=bench, bench_title=title, grid=grid,
-                                            grid_json=embedded_json(files[f"{bench}/grid.json"]))
+        pages[f"{bench}/grid.md"] = _render(
+            "grid.md.j2", bench=bench, bench_title=title, grid=grid, grid_json=embedded_json(files[f"{bench}/grid.json"])
+        )
         for sub, results in model_results(shown, names).items():
             sections[sub] = _render("model_items.md.j2", rows=results, item_rows=item_rows(results), anchor=anchor(sub))
     samples = PublishedSamples(matrix, dict(published(state))) if f"{bench}/matrix.csv" in files and not matrix.empty else None
@@ -108,17 +129,26 @@ def _item_page(state: BenchmarkState, s: ItemSummary, row: dict[str, Any], trans
     texts = [*s.item["question"].values(), *s.item["answer"].values(), *(t["text"] for t in transcripts)]
     subs = [dict(r, anchor=anchor(r["submission"])) for r in s.per_submission]
     return _render(
-        "item.md.j2", bench=state.config.id, bench_title=state.config.title, item=s.item, row=row,
-        subs=subs, submission_rows=submission_rows(subs, {t["submission"] for t in transcripts}),
-        commitment=state.dataset_commitments.get(s.item["id"], ""), math=has_math(*texts) or any("\\" in a for a in s.item["answer"].values()),
-        transcripts=[dict(t, anchor=anchor(t["submission"])) for t in transcripts], shows_transcripts=publishes_transcripts(state),
+        "item.md.j2",
+        bench=state.config.id,
+        bench_title=state.config.title,
+        item=s.item,
+        row=row,
+        subs=subs,
+        submission_rows=submission_rows(subs, {t["submission"] for t in transcripts}),
+        commitment=state.dataset_commitments.get(s.item["id"], ""),
+        math=has_math(*texts) or any("\\" in a for a in s.item["answer"].values()),
+        transcripts=[dict(t, anchor=anchor(t["submission"])) for t in transcripts],
+        shows_transcripts=publishes_transcripts(state),
     )
 
 
 def release_nav(state: BenchmarkState, pages: dict[str, str]) -> list[dict[str, str]]:
     """The item browser, and the grid where per-item results are published."""
     bench = state.config.id
-    return [{title: rel} for title, rel in (("Released items", f"{bench}/items.md"), ("Item × model grid", f"{bench}/grid.md")) if rel in pages]
+    return [
+        {title: rel} for title, rel in (("Released items", f"{bench}/items.md"), ("Item × model grid", f"{bench}/grid.md")) if rel in pages
+    ]
 
 
 def _when(at: datetime | None) -> str | None:
@@ -142,7 +172,9 @@ def _registry_entries(report: BuildReport) -> list[dict[str, Any]]:
         at = history.admitted.get(n)
         maintainers = ", ".join(m.id for m in doc.maintainers)
         what = f"key registry version {n} (maintainers {maintainers}; threshold {doc.threshold})"
-        entries.append({"at": at, "date": _when(at), "benchmark": None, "what": page_text(what) + ("" if at else " — not committed: undated")})
+        entries.append(
+            {"at": at, "date": _when(at), "benchmark": None, "what": page_text(what) + ("" if at else " — not committed: undated")}
+        )
     return entries
 
 
@@ -156,8 +188,14 @@ def _withdrawal_entries(root: Path, benchmarks: set[str]) -> list[dict[str, Any]
         why = f": {stone.reason}" if stone.reason else ""
         # A withdrawn folder named like a key (refused as key-material) is not named here either.
         name = f"{stone.lab}/{stone.submission}" if key_in_text(stone.submission) is None else f"{stone.lab}/(name withheld)"
-        entries.append({"at": stone.withdrawn, "date": _when(stone.withdrawn), "benchmark": stone.benchmark,
-                        "what": page_text(f"submission withdrawn by maintainers: {name}{why}")})
+        entries.append(
+            {
+                "at": stone.withdrawn,
+                "date": _when(stone.withdrawn),
+                "benchmark": stone.benchmark,
+                "what": page_text(f"submission withdrawn by maintainers: {name}{why}"),
+            }
+        )
     return entries
 
 
@@ -182,8 +220,14 @@ def changelog_entries(report: BuildReport, snaps: Sequence[Snapshot] = ()) -> li
             entries.append({"at": None, "date": _when(v.statement.not_before), "benchmark": bench, "what": page_text(what)})
         for b in state.bundles:
             m = b.manifest
-            entries.append({"at": m.created, "date": _when(m.created), "benchmark": bench,
-                            "what": f"new submission {page_text(m.model.name)} ({page_text(m.lab)}/{page_text(m.submission)})"})
+            entries.append(
+                {
+                    "at": m.created,
+                    "date": _when(m.created),
+                    "benchmark": bench,
+                    "what": f"new submission {page_text(m.model.name)} ({page_text(m.lab)}/{page_text(m.submission)})",
+                }
+            )
     entries += _withdrawal_entries(report.root, {s.config.id for s in report.benchmarks})
     entries += _registry_entries(report)
     clock = report.as_of or report.now
@@ -194,15 +238,24 @@ def changelog_entries(report: BuildReport, snaps: Sequence[Snapshot] = ()) -> li
 
 def site_release_pages(report: BuildReport) -> dict[str, str]:
     releases = [
-        {"id": s.config.id, "title": s.config.title, "version": s.config.version, **s.release.to_dict(published=True),
-         # The recorded audit after release (builder.release.audit_record), once fully released.
-         "audit": read_audit(report.root, s.config.id) if s.status == "released" else None}
-        for s in report.benchmarks if s.release is not None
+        {
+            "id": s.config.id,
+            "title": s.config.title,
+            "version": s.config.version,
+            **s.release.to_dict(published=True),
+            # The recorded audit after release (builder.release.audit_record), once fully released.
+            "audit": read_audit(report.root, s.config.id) if s.status == "released" else None,
+        }
+        for s in report.benchmarks
+        if s.release is not None
     ]
     snaps = snapshots(report.root)
     return {
-        "changelog.md": _render("changelog.md.j2", entries=changelog_entries(report, snaps),
-                                as_of=f"{report.as_of:%Y-%m-%d %H:%M} UTC" if report.as_of else None),
+        "changelog.md": _render(
+            "changelog.md.j2",
+            entries=changelog_entries(report, snaps),
+            as_of=f"{report.as_of:%Y-%m-%d %H:%M} UTC" if report.as_of else None,
+        ),
         "verify-release.md": _render("verify-release.md.j2", releases=releases),
         **snapshot_pages(report, snaps),
     }

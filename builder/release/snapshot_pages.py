@@ -31,7 +31,6 @@ from builder.trust.registry_format import parse_time
 INDEX = "snapshots.md"
 
 
-
 def page_path(folder: str, bench: str) -> str:
     return f"snapshots/{folder}/{bench}.md"
 
@@ -54,15 +53,21 @@ def _board(board: dict[str, Any], labs: dict[str, str]) -> dict[str, Any]:
     for item in ordered_rows(board):
         row = item["row"]
         cell = (row.get("metrics") or {}).get(lead["name"]) if lead else None
-        rows.append({
-            "rank": "ref" if item["ref"] else fmt_rank(row),
-            "model": page_text(str(row.get("label") if item["ref"] else row.get("model"))),
-            "cell": fmt_cell(cell, lead["unit"], True) if lead else '<td class="sb-num">—</td>',
-            "lab": "reference" if item["ref"] else page_text(labs.get(str(row.get("lab")), str(row.get("lab")))),
-            "ref": item["ref"],
-        })
-    return {"title": page_text(str(board["title"])), "board": str(board["board"]),
-            "header": metric_header(lead) if lead else "Value", "rows": rows}
+        rows.append(
+            {
+                "rank": "ref" if item["ref"] else fmt_rank(row),
+                "model": page_text(str(row.get("label") if item["ref"] else row.get("model"))),
+                "cell": fmt_cell(cell, lead["unit"], True) if lead else '<td class="sb-num">—</td>',
+                "lab": "reference" if item["ref"] else page_text(labs.get(str(row.get("lab")), str(row.get("lab")))),
+                "ref": item["ref"],
+            }
+        )
+    return {
+        "title": page_text(str(board["title"])),
+        "board": str(board["board"]),
+        "header": metric_header(lead) if lead else "Value",
+        "rows": rows,
+    }
 
 
 def _order(report: BuildReport) -> dict[str, list[str]]:
@@ -79,17 +84,32 @@ def snapshot_pages(report: BuildReport, snaps: list[Snapshot]) -> dict[str, str]
     listed = []
     for snap in reversed(snaps):
         links = [{"title": titles.get(b.id, b.id), "status": b.status, "href": _href(snap, b)} for b in snap.benchmarks]
-        listed.append({"date": _date(snap), "name": snap.name, "commit": (snap.commit or "")[:12], "problem": snap.problem,
-                       "state": _state(snap.problem),
-                       "registry": snap.registry_version, "links": links, "missing": [titles.get(m, m) for m in snap.missing]})
+        listed.append(
+            {
+                "date": _date(snap),
+                "name": snap.name,
+                "commit": (snap.commit or "")[:12],
+                "problem": snap.problem,
+                "state": _state(snap.problem),
+                "registry": snap.registry_version,
+                "links": links,
+                "missing": [titles.get(m, m) for m in snap.missing],
+            }
+        )
         for b in snap.benchmarks:
             if b.same_as is not None:
                 continue
             rank = {bid: i for i, bid in enumerate(order.get(b.id, []))}
             boards = sorted(b.boards, key=lambda d: (rank.get(str(d["board"]), len(rank)), str(d["board"])))
             pages[page_path(snap.name, b.id)] = render(
-                "snapshot.md.j2", snap=snap, date=_date(snap), bench=b, title=titles.get(b.id, b.id),
-                current=b.id in titles, boards=[_board(d, labs) for d in boards])
+                "snapshot.md.j2",
+                snap=snap,
+                date=_date(snap),
+                bench=b,
+                title=titles.get(b.id, b.id),
+                current=b.id in titles,
+                boards=[_board(d, labs) for d in boards],
+            )
     pages[INDEX] = render("snapshots.md.j2", snapshots=listed)
     return pages
 
@@ -117,8 +137,14 @@ def snapshot_entries(snaps: list[Snapshot], clock: datetime) -> list[dict[str, A
         if not snap.shown or when is None or when > clock:
             continue
         links = ", ".join(f'<a href="{_href(snap, b)}">{page_text(b.id)}</a> ({page_text(b.status)})' for b in snap.benchmarks)
-        out.append({"at": when, "date": f"{when:%Y-%m-%d}", "benchmark": None,
-                    "what": f"deploy recorded; its boards as they stood: {links or 'none kept'}"})
+        out.append(
+            {
+                "at": when,
+                "date": f"{when:%Y-%m-%d}",
+                "benchmark": None,
+                "what": f"deploy recorded; its boards as they stood: {links or 'none kept'}",
+            }
+        )
     return out
 
 

@@ -141,8 +141,12 @@ def _scope(value: Any, where: str) -> Scope:
         return Scope()
     obj = check_fields(value, (), ("splits", "editions_through"), where=where, context="scope")
     if len(obj) != 1:
-        raise ParseError("scope must be `all`, or name exactly one of splits or editions_through", where=where, reason="bad-scope",
-                         hint="e.g. scope: {editions_through: 2026-01} or scope: {splits: [mini]}")
+        raise ParseError(
+            "scope must be `all`, or name exactly one of splits or editions_through",
+            where=where,
+            reason="bad-scope",
+            hint="e.g. scope: {editions_through: 2026-01} or scope: {splits: [mini]}",
+        )
     if "splits" in obj:
         splits = obj["splits"]
         if not isinstance(splits, list) or not splits or not all(isinstance(s, str) and IDENTIFIER_RE.match(s) for s in splits):
@@ -162,8 +166,12 @@ def _publish(value: Any, where: str) -> Publish:
         if not isinstance(obj[key], bool):
             raise ParseError(f"publish.{key} must be true or false", where=where, reason="wrong-type")
     if not obj["items"] and (obj["results"] or obj["transcripts"]):
-        raise ParseError("publish.results and publish.transcripts need publish.items", where=where, reason="bad-publish",
-                         hint="per-item results mean nothing without the items")
+        raise ParseError(
+            "publish.results and publish.transcripts need publish.items",
+            where=where,
+            reason="bad-publish",
+            hint="per-item results mean nothing without the items",
+        )
     return Publish(**obj)
 
 
@@ -180,15 +188,19 @@ def _timelock(value: Any, where: str, name: str, not_before: datetime, scope: Sc
     if type(rnd) is not int or rnd < 1:
         raise bad("round must be an integer >= 1")
     if chain.time_of(rnd) < not_before:
-        raise bad(f"round {rnd} is due {chain.time_of(rnd):%Y-%m-%d %H:%M:%S} UTC, before not_before: the identity would open early",
-                  hint="use the first round at or after not_before (sealboard release flip --timelock does)")
+        raise bad(
+            f"round {rnd} is due {chain.time_of(rnd):%Y-%m-%d %H:%M:%S} UTC, before not_before: the identity would open early",
+            hint="use the first round at or after not_before (sealboard release flip --timelock does)",
+        )
     if obj["ciphertext"] != name + TLE_SUFFIX:
         raise bad(f"ciphertext must be {name + TLE_SUFFIX!r}, the file beside the statement")
     if not isinstance(obj["ciphertext_sha256"], str) or not _HEX64.match(obj["ciphertext_sha256"]):
         raise bad("ciphertext_sha256 must be 64 lower-case hex digits")
     if not scope.whole or not (publish.items and publish.results and publish.transcripts):
-        raise bad("a time-locked identity opens everything sealed to the embargo key, so the statement must have scope `all` "
-                  "and publish items, results and transcripts")
+        raise bad(
+            "a time-locked identity opens everything sealed to the embargo key, so the statement must have scope `all` "
+            "and publish items, results and transcripts"
+        )
     if not isinstance(obj["recipient"], str):
         raise bad("recipient must be an age1… recipient")
     try:
@@ -211,8 +223,12 @@ def parse_statement(data: bytes, where: str, name: str) -> Statement:
     if not IDENTIFIER_RE.match(obj["benchmark"]):
         raise ParseError("benchmark must be a benchmark id", where=where, reason="bad-identifier")
     if not _HEX64.match(obj["dataset_manifest_sha256"]):
-        raise ParseError("dataset_manifest_sha256 must be 64 lower-case hex digits", where=where, reason="bad-digest",
-                         hint="sha256sum bundles/<benchmark>/_dataset/<version>/manifest.json")
+        raise ParseError(
+            "dataset_manifest_sha256 must be 64 lower-case hex digits",
+            where=where,
+            reason="bad-digest",
+            hint="sha256sum bundles/<benchmark>/_dataset/<version>/manifest.json",
+        )
     rv = obj["registry_version"]
     if type(rv) is not int or rv < 1:
         raise ParseError("registry_version must be an integer >= 1", where=where, reason="wrong-type")
@@ -234,16 +250,36 @@ def parse_statement(data: bytes, where: str, name: str) -> Statement:
 
 
 def statement_text(
-    benchmark: str, version: str, digest: str, registry_version: int, not_before: datetime, scope: Scope, publish: Publish,
+    benchmark: str,
+    version: str,
+    digest: str,
+    registry_version: int,
+    not_before: datetime,
+    scope: Scope,
+    publish: Publish,
     timelock: Timelock | None = None,
 ) -> str:
     """The canonical text `release flip` writes (and the parser reads back identically)."""
     import yaml
 
     scope_text = yaml.safe_dump({"scope": scope.to_yaml()}, sort_keys=False, default_flow_style=False)
-    timelock_text = "" if timelock is None else yaml.safe_dump({"timelock": {
-        "chain": timelock.chain.to_yaml(), "round": timelock.round, "ciphertext": timelock.ciphertext,
-        "ciphertext_sha256": timelock.ciphertext_sha256, "recipient": timelock.recipient}}, sort_keys=False, default_flow_style=False)
+    timelock_text = (
+        ""
+        if timelock is None
+        else yaml.safe_dump(
+            {
+                "timelock": {
+                    "chain": timelock.chain.to_yaml(),
+                    "round": timelock.round,
+                    "ciphertext": timelock.ciphertext,
+                    "ciphertext_sha256": timelock.ciphertext_sha256,
+                    "recipient": timelock.recipient,
+                }
+            },
+            sort_keys=False,
+            default_flow_style=False,
+        )
+    )
     return (
         f"# Release statement: takes effect at not_before once a threshold of maintainers signed it\n"
         f"# (sealboard release sign {benchmark} --key KEY, or ssh-keygen -Y sign -n sealboard-release).\n"
@@ -301,15 +337,29 @@ def read_statements(root: Path, benchmark: str) -> list[StatementFile]:
         if companion is not None or entry.startswith("."):
             # a signature, time-locked identity or beacon file belongs to <name>.yaml beside it
             if companion is not None and entry[: -len(companion)] + ".yaml" not in names:
-                found.append(StatementFile(entry, where, None, None, ReleaseError(
-                    f"{companion} file without a statement", where=where, reason="bad-file")))
+                found.append(
+                    StatementFile(
+                        entry, where, None, None, ReleaseError(f"{companion} file without a statement", where=where, reason="bad-file")
+                    )
+                )
             continue
         stem = entry[: -len(".yaml")] if entry.endswith(".yaml") else ""
         if not _NAME.match(stem):
-            found.append(StatementFile(entry, where, None, None, ReleaseError(
-                "unexpected file among release statements", where=where, reason="bad-file",
-                hint="statements are named <name>.yaml (a-z, 0-9, '.', '_', '-') with <name>.yaml.sig "
-                     "(and, time-locked, <name>.tle and <name>.beacon.json) beside them")))
+            found.append(
+                StatementFile(
+                    entry,
+                    where,
+                    None,
+                    None,
+                    ReleaseError(
+                        "unexpected file among release statements",
+                        where=where,
+                        reason="bad-file",
+                        hint="statements are named <name>.yaml (a-z, 0-9, '.', '_', '-') with <name>.yaml.sig "
+                        "(and, time-locked, <name>.tle and <name>.beacon.json) beside them",
+                    ),
+                )
+            )
             continue
         try:
             data = _read(directory / entry, where, MAX_STATEMENT_BYTES)

@@ -118,7 +118,9 @@ class ReleaseState:
         if not wholes:
             return False
         since = max(st.not_before for st in wholes)
-        return all(_flags(v.statement.publish) == len(_PUBLISH_FLAGS) for v in self.effective if v.statement and v.statement.not_before >= since)
+        return all(
+            _flags(v.statement.publish) == len(_PUBLISH_FLAGS) for v in self.effective if v.statement and v.statement.not_before >= since
+        )
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -172,8 +174,14 @@ def _timelock_dict(v: Verdict) -> dict[str, object] | None:
     tl = v.statement.timelock if v.statement else None
     if tl is None:
         return None
-    return {"round": tl.round, "due": tl.chain.time_of(tl.round).strftime("%Y-%m-%dT%H:%M:%SZ"), "chain_hash": tl.chain.hash,
-            "ciphertext": tl.ciphertext, "ciphertext_sha256": tl.ciphertext_sha256, "recipient": tl.recipient}
+    return {
+        "round": tl.round,
+        "due": tl.chain.time_of(tl.round).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "chain_hash": tl.chain.hash,
+        "ciphertext": tl.ciphertext,
+        "ciphertext_sha256": tl.ciphertext_sha256,
+        "recipient": tl.recipient,
+    }
 
 
 def dataset_facts(root: Path, benchmark: str, version: str) -> DatasetFacts | None:
@@ -187,9 +195,14 @@ def dataset_facts(root: Path, benchmark: str, version: str) -> DatasetFacts | No
     except BuilderError:
         return DatasetFacts(version, dataset_digest(data), frozenset())
     changed = changed_commitment(first_commitments(root, benchmark, version), manifest.commitments, where)
-    return DatasetFacts(version, dataset_digest(data), frozenset(manifest.splits), changed,
-                        frozenset(s for s, n in manifest.splits.items() if n),
-                        None if manifest.editions is None else frozenset(manifest.editions))
+    return DatasetFacts(
+        version,
+        dataset_digest(data),
+        frozenset(manifest.splits),
+        changed,
+        frozenset(s for s, n in manifest.splits.items() if n),
+        None if manifest.editions is None else frozenset(manifest.editions),
+    )
 
 
 def registry_docs(root: Path) -> dict[int, RegistryVersion]:
@@ -197,12 +210,12 @@ def registry_docs(root: Path) -> dict[int, RegistryVersion]:
     return {doc.version: doc for doc, _data, _signers in read_chain(root)}
 
 
-def release_state(
-    root: Path, config: BenchmarkConfig, registry: Registry, history: RegistryHistory, clock: datetime
-) -> ReleaseState:
+def release_state(root: Path, config: BenchmarkConfig, registry: Registry, history: RegistryHistory, clock: datetime) -> ReleaseState:
     facts = dataset_facts(root, config.id, config.version)
     verdicts = tuple(
-        judge(f, benchmark=config.id, version=config.version, dataset=facts, history=history, revoked=registry.revoked, clock=clock, root=root)
+        judge(
+            f, benchmark=config.id, version=config.version, dataset=facts, history=history, revoked=registry.revoked, clock=clock, root=root
+        )
         for f in read_statements(root, config.id)
     )
     return ReleaseState(config.id, config.version, state_of(verdicts), verdicts, clock)

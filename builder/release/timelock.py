@@ -45,13 +45,18 @@ MAX_TLE_BYTES = 16 * 1024
 MAX_BEACON_FILE = 4096
 
 
-def seal_identity(config: BenchmarkConfig, identities: list[Identity], chain: Chain, not_before: datetime, name: str) -> tuple[Timelock, bytes]:
+def seal_identity(
+    config: BenchmarkConfig, identities: list[Identity], chain: Chain, not_before: datetime, name: str
+) -> tuple[Timelock, bytes]:
     """The time-lock of ``config``'s embargo identity to the first round at or after ``not_before``."""
     key = next((ident for ident in identities if config.embargo_recipient in ident.recipients), None)
     if key is None:
-        raise SecretError(f"the identity given does not hold the embargo key of {config.id} ({config.embargo_recipient})",
-                          where="--identity / SEALBOARD_IDENTITY", reason="wrong-identity",
-                          hint="--timelock encrypts the embargo identity: pass it with --identity")
+        raise SecretError(
+            f"the identity given does not hold the embargo key of {config.id} ({config.embargo_recipient})",
+            where="--identity / SEALBOARD_IDENTITY",
+            reason="wrong-identity",
+            hint="--timelock encrypts the embargo identity: pass it with --identity",
+        )
     round_number = chain.round_at_or_after(not_before)
     data = tle.encrypt(released_identity_text(config, key).encode(), chain.public_key_bytes, chain.hash, round_number)
     return Timelock(chain, round_number, name + TLE_SUFFIX, hashlib.sha256(data).hexdigest(), config.embargo_recipient), data
@@ -86,8 +91,12 @@ def round_signature(root: Path, st: Statement, relay: str | None) -> tuple[bytes
     if _present(path):
         return verified_signature(_read(path, rel, MAX_BEACON_FILE), tl.chain, tl.round, rel), False
     if relay is None:
-        raise ReleaseError(f"is missing: round {tl.round}'s signature is needed to open the time-lock", where=rel, reason="beacon-unavailable",
-                           hint=f"commit it (sealboard release open-timelock {st.benchmark} --beacon-relay URL), or build with --beacon-relay URL")
+        raise ReleaseError(
+            f"is missing: round {tl.round}'s signature is needed to open the time-lock",
+            where=rel,
+            reason="beacon-unavailable",
+            hint=f"commit it (sealboard release open-timelock {st.benchmark} --beacon-relay URL), or build with --beacon-relay URL",
+        )
     return verified_signature(fetch_beacon(relay, tl.chain, tl.round), tl.chain, tl.round, f"{relay} round {tl.round}"), True
 
 
@@ -99,17 +108,28 @@ def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: dat
     rel = f"{Path(st.path).parent}/{tl.ciphertext}"
     # 1. The ciphertext the maintainers signed.
     if not _present(root / rel):
-        raise ReleaseError("is missing: the time-locked identity its statement signed", where=rel, reason="timelock-ciphertext-missing",
-                           hint="restore it from the commit that admitted the statement; the maintainers' route (publish-identity) remains")
+        raise ReleaseError(
+            "is missing: the time-locked identity its statement signed",
+            where=rel,
+            reason="timelock-ciphertext-missing",
+            hint="restore it from the commit that admitted the statement; the maintainers' route (publish-identity) remains",
+        )
     data = _read(root / rel, rel, MAX_TLE_BYTES)
     if hashlib.sha256(data).hexdigest() != tl.ciphertext_sha256:
-        raise ReleaseError(f"SHA-256 {hashlib.sha256(data).hexdigest()[:16]}… is not the {tl.ciphertext_sha256[:16]}… its statement signed",
-                           where=rel, reason="timelock-digest-mismatch",
-                           hint="the ciphertext was replaced after signing; restore it from the commit that admitted the statement")
+        raise ReleaseError(
+            f"SHA-256 {hashlib.sha256(data).hexdigest()[:16]}… is not the {tl.ciphertext_sha256[:16]}… its statement signed",
+            where=rel,
+            reason="timelock-digest-mismatch",
+            hint="the ciphertext was replaced after signing; restore it from the commit that admitted the statement",
+        )
     stanza = tle.read_stanza(data, rel)
     if (stanza.round, stanza.chain_hash) != (tl.round, tl.chain.hash):
-        raise ReleaseError(f"is locked to round {stanza.round} of chain {stanza.chain_hash[:16]}…, the statement names round {tl.round} "
-                           f"of {tl.chain.hash[:16]}…", where=rel, reason="bad-timelock")
+        raise ReleaseError(
+            f"is locked to round {stanza.round} of chain {stanza.chain_hash[:16]}…, the statement names round {tl.round} "
+            f"of {tl.chain.hash[:16]}…",
+            where=rel,
+            reason="bad-timelock",
+        )
     # 2. Not before the round's time at the build's clock.
     check_round_reached(tl.chain, tl.round, clock, rel)
     # 3. The round's signature, verified against the chain the statement names.
@@ -121,8 +141,12 @@ def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: dat
     except BuilderError:
         raise ReleaseError("decrypts to something that is not an age identity", where=rel, reason="timelock-wrong-recipient") from None
     if ident.recipients != (tl.recipient,) or tl.recipient != config.embargo_recipient:
-        raise ReleaseError(f"opens {', '.join(ident.recipients)}, not exactly the embargo recipient {config.embargo_recipient} its statement names",
-                           where=rel, reason="timelock-wrong-recipient", hint="the maintainers' route (publish-identity) remains")
+        raise ReleaseError(
+            f"opens {', '.join(ident.recipients)}, not exactly the embargo recipient {config.embargo_recipient} its statement names",
+            where=rel,
+            reason="timelock-wrong-recipient",
+            hint="the maintainers' route (publish-identity) remains",
+        )
     return Opened(ident, signature, from_relay)
 
 

@@ -50,10 +50,17 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
         where = f"{bundle.where}/{TRANSCRIPTS}"
         try:
             plain = keys.open(bundle.files[TRANSCRIPTS], True, where)
-            rows = read_transcripts(plain, where, state.config.scoring.primary_language, released.__contains__,
-                                    conditions=categorical(state.config.scoring.results_extras()))
+            rows = read_transcripts(
+                plain,
+                where,
+                state.config.scoring.primary_language,
+                released.__contains__,
+                conditions=categorical(state.config.scoring.results_extras()),
+            )
         except BuilderError as exc:
-            rejections.append(Rejection(where, exc.reason, f"transcripts not published: {exc}", exc.hint, state.config.id, bundle.manifest.lab))
+            rejections.append(
+                Rejection(where, exc.reason, f"transcripts not published: {exc}", exc.hint, state.config.id, bundle.manifest.lab)
+            )
             continue
         if rows:
             found[bundle.manifest.key] = tuple(sorted(rows, key=lambda r: (r["item"], r["lang"], r["sample"], *_condition_key(r))))
@@ -85,9 +92,16 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
         for key in sorted(leaky):
             bundle = by_key[key]
             where = f"{bundle.where}/{TRANSCRIPTS}"
-            report.rejections.append(Rejection(
-                where, "embargoed-text", f"{where}: a transcript of a released item quotes embargoed item text; this submission's transcripts are not published",
-                "transcripts are published for released items only; the quoted item is still embargoed", state.config.id, bundle.manifest.lab))
+            report.rejections.append(
+                Rejection(
+                    where,
+                    "embargoed-text",
+                    f"{where}: a transcript of a released item quotes embargoed item text; this submission's transcripts are not published",
+                    "transcripts are published for released items only; the quoted item is still embargoed",
+                    state.config.id,
+                    bundle.manifest.lab,
+                )
+            )
         if leaky:
             report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in leaky})
 
@@ -128,10 +142,18 @@ def by_item(state: BenchmarkState) -> dict[str, list[dict[str, Any]]]:
         seen: set[str] = set()
         for r in rows:
             text = r["text"]
-            out.setdefault(r["item"], []).append({
-                "submission": key, "model": model, "lab": lab, "lang": r["lang"], "sample": r["sample"],
-                "conditions": [(k, _shown(r[k])) for k, _ in _condition_key(r)], "first": r["item"] not in seen,
-                "text": text[:PAGE_CHARS], "more": max(0, len(text) - PAGE_CHARS),
-            })
+            out.setdefault(r["item"], []).append(
+                {
+                    "submission": key,
+                    "model": model,
+                    "lab": lab,
+                    "lang": r["lang"],
+                    "sample": r["sample"],
+                    "conditions": [(k, _shown(r[k])) for k, _ in _condition_key(r)],
+                    "first": r["item"] not in seen,
+                    "text": text[:PAGE_CHARS],
+                    "more": max(0, len(text) - PAGE_CHARS),
+                }
+            )
             seen.add(r["item"])
     return out

@@ -109,7 +109,12 @@ class _Count:
 
 
 def count_signatures(
-    data: bytes, sig: bytes | None, doc: RegistryVersion, revoked: tuple[Revocation, ...], where: str, history: RegistryHistory | None = None
+    data: bytes,
+    sig: bytes | None,
+    doc: RegistryVersion,
+    revoked: tuple[Revocation, ...],
+    where: str,
+    history: RegistryHistory | None = None,
 ) -> _Count:
     """Count a statement's signatures against registry version `doc` (never raises)."""
     sig_where = where + ".sig"
@@ -138,10 +143,17 @@ def count_signatures(
         if key.fingerprint in revoked_fps:
             failures.append(("revoked-signer", f"signature by revoked key {key.fingerprint} counts zero"))
         elif removed is not None:
-            failures.append(("removed-signer", f"signature by {key.fingerprint}, a maintainer removed from the registry in v{removed:04d}, "
-                                               f"counts zero under registry v{doc.version:04d}"))
+            failures.append(
+                (
+                    "removed-signer",
+                    f"signature by {key.fingerprint}, a maintainer removed from the registry in v{removed:04d}, "
+                    f"counts zero under registry v{doc.version:04d}",
+                )
+            )
         else:
-            failures.append(("signer-not-maintainer", f"signature by {key.fingerprint}, not a maintainer of registry v{doc.version:04d}, counts zero"))
+            failures.append(
+                ("signer-not-maintainer", f"signature by {key.fingerprint}, not a maintainer of registry v{doc.version:04d}, counts zero")
+            )
     ids = [m for m in (_maintainer_of(k, judged) for k in keys) if m]
     dupes = sorted({m for m in ids if ids.count(m) > 1})
     if dupes:
@@ -231,15 +243,41 @@ def judge(
         if history.ahead:  # the dates that could have counted these signers were refused
             reason = "registry-dated-ahead"
             ahead = ", ".join(f"v{n:04d}" for n in history.ahead)
-            details.append(f"registry {ahead} was committed after the build's clock {clock:%Y-%m-%d %H:%M} UTC, "
-                           f"so no registry date is trusted and the latest version v{doc.version:04d} counts")
+            details.append(
+                f"registry {ahead} was committed after the build's clock {clock:%Y-%m-%d %H:%M} UTC, "
+                f"so no registry date is trusted and the latest version v{doc.version:04d} counts"
+            )
         by = f" ({', '.join(count.counted)})" if count.counted else ""
         extra = f"; {'; '.join(details)}" if details else ""
-        return Verdict(where, UNSIGNED, reason, f"{where}: {signature_count(len(count.counted), count.needed)}{by}{extra}", st, count.counted, count.needed)
+        return Verdict(
+            where,
+            UNSIGNED,
+            reason,
+            f"{where}: {signature_count(len(count.counted), count.needed)}{by}{extra}",
+            st,
+            count.counted,
+            count.needed,
+        )
     if clock < st.not_before:
-        return Verdict(where, SCHEDULED, "not-yet", f"{where}: not before {when(st.not_before, clock)}", st, count.counted, count.needed,
-                       countdown=f", in {countdown(st.not_before, clock)}")
-    return Verdict(where, EFFECTIVE, None, f"{where}: in force since {st.not_before:%Y-%m-%d %H:%M} UTC ({st.scope.describe()})", st, count.counted, count.needed)
+        return Verdict(
+            where,
+            SCHEDULED,
+            "not-yet",
+            f"{where}: not before {when(st.not_before, clock)}",
+            st,
+            count.counted,
+            count.needed,
+            countdown=f", in {countdown(st.not_before, clock)}",
+        )
+    return Verdict(
+        where,
+        EFFECTIVE,
+        None,
+        f"{where}: in force since {st.not_before:%Y-%m-%d %H:%M} UTC ({st.scope.describe()})",
+        st,
+        count.counted,
+        count.needed,
+    )
 
 
 def when(at: datetime, clock: datetime) -> str:

@@ -50,11 +50,21 @@ def _lead(board: dict[str, Any]) -> dict[str, Any] | None:
 def _dots(board: dict[str, Any], metric: dict[str, Any]) -> dict[str, Any] | None:
     unit, name = metric["unit"], metric["name"]
     points = [
-        {"label": r["model"], "key": r["submission"], "value": _v(c["value"], unit), "lo": _v(c.get("ci_low"), unit), "hi": _v(c.get("ci_high"), unit)}
+        {
+            "label": r["model"],
+            "key": r["submission"],
+            "value": _v(c["value"], unit),
+            "lo": _v(c.get("ci_low"), unit),
+            "hi": _v(c.get("ci_high"), unit),
+        }
         for r in board["rows"]
         if (c := _cell(r, name)).get("value") is not None
     ]
-    refs = [{"label": ref["label"], "value": _v(c["value"], unit)} for ref in board.get("reference_rows", []) if (c := _cell(ref, name)).get("value") is not None]
+    refs = [
+        {"label": ref["label"], "value": _v(c["value"], unit)}
+        for ref in board.get("reference_rows", [])
+        if (c := _cell(ref, name)).get("value") is not None
+    ]
     if not points:
         return None
     return {"type": "dots", "x_title": axis_title(metric), "y_title": "Model", "points": points, "references": refs}
@@ -71,27 +81,61 @@ def _breakdown(board: dict[str, Any]) -> dict[str, Any] | None:
     value_title += f" ({unit_label(unit)})" if unit_label(unit) else ""
     if field in _TIME_FIELDS:
         rows = board["rows"][:_MAX_LINES]
-        series = [{"label": r["model"], "key": r["submission"], "y": [_v(_cell(r, m["name"]).get("value"), unit) for m in groups]} for r in rows]
-        refs = [{"label": ref["label"], "y": [_v(_cell(ref, m["name"]).get("value"), unit) for m in groups]} for ref in board.get("reference_rows", [])]
+        series = [
+            {"label": r["model"], "key": r["submission"], "y": [_v(_cell(r, m["name"]).get("value"), unit) for m in groups]} for r in rows
+        ]
+        refs = [
+            {"label": ref["label"], "y": [_v(_cell(ref, m["name"]).get("value"), unit) for m in groups]}
+            for ref in board.get("reference_rows", [])
+        ]
         note = f"Top {len(rows)} of {len(board['rows'])} by rank." if len(board["rows"]) > len(rows) else ""
-        return {"type": "lines", "x": cols, "x_title": field_title(field), "y_title": value_title, "series": series, "references": refs, "note": note}
+        return {
+            "type": "lines",
+            "x": cols,
+            "x_title": field_title(field),
+            "y_title": value_title,
+            "series": series,
+            "references": refs,
+            "note": note,
+        }
     z = [[_v(_cell(r, m["name"]).get("value"), unit) for m in groups] for r in board["rows"]]
     z += [[_v(_cell(ref, m["name"]).get("value"), unit) for m in groups] for ref in board.get("reference_rows", [])]
     labels = [r["model"] for r in board["rows"]] + [ref["label"] for ref in board.get("reference_rows", [])]
     keys = [r["submission"] for r in board["rows"]] + [None for _ in board.get("reference_rows", [])]
-    return {"type": "heatmap", "x": cols, "y": labels, "keys": keys, "z": z, "x_title": field_title(field), "y_title": "Model", "z_title": value_title}
+    return {
+        "type": "heatmap",
+        "x": cols,
+        "y": labels,
+        "keys": keys,
+        "z": z,
+        "x_title": field_title(field),
+        "y_title": "Model",
+        "z_title": value_title,
+    }
 
 
 def _pairs(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any], kind: str) -> dict[str, Any] | None:
     unit = a["unit"]
     rows = [
-        {"label": r["model"], "key": r["submission"], "a": _v(_cell(r, a["name"]).get("value"), unit), "b": _v(_cell(r, b["name"]).get("value"), unit)}
+        {
+            "label": r["model"],
+            "key": r["submission"],
+            "a": _v(_cell(r, a["name"]).get("value"), unit),
+            "b": _v(_cell(r, b["name"]).get("value"), unit),
+        }
         for r in board["rows"]
     ]
     rows = [r for r in rows if r["a"] is not None and r["b"] is not None]
     if not rows:
         return None
-    return {"type": kind, "rows": rows, "a": metric_title(a), "b": metric_title(b), "x_title": axis_title({**a, "title": _common(a, b)}), "y_title": "Model"}
+    return {
+        "type": kind,
+        "rows": rows,
+        "a": metric_title(a),
+        "b": metric_title(b),
+        "x_title": axis_title({**a, "title": _common(a, b)}),
+        "y_title": "Model",
+    }
 
 
 def _common(a: dict[str, Any], b: dict[str, Any]) -> str:

@@ -37,7 +37,9 @@ from builder.scoring.paired import RHO_SCALE, PairedBoard
 
 def lead_metric(board: dict[str, Any]) -> dict[str, Any] | None:
     """A board's ranking metric, else its first (what the compare and snapshot pages show)."""
-    return next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None) or (board["metrics"][0] if board["metrics"] else None)
+    return next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None) or (
+        board["metrics"][0] if board["metrics"] else None
+    )
 
 
 def _board(board: dict[str, Any]) -> dict[str, Any] | None:
@@ -50,7 +52,14 @@ def _board(board: dict[str, Any]) -> dict[str, Any] | None:
         if c.get("value") is None:
             continue  # withheld, suppressed or not evaluated: not compared
         rng = r.get("rank_range") or [r.get("rank"), r.get("rank")]
-        cells[r["submission"]] = [_v(c["value"], lead["unit"]), _v(c.get("ci_low"), lead["unit"]), _v(c.get("ci_high"), lead["unit"]), r.get("rank"), rng[0], rng[1]]
+        cells[r["submission"]] = [
+            _v(c["value"], lead["unit"]),
+            _v(c.get("ci_low"), lead["unit"]),
+            _v(c.get("ci_high"), lead["unit"]),
+            r.get("rank"),
+            rng[0],
+            rng[1],
+        ]
     if not cells:
         return None
     unit = unit_label(lead["unit"])
@@ -81,7 +90,11 @@ def _pairing(shown: list[dict[str, Any]], paired: Mapping[str, PairedBoard]) -> 
         keys = tuple(s for s in p.submissions if s in b["cells"])
         if len(keys) < 2:
             continue
-        rho = p.rho if len(keys) == len(p.submissions) else tuple(int(round(RHO_SCALE * p.correlation(x, y))) for i, x in enumerate(keys) for y in keys[i + 1:])
+        rho = (
+            p.rho
+            if len(keys) == len(p.submissions)
+            else tuple(int(round(RHO_SCALE * p.correlation(x, y))) for i, x in enumerate(keys) for y in keys[i + 1 :])
+        )
         key = (keys, rho)
         if key not in index:
             index[key] = len(tables)
@@ -90,7 +103,9 @@ def _pairing(shown: list[dict[str, Any]], paired: Mapping[str, PairedBoard]) -> 
     return tables
 
 
-def compare_data(boards: list[dict[str, Any]], submissions: dict[str, Any], paired: Mapping[str, PairedBoard] | None = None) -> dict[str, Any] | None:
+def compare_data(
+    boards: list[dict[str, Any]], submissions: dict[str, Any], paired: Mapping[str, PairedBoard] | None = None
+) -> dict[str, Any] | None:
     """What the compare page embeds, or None when no board has a published value.
     ``paired``: the release's pairable boards (builder.scoring.paired), board id -> figures."""
     shown = [b for b in (_board(board) for board in boards) if b is not None]
@@ -110,7 +125,15 @@ def compare_data(boards: list[dict[str, Any]], submissions: dict[str, Any], pair
     else:
         order = list(headline["cells"])
     cost = next((c for b in boards if (c := chart_spec(b)) and c["type"] == "scatter" and c.get("frontier") == "low_x"), None)
-    return {"boards": shown, "models": models, "default": order[:2], "cost": cost, "headline": headline["board"], "pairing": pairing, "rho_scale": RHO_SCALE}
+    return {
+        "boards": shown,
+        "models": models,
+        "default": order[:2],
+        "cost": cost,
+        "headline": headline["board"],
+        "pairing": pairing,
+        "rho_scale": RHO_SCALE,
+    }
 
 
 def compare_json(data: dict[str, Any]) -> str:

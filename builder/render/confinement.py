@@ -139,9 +139,13 @@ def restrict(read: Iterable[str | Path], write: Iterable[str | Path], list_only:
         raise ConfinementError(0, "Landlock is not available on this kernel")
     libc = _libc()
     handled_fs = FS_ALL_V1 | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0) | (FS_IOCTL_DEV if abi >= 5 else 0)
-    attr = _RulesetAttr(handled_fs, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
+    attr = _RulesetAttr(
+        handled_fs, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+    )
     size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else 16 if abi >= 4 else 8
-    ruleset = _check(libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "landlock_create_ruleset")
+    ruleset = _check(
+        libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "landlock_create_ruleset"
+    )
     try:
         for paths, access in ((list_only, LIST), (read, READ), (write, handled_fs)):
             for path in _rule_paths(paths):
@@ -152,7 +156,12 @@ def restrict(read: Iterable[str | Path], write: Iterable[str | Path], list_only:
                         allowed &= FS_FILE_RIGHTS
                     if allowed:
                         rule = _PathBeneathAttr(allowed, fd)
-                        _check(libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0)), f"landlock_add_rule {path}")
+                        _check(
+                            libc.syscall(
+                                SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0)
+                            ),
+                            f"landlock_add_rule {path}",
+                        )
                 finally:
                     os.close(fd)
         _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")

@@ -92,8 +92,14 @@ SUBMISSION_CSV_COLUMNS = [
 ]  # fmt: skip
 
 
-def board_files(state: BenchmarkState, synthetic: bool = False, registry_version: int | None = None, *, site_url: str | None = None,
-                published: PublishedSamples | None = None) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+def board_files(
+    state: BenchmarkState,
+    synthetic: bool = False,
+    registry_version: int | None = None,
+    *,
+    site_url: str | None = None,
+    published: PublishedSamples | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     """Board dicts (for pages) and the data files (path under data/ -> bytes). A demo
     instance's files say so themselves (``synthetic: true``; a ``synthetic`` CSV column),
     since a downloaded file travels without the site's banner. ``site_url`` (mkdocs.yml)
@@ -114,13 +120,26 @@ def board_files(state: BenchmarkState, synthetic: bool = False, registry_version
         files[f"{bench}/{table.board}.csv"] = to_csv(columns, csv_rows)
     subs = submissions_data(state, registry_version)
     files[f"{bench}/submissions.json"] = dumps(subs)
-    files[f"{bench}/submissions.csv"] = to_csv(
-        SUBMISSION_CSV_COLUMNS, [dict(r, signature_key=r["signature"]["key"]) for r in subs["rows"]]
-    )
+    files[f"{bench}/submissions.csv"] = to_csv(SUBMISSION_CSV_COLUMNS, [dict(r, signature_key=r["signature"]["key"]) for r in subs["rows"]])
     # Every Eval Ever records and Hugging Face .eval_results entries of the same rows
-    about = {"id": bench, "benchmark": state.config.benchmark, "title": state.config.title, "version": state.config.version, "status": state.status}
-    files.update(export_files(about, boards, subs["rows"], site_url=site_url, hf_dataset=state.config.hf_dataset, published=published,
-                              items=state.released_items if published is not None else ()))
+    about = {
+        "id": bench,
+        "benchmark": state.config.benchmark,
+        "title": state.config.title,
+        "version": state.config.version,
+        "status": state.status,
+    }
+    files.update(
+        export_files(
+            about,
+            boards,
+            subs["rows"],
+            site_url=site_url,
+            hf_dataset=state.config.hf_dataset,
+            published=published,
+            items=state.released_items if published is not None else (),
+        )
+    )
     files[f"{bench}/commitments.json"] = dumps(
         {
             "benchmark": bench,
@@ -157,7 +176,12 @@ def index_data(report: BuildReport, boards: dict[str, list[dict[str, Any]]]) -> 
                 "release": state.release.to_dict(published=True) if state.release is not None else None,
                 "released_items": len(state.released_items),
                 "boards": [
-                    {"board": b["board"], "title": b["title"], "json": f"data/{bench}/{b['board']}.json", "csv": f"data/{bench}/{b['board']}.csv"}
+                    {
+                        "board": b["board"],
+                        "title": b["title"],
+                        "json": f"data/{bench}/{b['board']}.json",
+                        "csv": f"data/{bench}/{b['board']}.csv",
+                    }
                     for b in boards.get(bench, [])
                 ],
             }
@@ -187,8 +211,14 @@ def access_data(report: BuildReport) -> dict[str, Any]:
     return {
         "registry_version": report.registry.version if report.registry else None,
         "item_access": [
-            {"lab": a.lab, "lab_name": a.lab_name, "benchmark": a.benchmark, "granted": a.granted, "sealed_copy": a.copy,
-             "gold_answers": a.answers}
+            {
+                "lab": a.lab,
+                "lab_name": a.lab_name,
+                "benchmark": a.benchmark,
+                "granted": a.granted,
+                "sealed_copy": a.copy,
+                "gold_answers": a.answers,
+            }
             for a in report.item_access
         ],
     }

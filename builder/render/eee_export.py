@@ -35,8 +35,11 @@ def site_datastore(site: Path) -> dict[str, Path]:
     """Every datastore file the site publishes: ``data/<benchmark>/…`` (as in the datastore) -> its file."""
     data = site / "data"
     if not (data / "index.json").is_file():
-        raise ConfigError("is not a built Sealboard site (no data/index.json)", where=str(site),
-                          hint="build it first (sealboard build), or pass --site with the folder the site was built into")
+        raise ConfigError(
+            "is not a built Sealboard site (no data/index.json)",
+            where=str(site),
+            hint="build it first (sealboard build), or pass --site with the folder the site was built into",
+        )
     found: dict[str, Path] = {}
     for folder in sorted(p for p in data.iterdir() if p.is_dir() and not p.is_symlink()):
         top = folder / EEE_DIR
@@ -48,11 +51,19 @@ def site_datastore(site: Path) -> dict[str, Path]:
                 path = Path(dirpath, name)
                 rel = path.relative_to(top).as_posix()
                 if path.is_symlink() or not is_datastore_file(rel):
-                    raise BuilderError("is not a datastore file (data/<benchmark>/<developer>/<model>/<uuid4>.json or _samples.jsonl)",
-                                       where=str(path), reason="export-bad-path", hint="rebuild the site: Sealboard writes no other name there")
+                    raise BuilderError(
+                        "is not a datastore file (data/<benchmark>/<developer>/<model>/<uuid4>.json or _samples.jsonl)",
+                        where=str(path),
+                        reason="export-bad-path",
+                        hint="rebuild the site: Sealboard writes no other name there",
+                    )
                 if rel in found:
-                    raise BuilderError(f"is published twice, also as {found[rel]}", where=str(path), reason="export-conflict",
-                                       hint="two benchmark folders of the site file one record under one name; rebuild the site")
+                    raise BuilderError(
+                        f"is published twice, also as {found[rel]}",
+                        where=str(path),
+                        reason="export-conflict",
+                        hint="two benchmark folders of the site file one record under one name; rebuild the site",
+                    )
                 found[rel] = path
     return found
 
@@ -71,11 +82,17 @@ def export_eee(site: Path, out: Path) -> Exported:
             if target.read_bytes() == data:
                 unchanged += 1
                 continue
-            raise BuilderError("already exists with other bytes", where=str(target), reason="export-conflict",
-                               hint="export into an empty folder, or remove the old file: names are derived from the bundle, so a "
-                                    "different file under the same name is a different site's record")
+            raise BuilderError(
+                "already exists with other bytes",
+                where=str(target),
+                reason="export-conflict",
+                hint="export into an empty folder, or remove the old file: names are derived from the bundle, so a "
+                "different file under the same name is a different site's record",
+            )
         if target.exists() or target.is_symlink():
-            raise BuilderError("exists and is not a regular file", where=str(target), reason="export-conflict", hint="export into an empty folder")
+            raise BuilderError(
+                "exists and is not a regular file", where=str(target), reason="export-conflict", hint="export into an empty folder"
+            )
         plan.append((target, data))
     for target, data in plan:  # every check passed: only now is anything written
         target.parent.mkdir(parents=True, exist_ok=True)

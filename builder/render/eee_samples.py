@@ -33,7 +33,19 @@ import orjson
 from builder.formats.eee.datastore import SCHEMA_VERSION
 
 # matrix.csv columns that become metadata (builder.release.outputs: MATRIX_FIRST, MATRIX_EXTRA)
-METADATA = ("lang", "sample", "graded_by", "lab_correct", "regrade_correct", "refused", "output_tokens", "cost_usd", "variant", "sketch", "budget")
+METADATA = (
+    "lang",
+    "sample",
+    "graded_by",
+    "lab_correct",
+    "regrade_correct",
+    "refused",
+    "output_tokens",
+    "cost_usd",
+    "variant",
+    "sketch",
+    "budget",
+)
 CONDITIONS = ("variant", "sketch", "budget")  # fields that tell two samples of one item apart
 EXTRACTION = "the lab's harness (results.jsonl answer)"
 
@@ -61,7 +73,9 @@ def _responses(row: Mapping[str, Any], found: list[Mapping[str, Any]]) -> list[s
     return [t["text"] for t in found if all(text(row.get(k)) == text(t[k]) for k in CONDITIONS if k in t)]
 
 
-def sample_line(row: Mapping[str, Any], item: Mapping[str, Any], responses: list[str], *, evaluation_id: str, model_id: str, benchmark: str) -> dict[str, Any]:
+def sample_line(
+    row: Mapping[str, Any], item: Mapping[str, Any], responses: list[str], *, evaluation_id: str, model_id: str, benchmark: str
+) -> dict[str, Any]:
     """One published sample as an EEE instance-level record."""
     lang, answer = row["lang"], row.get("answer")
     gold = item.get("answer", {}).get(lang)
@@ -74,9 +88,9 @@ def sample_line(row: Mapping[str, Any], item: Mapping[str, Any], responses: list
         "interaction_type": "single_turn",
         "input": {"raw": item["question"].get(lang, ""), "reference": [] if gold is None else [str(gold)]},
         "output": {"raw": responses},
-        "answer_attribution": [] if text(answer) is None else [
-            {"turn_idx": 0, "source": "answer", "extracted_value": str(answer), "extraction_method": EXTRACTION, "is_terminal": True}
-        ],
+        "answer_attribution": []
+        if text(answer) is None
+        else [{"turn_idx": 0, "source": "answer", "extracted_value": str(answer), "extraction_method": EXTRACTION, "is_terminal": True}],
         "evaluation": {"score": 1.0 if row["correct"] else 0.0, "is_correct": bool(row["correct"])},
     }
     latency = row.get("latency_s")
@@ -87,8 +101,15 @@ def sample_line(row: Mapping[str, Any], item: Mapping[str, Any], responses: list
     return line
 
 
-def samples_file(rows: Iterable[Mapping[str, Any]], items: Mapping[str, Mapping[str, Any]], transcripts: Iterable[Mapping[str, Any]], *,
-                 evaluation_id: str, model_id: str, benchmark: str) -> bytes:
+def samples_file(
+    rows: Iterable[Mapping[str, Any]],
+    items: Mapping[str, Mapping[str, Any]],
+    transcripts: Iterable[Mapping[str, Any]],
+    *,
+    evaluation_id: str,
+    model_id: str,
+    benchmark: str,
+) -> bytes:
     """One submission's published samples as JSONL, in matrix.csv's order (item, lang, sample).
     ``rows`` hold Python values (None for absent), as ``records`` makes them from the frame.
 
@@ -101,5 +122,7 @@ def samples_file(rows: Iterable[Mapping[str, Any]], items: Mapping[str, Mapping[
         if item is None or not isinstance(row.get("correct"), bool):
             continue
         responses = _responses(row, found.get((row["item"], row["lang"], int(row["sample"])), []))
-        out.append(orjson.dumps(sample_line(row, item, responses, evaluation_id=evaluation_id, model_id=model_id, benchmark=benchmark)) + b"\n")
+        out.append(
+            orjson.dumps(sample_line(row, item, responses, evaluation_id=evaluation_id, model_id=model_id, benchmark=benchmark)) + b"\n"
+        )
     return b"".join(out)

@@ -38,10 +38,7 @@ from typing import Any
 # what YAML's double-quoted scalars (backslash escapes) and Markdown with the extensions a
 # site may enable (links, images, footnotes, code spans, emphasis, attribute lists, tables)
 # read as syntax inside a line.
-_PAGE = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
-    | {c: f"&#{ord(c)};" for c in "\\`*_[]{}|"}
-)
+_PAGE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"} | {c: f"&#{ord(c)};" for c in "\\`*_[]{}|"})
 
 
 def page_text(value: Any) -> str:

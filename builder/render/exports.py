@@ -91,7 +91,12 @@ def _source_data(benchmark: dict[str, Any], n: int | None, base: str | None) -> 
     folder = benchmark["id"]
     details = _strings({"commitments": link(base, f"data/{folder}/commitments.json"), "items_counted": n, "status": benchmark["status"]})
     if benchmark["status"] == "released":
-        return {"dataset_name": name, "source_type": "url", "url": [link(base, f"data/{folder}/items.jsonl")], "additional_details": details}
+        return {
+            "dataset_name": name,
+            "source_type": "url",
+            "url": [link(base, f"data/{folder}/items.jsonl")],
+            "additional_details": details,
+        }
     return {"dataset_name": name, "source_type": "other", "additional_details": {"access": "private (embargoed)", **details}}
 
 
@@ -118,11 +123,24 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any], row: dict[str, Any], benchmark: dict[str, Any], sub: dict[str, Any],
-            base: str | None) -> dict[str, Any]:
+def _result(
+    board: dict[str, Any],
+    metric: dict[str, Any],
+    cell: dict[str, Any],
+    row: dict[str, Any],
+    benchmark: dict[str, Any],
+    sub: dict[str, Any],
+    base: str | None,
+) -> dict[str, Any]:
     score: dict[str, Any] = {"score": cell["value"]}
-    details = _strings({"board": board["title"], "board_data": link(base, f"data/{benchmark['id']}/{board['board']}.json"),
-                        "items": cell.get("n"), "flag": cell.get("flag")})
+    details = _strings(
+        {
+            "board": board["title"],
+            "board_data": link(base, f"data/{benchmark['id']}/{board['board']}.json"),
+            "items": cell.get("n"),
+            "flag": cell.get("flag"),
+        }
+    )
     if board.get("rank_by") == metric["name"]:
         details.update(_strings({"rank": row.get("rank")}))
         if row.get("rank_range"):
@@ -141,7 +159,11 @@ def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any],
     args: dict[str, Any] = {}
     if _number(sub.get("temperature")):
         args["temperature"] = sub["temperature"]
-    if isinstance(sub.get("max_output_tokens"), int) and not isinstance(sub.get("max_output_tokens"), bool) and sub["max_output_tokens"] >= 1:
+    if (
+        isinstance(sub.get("max_output_tokens"), int)
+        and not isinstance(sub.get("max_output_tokens"), bool)
+        and sub["max_output_tokens"] >= 1
+    ):
         args["max_tokens"] = sub["max_output_tokens"]
     if isinstance(sub.get("thinking"), bool):
         args["reasoning"] = sub["thinking"]
@@ -158,7 +180,9 @@ def _result(board: dict[str, Any], metric: dict[str, Any], cell: dict[str, Any],
     return result
 
 
-def evaluation_results(rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str, Any], benchmark: dict[str, Any], base: str | None) -> list[dict[str, Any]]:
+def evaluation_results(
+    rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str, Any], benchmark: dict[str, Any], base: str | None
+) -> list[dict[str, Any]]:
     """Every cell with a value of this submission's rows (board, row), board by board, metric by metric."""
     return [
         _result(board, metric, cell, row, benchmark, sub, base)
@@ -173,8 +197,16 @@ def evaluation_id(benchmark: dict[str, Any], sub: dict[str, Any]) -> str:
     return f"sealboard/{benchmark['id']}/{sub['submission']}"
 
 
-def eee_record(rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str, Any], benchmark: dict[str, Any], retrieved: str | None, where: Placement,
-               *, base: str | None = None, samples: dict[str, Any] | None = None) -> dict[str, Any] | None:
+def eee_record(
+    rows: list[tuple[dict[str, Any], dict[str, Any]]],
+    sub: dict[str, Any],
+    benchmark: dict[str, Any],
+    retrieved: str | None,
+    where: Placement,
+    *,
+    base: str | None = None,
+    samples: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
     """One submission (an evaluation run) as an EEE 0.3 aggregate record: every cell with a
     value of its board rows; None when the boards show it none. ``samples`` is the
     ``detailed_evaluation_results`` of its samples file, when one is published."""
@@ -220,8 +252,15 @@ def eee_record(rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str,
             "additional_details": {
                 "deployment_type": "unknown",
                 "model_availability": _availability(sub.get("open_weights")),
-                **_strings({"developer_source": where.developer_source, "model_id_signed": signed_id if signed_id != where.model_id else None,
-                            "family": sub.get("family"), "params_b": sub.get("params_b"), "reasoning_effort": sub.get("reasoning_effort")}),
+                **_strings(
+                    {
+                        "developer_source": where.developer_source,
+                        "model_id_signed": signed_id if signed_id != where.model_id else None,
+                        "family": sub.get("family"),
+                        "params_b": sub.get("params_b"),
+                        "reasoning_effort": sub.get("reasoning_effort"),
+                    }
+                ),
             },
         },
         "eval_library": {"name": harness_name or harness, "version": harness_version if harness_name else "unknown"},
@@ -233,7 +272,12 @@ def eee_record(rows: list[tuple[dict[str, Any], dict[str, Any]]], sub: dict[str,
 
 
 def _placement(benchmark: dict[str, Any], sub: dict[str, Any]) -> Placement:
-    return place(benchmark["benchmark"], sub.get("model_id") or sub["submission"], sub["lab"], (benchmark["id"], sub["manifest_sha256"] or sub["submission"]))
+    return place(
+        benchmark["benchmark"],
+        sub.get("model_id") or sub["submission"],
+        sub["lab"],
+        (benchmark["id"], sub["manifest_sha256"] or sub["submission"]),
+    )
 
 
 def _sample_rows(published: PublishedSamples | None) -> dict[str, list[dict[str, Any]]]:
@@ -247,8 +291,16 @@ def _sample_rows(published: PublishedSamples | None) -> dict[str, list[dict[str,
     return out
 
 
-def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submissions: list[dict[str, Any]], *, site_url: str | None = None,
-                 hf_dataset: str | None = None, published: PublishedSamples | None = None, items: tuple[dict[str, Any], ...] = ()) -> dict[str, bytes]:
+def export_files(
+    benchmark: dict[str, Any],
+    boards: list[dict[str, Any]],
+    submissions: list[dict[str, Any]],
+    *,
+    site_url: str | None = None,
+    hf_dataset: str | None = None,
+    published: PublishedSamples | None = None,
+    items: tuple[dict[str, Any], ...] = (),
+) -> dict[str, bytes]:
     """Every export file of one benchmark folder (path under data/ -> bytes).
 
     ``benchmark``: id (the site folder), benchmark (its own id, the EEE collection), title,
@@ -273,11 +325,22 @@ def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submis
         where = _placement(benchmark, sub)
         body, samples = b"", None
         if published is not None and submission in sample_rows:
-            body = samples_file(sample_rows[submission], by_item, published.transcripts.get(submission, ()),
-                                evaluation_id=evaluation_id(benchmark, sub), model_id=where.model_id, benchmark=folder)
+            body = samples_file(
+                sample_rows[submission],
+                by_item,
+                published.transcripts.get(submission, ()),
+                evaluation_id=evaluation_id(benchmark, sub),
+                model_id=where.model_id,
+                benchmark=folder,
+            )
         if body:
-            samples = {"format": "jsonl", "file_path": where.samples, "hash_algorithm": "sha256",
-                       "checksum": hashlib.sha256(body).hexdigest(), "total_rows": body.count(b"\n")}
+            samples = {
+                "format": "jsonl",
+                "file_path": where.samples,
+                "hash_algorithm": "sha256",
+                "checksum": hashlib.sha256(body).hexdigest(),
+                "total_rows": body.count(b"\n"),
+            }
         record = eee_record(rows, sub, benchmark, retrieved, where, base=base, samples=samples)
         if record is None:  # no cell to publish: no record, and so no samples file (it needs its aggregate beside it)
             continue
@@ -286,10 +349,15 @@ def export_files(benchmark: dict[str, Any], boards: list[dict[str, Any]], submis
         if body:
             files[f"{folder}/{EEE_DIR}/{where.samples}"] = body
         if base is not None and hf_dataset is not None:
-            entries = [e for board, row in rows
-                       if (e := hf_entry(board, row, sub, benchmark, dataset=hf_dataset, base=base, record=f"data/{rel}", attestation=ATTESTATION))]
+            entries = [
+                e
+                for board, row in rows
+                if (e := hf_entry(board, row, sub, benchmark, dataset=hf_dataset, base=base, record=f"data/{rel}", attestation=ATTESTATION))
+            ]
             if entries:
-                files[f"{folder}/{HF_DIR}/{submission}.yaml"] = yaml.dump(entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True).encode()
+                files[f"{folder}/{HF_DIR}/{submission}.yaml"] = yaml.dump(
+                    entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True
+                ).encode()
     return dict(sorted(files.items()))
 
 

@@ -47,7 +47,9 @@ GENERATORS = ("mkdocs", "zensical")
 PROGRESS_SECONDS = 4.0
 # What the child may inherit: enough to find Python and its packages and to format text.
 # Everything else (SEALBOARD_IDENTITY, GITHUB_TOKEN, ACTIONS_*, cloud credentials…) is dropped.
-ENV_ALLOWED = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SOURCE_DATE_EPOCH", "SYSTEMROOT"})
+ENV_ALLOWED = frozenset(
+    {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SOURCE_DATE_EPOCH", "SYSTEMROOT"}
+)
 ENV_ALLOWED_PREFIXES = ("LC_",)
 # The progress hook's switch (set in the child's environment) and its lines (render/progress_hook.py).
 PROGRESS_ENV = "SEALBOARD_SITE_PROGRESS"
@@ -82,7 +84,12 @@ def command(generator: str, config: Path, site_dir: Path) -> list[str]:
         return [sys.executable, "-P", "-m", "mkdocs", "build", "--clean", "-f", str(config), "-d", str(site_dir)]
     if generator == "zensical":
         return [sys.executable, "-P", "-m", "zensical", "build", "--clean", "-f", str(config)]
-    raise BuilderError(f"unknown site generator {generator!r}", where="--site-generator", hint=f"choose one of {', '.join(GENERATORS)}", reason="site-generator")
+    raise BuilderError(
+        f"unknown site generator {generator!r}",
+        where="--site-generator",
+        hint=f"choose one of {', '.join(GENERATORS)}",
+        reason="site-generator",
+    )
 
 
 def _under(path: Path, roots: Iterable[Path]) -> bool:
@@ -144,8 +151,15 @@ def _count_html(site_dir: Path) -> int:
     return n
 
 
-def run_generator(generator: str, config: Path, site_dir: Path, total: int, progress: Callable[[str], None] | None = None,
-                  *, source_date_epoch: int | None = None) -> None:
+def run_generator(
+    generator: str,
+    config: Path,
+    site_dir: Path,
+    total: int,
+    progress: Callable[[str], None] | None = None,
+    *,
+    source_date_epoch: int | None = None,
+) -> None:
     """Build ``config`` into ``site_dir`` in a child process; raise BuilderError (reason
     ``site-generator``) with the end of its log if it fails."""
     site_dir.mkdir(parents=True, exist_ok=True)  # the sandbox's write rule names it: it must exist

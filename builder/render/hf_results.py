@@ -36,8 +36,17 @@ def link(base: str | None, rel: str) -> str:
     return base + rel if base else rel
 
 
-def hf_entry(board: dict[str, Any], row: dict[str, Any], sub: dict[str, Any], benchmark: dict[str, Any], *, dataset: str, base: str,
-             record: str, attestation: str) -> dict[str, Any] | None:
+def hf_entry(
+    board: dict[str, Any],
+    row: dict[str, Any],
+    sub: dict[str, Any],
+    benchmark: dict[str, Any],
+    *,
+    dataset: str,
+    base: str,
+    record: str,
+    attestation: str,
+) -> dict[str, Any] | None:
     """The board's ranking metric for this row as one ``.eval_results`` entry; None without a value."""
     metric = board.get("rank_by")
     cell = row["metrics"].get(metric) if metric else None

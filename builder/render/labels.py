@@ -36,6 +36,7 @@ def summary_facts(summary: dict[str, Any]) -> list[tuple[str, Any]]:
     rather than shown as an empty "key:" line."""
     return [(SUMMARY_TITLES.get(k, k.replace("_", " ").capitalize()), v) for k, v in summary.items() if v is not None and v != ""]
 
+
 # MSC2020 top-level classes (https://msc2020.org), the names SOOHAK's Table 7 uses.
 MSC_NAMES = {
     "00": "General", "01": "History and biography", "03": "Logic and foundations", "05": "Combinatorics",
@@ -62,7 +63,12 @@ MSC_NAMES = {
 # Group fields whose values read better with a word around them.
 _GROUP_VALUE: dict[str, Callable[[str], str]] = {
     "points": lambda v: f"{v}-point",
-    "problem_type": lambda v: {"undergrad": "Undergraduate", "graduate": "Graduate", "olympiad": "Olympiad", "beyond": "Beyond graduate"}.get(v, v),
+    "problem_type": lambda v: {
+        "undergrad": "Undergraduate",
+        "graduate": "Graduate",
+        "olympiad": "Olympiad",
+        "beyond": "Beyond graduate",
+    }.get(v, v),
     "tier": lambda v: str(v).capitalize(),
 }
 GROUP_FIELD_TITLES = {"msc": "MSC subfield", "tier": "Difficulty tier", "points": "Points", "problem_type": "Problem type"}

@@ -49,7 +49,9 @@ def model_href(submission: str) -> str:
 # withholding are different facts and read differently (tooltips: the Data page's FLAGS).
 FLAG_LABELS = {"no-items": "no items", "cutoff-unknown": "cutoff unknown", "not-evaluated": "not evaluated", "not-reported": "not reported"}
 WITHHELD_TITLE = "withheld under the embargo by the disclosure audit: the cell rests on too few embargoed items, or would reveal such a cell (see Methodology)"
-LADDER_TITLE = "withheld under the embargo by the Ladder: this later submission does not beat the lab's best shown value by the grid (see Methodology)"
+LADDER_TITLE = (
+    "withheld under the embargo by the Ladder: this later submission does not beat the lab's best shown value by the grid (see Methodology)"
+)
 
 
 def fmt_value(cell: dict[str, Any] | None, unit: str) -> str:
@@ -270,12 +272,15 @@ def standings(board: dict[str, Any] | None, top: int) -> list[dict[str, Any]]:
         if item["ref"] and len([o for o in out if not o["ref"]]) >= top:
             break
         cell = item["row"]["metrics"].get(lead["name"])
-        out.append({**item, "cell": cell, "value": fmt_value(cell, lead["unit"]), "ci": fmt_ci(cell, lead["unit"]), "n": (cell or {}).get("n")})
+        out.append(
+            {**item, "cell": cell, "value": fmt_value(cell, lead["unit"]), "ci": fmt_ci(cell, lead["unit"]), "n": (cell or {}).get("n")}
+        )
     return out
 
 
-def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, Any]], submissions: dict[str, Any],
-                   earlier: Sequence[dict[str, Any]] = ()) -> str:
+def benchmark_page(
+    bench: dict[str, Any], config: Any, boards: list[dict[str, Any]], submissions: dict[str, Any], earlier: Sequence[dict[str, Any]] = ()
+) -> str:
     """``earlier``: index entries of the benchmark's earlier versions still shown."""
     board = headline(boards)
     lead = next((m for m in board["metrics"] if m["name"] == board["rank_by"]), None) if board else None
@@ -294,14 +299,23 @@ def benchmark_page(bench: dict[str, Any], config: Any, boards: list[dict[str, An
     )
 
 
-def compare_page(bench: dict[str, Any], boards: list[dict[str, Any]], submissions: dict[str, Any], paired: Mapping[str, Any] | None = None) -> str | None:
+def compare_page(
+    bench: dict[str, Any], boards: list[dict[str, Any]], submissions: dict[str, Any], paired: Mapping[str, Any] | None = None
+) -> str | None:
     """The benchmark's compare page (render/compare.py), or None when no board has a value;
     ``paired``: the release's pairable boards (builder.scoring.paired.PairedBoard by board id)."""
     data = compare_data(boards, submissions, paired)
     if data is None:
         return None
     headline = next(b for b in data["boards"] if b["board"] == data["headline"])
-    return _render("compare.md.j2", bench=bench, data=data, payload=compare_json(data), paired=bool(data["pairing"]), headline_title=f"{headline['title']}, {headline['metric']}")
+    return _render(
+        "compare.md.j2",
+        bench=bench,
+        data=data,
+        payload=compare_json(data),
+        paired=bool(data["pairing"]),
+        headline_title=f"{headline['title']}, {headline['metric']}",
+    )
 
 
 def submissions_page(bench: dict[str, Any], submissions: dict[str, Any], labs: dict[str, str] | None = None) -> str:
@@ -320,7 +334,9 @@ def home_summary(index: dict[str, Any], boards: dict[str, list[dict[str, Any]]] 
         lead = next((m for m in board["metrics"] if m["name"] == board["rank_by"]), None) if board else None
         rows = standings(board, 5)
         axis = forest_axis([s["row"] for s in rows], lead)
-        cards.append({"bench": b, "board": board, "lead": lead, "rows": rows, "axis": axis, "last_change": (last_change or {}).get(b["id"])})
+        cards.append(
+            {"bench": b, "board": board, "lead": lead, "rows": rows, "axis": axis, "last_change": (last_change or {}).get(b["id"])}
+        )
     return _render("home_summary.md.j2", index=index, cards=cards)
 
 
@@ -331,7 +347,11 @@ def standing(submission: str, boards: list[dict[str, Any]]) -> list[dict[str, An
         row = next((r for r in board["rows"] if r["submission"] == submission), None)
         if row is None:
             continue
-        lead = next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None) or board["metrics"][0] if board["metrics"] else None
+        lead = (
+            next((m for m in board["metrics"] if m["name"] == board.get("rank_by")), None) or board["metrics"][0]
+            if board["metrics"]
+            else None
+        )
         cell = row["metrics"].get(lead["name"]) if lead else None
         ranked = sum(1 for r in board["rows"] if r.get("rank") is not None)
         out.append(
@@ -394,8 +414,15 @@ def _bench_docs(report: Any, boards: dict[str, list[dict[str, Any]]]) -> list[di
         else:
             docs = [{"id": b.id, "title": b.title, "metrics": ["(sealed in this build)"]} for b in state.config.scoring.boards]
             metrics = {}
-        out.append({"id": state.config.id, "title": state.config.title, "boards": docs, "metrics": list(metrics.values()),
-                    "hf_dataset": state.config.hf_dataset})
+        out.append(
+            {
+                "id": state.config.id,
+                "title": state.config.title,
+                "boards": docs,
+                "metrics": list(metrics.values()),
+                "hf_dataset": state.config.hf_dataset,
+            }
+        )
     return out
 
 
@@ -409,7 +436,9 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
 
     def formula(m: re.Match[str]) -> str:
         if m.group(1) not in FORMULAS:
-            raise ValueError(f"the methodology text cites :formula:`{m.group(1)}`, which builder.scoring.uncertainty.FORMULAS does not define")
+            raise ValueError(
+                f"the methodology text cites :formula:`{m.group(1)}`, which builder.scoring.uncertainty.FORMULAS does not define"
+            )
         return tex_markdown(FORMULAS[m.group(1)])
 
     # The scoring modules' docstrings are the one source of these texts; drop their first
@@ -437,8 +466,16 @@ def methodology_page(report: Any, boards: dict[str, list[dict[str, Any]]]) -> st
 def data_page(report: Any, boards: dict[str, list[dict[str, Any]]], site_url: str | None = None, files: Sequence[str] = ()) -> str:
     """The Data page; ``site_url`` (mkdocs.yml) decides whether exports link absolutely and Hugging Face entries are written;
     ``files``: every path the build wrote under ``data/``, each linked from the page."""
-    return _render("data.md.j2", benchmarks=_bench_docs(report, boards), flags=FLAGS, recompute=_recomputable(report), site_url=site_base(site_url),
-                   files=data_files.group(files, boards), link=data_files.link, links=data_files.links)
+    return _render(
+        "data.md.j2",
+        benchmarks=_bench_docs(report, boards),
+        flags=FLAGS,
+        recompute=_recomputable(report),
+        site_url=site_base(site_url),
+        files=data_files.group(files, boards),
+        link=data_files.link,
+        links=data_files.links,
+    )
 
 
 def _recomputable(report: Any) -> tuple[str, str] | None:

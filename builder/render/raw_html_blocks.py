@@ -47,7 +47,9 @@ from markdown.preprocessors import HtmlBlockPreprocessor, Preprocessor
 # An attribute value: quoted (anything but "<" and the quote) or bare; and one attribute.
 _VALUE = r"""(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+)"""
 _ATTRIBUTE = rf"""\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*{_VALUE})?"""
-_TAG = re.compile(rf"""<(?:(?P<start>[a-zA-Z][a-zA-Z0-9]*)(?P<attrs>(?:{_ATTRIBUTE})*)\s*(?P<close>/?)|/(?P<end>[a-zA-Z][a-zA-Z0-9]*)\s*)>""")
+_TAG = re.compile(
+    rf"""<(?:(?P<start>[a-zA-Z][a-zA-Z0-9]*)(?P<attrs>(?:{_ATTRIBUTE})*)\s*(?P<close>/?)|/(?P<end>[a-zA-Z][a-zA-Z0-9]*)\s*)>"""
+)
 # A tag as above, or any other "<" (which makes a region uncertain).
 _TOKEN = re.compile(_TAG.pattern + "|<")
 # _TAG with two groups only, a start tag's name and attributes (empty for an end tag): one

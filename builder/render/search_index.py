@@ -148,9 +148,7 @@ def page_entries(url: str, title: str, markdown: str, toc: Any) -> list[dict[str
     ends = [h.start() for h in headings[1:]] + [len(markdown)]
     out.append({"location": url, "title": _title(title), "text": _text(markdown[first.end() : ends[0]])})
     for h, end, (anchor, heading) in zip(headings[1:], ends[1:], ids[1:]):
-        out.append(
-            {"location": f"{url}#{anchor}", "title": _title(heading), "text": _text(markdown[h.end() : end])}
-        )
+        out.append({"location": f"{url}#{anchor}", "title": _title(heading), "text": _text(markdown[h.end() : end])})
     return out
 
 

@@ -111,13 +111,16 @@ def _model_and_lab_pages(write: Any, by_id: dict[str, Any], subs_of: dict[str, d
     by_model: dict[str, list[dict[str, Any]]] = {}
     for bench, subs in subs_of.items():
         for r in subs["rows"]:
-            by_model.setdefault(r["model_id"], []).append({"bench": bench, "title": by_id[bench]["title"], "submission": r["submission"], "model": r["model"]})
+            by_model.setdefault(r["model_id"], []).append(
+                {"bench": bench, "title": by_id[bench]["title"], "submission": r["submission"], "model": r["model"]}
+            )
     by_lab: dict[str, list[dict[str, Any]]] = {}
     for bench, subs in subs_of.items():
         for r in subs["rows"]:
             elsewhere = [o for o in by_model[r["model_id"]] if o["bench"] != bench]
-            page = pages.model_page(by_id[bench], r, boards.get(bench, []), labs, elsewhere, registry_version,
-                                    sections.get(f"{bench}/{r['submission']}", ""))
+            page = pages.model_page(
+                by_id[bench], r, boards.get(bench, []), labs, elsewhere, registry_version, sections.get(f"{bench}/{r['submission']}", "")
+            )
             write(f"pages/{bench}/models/{r['submission']}.md", page)
             by_lab.setdefault(r["lab"], []).append({"bench": bench, "title": by_id[bench]["title"], "sub": r})
     for lab, entries in by_lab.items():
@@ -151,7 +154,9 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     boards: dict[str, list[dict[str, Any]]] = {}
     site_url = site_address(report.root)
     for state in report.benchmarks:
-        bench_boards, files = board_files(state, report.synthetic, registry_version, site_url=site_url, published=released.samples.get(state.config.id))
+        bench_boards, files = board_files(
+            state, report.synthetic, registry_version, site_url=site_url, published=released.samples.get(state.config.id)
+        )
         boards[state.config.id] = bench_boards
         for rel, data in files.items():
             write(f"data/{rel}", data)

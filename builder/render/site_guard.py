@@ -74,10 +74,29 @@ MAX_TEMPLATE_BYTES = 1 << 20  # larger theme files are assets (images, fonts), n
 # `extra_templates` (mkdocs renders them with a bare jinja2.Template: no sandbox).
 ALLOWED_KEYS = frozenset(
     {
-        "site_name", "site_url", "site_description", "site_author", "repo_url", "repo_name", "edit_uri",
-        "copyright", "docs_dir", "site_dir", "theme", "plugins", "markdown_extensions", "extra", "extra_css",
-        "extra_javascript", "nav", "use_directory_urls", "strict", "validation",
-        "exclude_docs", "not_in_nav", "draft_docs",
+        "site_name",
+        "site_url",
+        "site_description",
+        "site_author",
+        "repo_url",
+        "repo_name",
+        "edit_uri",
+        "copyright",
+        "docs_dir",
+        "site_dir",
+        "theme",
+        "plugins",
+        "markdown_extensions",
+        "extra",
+        "extra_css",
+        "extra_javascript",
+        "nav",
+        "use_directory_urls",
+        "strict",
+        "validation",
+        "exclude_docs",
+        "not_in_nav",
+        "draft_docs",
     }
 )
 # Plugins are Python code. These read nothing outside docs_dir and the theme.
@@ -86,24 +105,59 @@ ALLOWED_PLUGINS = frozenset({"search", "sealboard", "tags", "offline", "privacy"
 # neither include files nor run code). Notably absent: pymdownx.snippets, markdown-include.
 ALLOWED_EXTENSIONS = frozenset(
     {
-        "abbr", "admonition", "attr_list", "def_list", "footnotes", "md_in_html", "tables", "toc", "meta",
-        "sane_lists", "smarty", "codehilite", "fenced_code", "nl2br", "wikilinks", "extra", "legacy_attrs",
+        "abbr",
+        "admonition",
+        "attr_list",
+        "def_list",
+        "footnotes",
+        "md_in_html",
+        "tables",
+        "toc",
+        "meta",
+        "sane_lists",
+        "smarty",
+        "codehilite",
+        "fenced_code",
+        "nl2br",
+        "wikilinks",
+        "extra",
+        "legacy_attrs",
         "legacy_em",
-        "pymdownx.arithmatex", "pymdownx.betterem", "pymdownx.caret", "pymdownx.critic", "pymdownx.details",
-        "pymdownx.emoji", "pymdownx.highlight", "pymdownx.inlinehilite", "pymdownx.keys", "pymdownx.mark",
-        "pymdownx.smartsymbols", "pymdownx.superfences", "pymdownx.tabbed", "pymdownx.tasklist", "pymdownx.tilde",
-        "pymdownx.magiclink", "pymdownx.saneheaders", "pymdownx.escapeall", "pymdownx.striphtml",
-        "pymdownx.blocks.admonition", "pymdownx.blocks.details", "pymdownx.blocks.tab",
+        "pymdownx.arithmatex",
+        "pymdownx.betterem",
+        "pymdownx.caret",
+        "pymdownx.critic",
+        "pymdownx.details",
+        "pymdownx.emoji",
+        "pymdownx.highlight",
+        "pymdownx.inlinehilite",
+        "pymdownx.keys",
+        "pymdownx.mark",
+        "pymdownx.smartsymbols",
+        "pymdownx.superfences",
+        "pymdownx.tabbed",
+        "pymdownx.tasklist",
+        "pymdownx.tilde",
+        "pymdownx.magiclink",
+        "pymdownx.saneheaders",
+        "pymdownx.escapeall",
+        "pymdownx.striphtml",
+        "pymdownx.blocks.admonition",
+        "pymdownx.blocks.details",
+        "pymdownx.blocks.tab",
     }
 )
 ALLOWED_THEMES = frozenset({"material"})
 # Attributes that never change a file's bytes on checkout.
-SAFE_ATTRIBUTES = frozenset({"binary", "-text", "text", "eol=lf", "-diff", "diff", "export-ignore", "-export-ignore", "-merge", "merge=binary"})
+SAFE_ATTRIBUTES = frozenset(
+    {"binary", "-text", "text", "eol=lf", "-diff", "diff", "export-ignore", "-export-ignore", "-merge", "merge=binary"}
+)
 SAFE_ATTRIBUTE_PREFIXES = ("linguist-", "-linguist-")
 # Generated pages at the site root (render/site.py, release/pages.py); data/, labs/ and each
 # benchmark's folder are reserved whole.
-GENERATED_PAGES = frozenset({"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md",
-                             "snapshots.md"})
+GENERATED_PAGES = frozenset(
+    {"rejected.md", "reasons.md", "methodology.md", "data.md", "access.md", "changelog.md", "verify-release.md", "snapshots.md"}
+)
 # Files the staged tree always holds (render/site_tree.py): every file of Sealboard's
 # assets folder, read from the folder itself so that a new asset is reserved the day it is
 # added, and the vendored plotly.js published beside them.
@@ -176,9 +230,15 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
         if key == "hooks":
             out.append(Finding(where, "mkdocs-hooks", "`hooks:` imports and runs Python files during the build", "remove hooks:"))
         elif key == "extra_templates":
-            out.append(Finding(where, "mkdocs-extra-templates", "`extra_templates:` renders files with a plain (unsandboxed) jinja2.Template, "
-                               "outside the theme's sandboxed environment: `{{ lipsum.__globals__.os.environ }}` prints the environment",
-                               "commit robots.txt and the like as plain files in site_src/ (copied as they are)"))
+            out.append(
+                Finding(
+                    where,
+                    "mkdocs-extra-templates",
+                    "`extra_templates:` renders files with a plain (unsandboxed) jinja2.Template, "
+                    "outside the theme's sandboxed environment: `{{ lipsum.__globals__.os.environ }}` prints the environment",
+                    "commit robots.txt and the like as plain files in site_src/ (copied as they are)",
+                )
+            )
         elif key == "INHERIT":
             out.append(Finding(where, "mkdocs-inherit", "`INHERIT:` reads another config file", "merge the settings into mkdocs.yml"))
         else:
@@ -193,14 +253,35 @@ def check_mkdocs_config(data: bytes, where: str = MKDOCS_CONFIG) -> list[Finding
     out += _check_external(config, theme, where)
     for name, options in _named_entries(config.get("plugins"), where, "plugins", out):
         if name not in ALLOWED_PLUGINS:
-            out.append(Finding(where, "plugin-not-allowed", f"plugin {name!r} is not on the allow-list (plugins run code)", f"allowed: {', '.join(sorted(ALLOWED_PLUGINS))}"))
+            out.append(
+                Finding(
+                    where,
+                    "plugin-not-allowed",
+                    f"plugin {name!r} is not on the allow-list (plugins run code)",
+                    f"allowed: {', '.join(sorted(ALLOWED_PLUGINS))}",
+                )
+            )
         out += check_python_objects(options, where, f"plugins.{name}", dotted=False)  # file names (tags_file: tags.md) look dotted
     for name, options in _named_entries(config.get("markdown_extensions"), where, "markdown_extensions", out):
         out += check_python_objects(options, where, f"markdown_extensions.{name}")
         if name == "pymdownx.snippets":
-            out.append(Finding(where, "mkdocs-snippets", "pymdownx.snippets pastes files (e.g. /proc/self/environ, keys/) into pages", "remove it; write the text into the page"))
+            out.append(
+                Finding(
+                    where,
+                    "mkdocs-snippets",
+                    "pymdownx.snippets pastes files (e.g. /proc/self/environ, keys/) into pages",
+                    "remove it; write the text into the page",
+                )
+            )
         elif name not in ALLOWED_EXTENSIONS:
-            out.append(Finding(where, "extension-not-allowed", f"Markdown extension {name!r} is not on the allow-list", "use one of the text-only extensions listed on the maintainers' page"))
+            out.append(
+                Finding(
+                    where,
+                    "extension-not-allowed",
+                    f"Markdown extension {name!r} is not on the allow-list",
+                    "use one of the text-only extensions listed on the maintainers' page",
+                )
+            )
     return out
 
 
@@ -216,16 +297,28 @@ def check_python_objects(options: Any, where: str, key: str, dotted: bool = True
         if isinstance(value, dict):
             named = sorted(OBJECT_FORM_KEYS & {k for k in value if isinstance(k, str)})
             if named:
-                out.append(Finding(where, "config-python-object", f"{at} has {'/'.join(named)}: names a Python object for the generator to import and call",
-                                   "remove it: the site's settings may not run code; use the extension's defaults"))
+                out.append(
+                    Finding(
+                        where,
+                        "config-python-object",
+                        f"{at} has {'/'.join(named)}: names a Python object for the generator to import and call",
+                        "remove it: the site's settings may not run code; use the extension's defaults",
+                    )
+                )
             stack += [(f"{at}.{k}", v) for k, v in reversed(value.items()) if k not in OBJECT_FORM_KEYS]
         elif isinstance(value, list):
             stack += [(f"{at}[{i}]", v) for i, v in reversed(list(enumerate(value)))]
         elif isinstance(value, str):
             last = at.rsplit(".", 1)[-1]
             if last in CALLABLE_OPTIONS or (dotted and _DOTTED.fullmatch(value.strip())):
-                out.append(Finding(where, "config-python-object", f"{at} is {value!r}: a name the generator would import and call",
-                                   "remove the setting: the site's settings may not name Python code"))
+                out.append(
+                    Finding(
+                        where,
+                        "config-python-object",
+                        f"{at} is {value!r}: a name the generator would import and call",
+                        "remove the setting: the site's settings may not name Python code",
+                    )
+                )
     return out
 
 
@@ -242,8 +335,14 @@ def check_theme_template(path: str, data: bytes) -> list[Finding]:
     try:
         tree = Environment().parse(text)
     except TemplateSyntaxError as exc:
-        return [Finding(path, "theme-template-syntax", f"line {exc.lineno}: does not parse as a Jinja template ({exc.message})",
-                        "fix the template (mkdocs and Zensical both read it as Jinja)")]
+        return [
+            Finding(
+                path,
+                "theme-template-syntax",
+                f"line {exc.lineno}: does not parse as a Jinja template ({exc.message})",
+                "fix the template (mkdocs and Zensical both read it as Jinja)",
+            )
+        ]
     out = []
     for node in tree.find_all(_TEMPLATE_LOADS):
         if not isinstance(node, nodes.Include | nodes.Import | nodes.FromImport | nodes.Extends):
@@ -252,13 +351,26 @@ def check_theme_template(path: str, data: bytes) -> list[Finding]:
         names = target.items if isinstance(target, nodes.List | nodes.Tuple) else [target]
         for name in names:
             if not (isinstance(name, nodes.Const) and isinstance(name.value, str)):
-                out.append(Finding(path, "theme-include-dynamic", f"line {node.lineno}: loads a template whose name is built while rendering; "
-                                   "config or page metadata could steer it to any file", 'write the name out, e.g. {% include "partials/footer.html" %}'))
+                out.append(
+                    Finding(
+                        path,
+                        "theme-include-dynamic",
+                        f"line {node.lineno}: loads a template whose name is built while rendering; "
+                        "config or page metadata could steer it to any file",
+                        'write the name out, e.g. {% include "partials/footer.html" %}',
+                    )
+                )
                 continue
             parts = PurePosixPath(name.value).parts
             if name.value.startswith(("/", "\\", "~")) or "\\" in name.value or ".." in parts or re.match(r"[A-Za-z]:", name.value):
-                out.append(Finding(path, "theme-include-path", f"line {node.lineno}: loads {name.value!r}, outside the theme",
-                                   "name a template of the theme by a relative path without '..'"))
+                out.append(
+                    Finding(
+                        path,
+                        "theme-include-path",
+                        f"line {node.lineno}: loads {name.value!r}, outside the theme",
+                        "name a template of the theme by a relative path without '..'",
+                    )
+                )
     return out
 
 
@@ -279,16 +391,41 @@ def _check_external(config: dict[str, Any], theme: Any, where: str) -> list[Find
         for entry in entries if isinstance(entries, list) else [entries]:
             if _is_external(entry):
                 shown = entry.get("path") if isinstance(entry, dict) else entry
-                out.append(Finding(where, reason, f"{key} loads {shown!r} from another host on every page", f"vendor the file into site_src/ and list its path under {key}"))
+                out.append(
+                    Finding(
+                        where,
+                        reason,
+                        f"{key} loads {shown!r} from another host on every page",
+                        f"vendor the file into site_src/ and list its path under {key}",
+                    )
+                )
     extra = config.get("extra")
     if isinstance(extra, dict) and extra.get("analytics") is not None:
-        out.append(Finding(where, "analytics", "extra.analytics puts a third-party tracking script on every page", "remove extra.analytics: the site is self-contained"))
+        out.append(
+            Finding(
+                where,
+                "analytics",
+                "extra.analytics puts a third-party tracking script on every page",
+                "remove extra.analytics: the site is self-contained",
+            )
+        )
     if isinstance(theme, dict):
         if theme.get("font") not in (None, False):
-            out.append(Finding(where, "external-font", "theme.font loads web fonts from Google Fonts", "remove theme.font (the site uses system fonts)"))
+            out.append(
+                Finding(
+                    where, "external-font", "theme.font loads web fonts from Google Fonts", "remove theme.font (the site uses system fonts)"
+                )
+            )
         for section, name in ASSET_KEYS:
             if _is_external(theme.get(name)):
-                out.append(Finding(where, "external-asset", f"{section}.{name} {theme[name]!r} is on another host", f"vendor the file into site_src/ and set {section}.{name} to its path"))
+                out.append(
+                    Finding(
+                        where,
+                        "external-asset",
+                        f"{section}.{name} {theme[name]!r} is on another host",
+                        f"vendor the file into site_src/ and set {section}.{name} to its path",
+                    )
+                )
     return out
 
 
@@ -322,12 +459,22 @@ def _check_dir_setting(value: Any, where: str, key: str, must_equal: str | None 
         return [Finding(where, "mkdocs-path", f"{key} must be a relative path", f"e.g. {key}: {example}")]
     path = PurePosixPath(value)
     if path.is_absolute() or ".." in path.parts or "\\" in value or value.startswith("~"):
-        return [Finding(where, "mkdocs-path", f"{key} {value!r} points outside the instance", f"use a folder inside the repository, e.g. {example}")]
+        return [
+            Finding(
+                where, "mkdocs-path", f"{key} {value!r} points outside the instance", f"use a folder inside the repository, e.g. {example}"
+            )
+        ]
     if must_equal is not None and path != PurePosixPath(must_equal):
         return [Finding(where, "mkdocs-path", f"{key} is {value!r}; the layout fixes it to {must_equal}", f"set {key}: {must_equal}")]
     if under is not None and (len(path.parts) < 2 or path.parts[0] != under):
-        return [Finding(where, "mkdocs-path", f"{key} is {value!r}; it may only name a folder under {under}/ (a theme folder's files are copied into the site)",
-                        f"move the templates to e.g. {example} and set {key}: {example}")]
+        return [
+            Finding(
+                where,
+                "mkdocs-path",
+                f"{key} is {value!r}; it may only name a folder under {under}/ (a theme folder's files are copied into the site)",
+                f"move the templates to e.g. {example} and set {key}: {example}",
+            )
+        ]
     return []
 
 
@@ -374,8 +521,14 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
             out.append(Finding(path, "site-not-a-file", "is not a regular file", "commit a regular file"))
         parts = PurePosixPath(path).parts
         if path.endswith(PYTHON_SUFFIXES) or "__pycache__" in parts:
-            out.append(Finding(path, "site-python-module", "is Python the site generator could import (the staged tree holds the site sources)",
-                               "remove it; to publish a script, commit it with another extension (e.g. .py.txt)"))
+            out.append(
+                Finding(
+                    path,
+                    "site-python-module",
+                    "is Python the site generator could import (the staged tree holds the site sources)",
+                    "remove it; to publish a script, commit it with another extension (e.g. .py.txt)",
+                )
+            )
         theme = bool(theme_parts) and parts[: len(theme_parts)] == theme_parts
         base = theme_parts if theme else (SITE_SRC,)
         if parts[: len(base)] == base and len(parts) > len(base):
@@ -383,14 +536,28 @@ def check_site_paths(entries: Iterable[tuple[str, str]], benchmarks: Iterable[st
             shadow = _shadowed(rel, reserved, theme)
             if shadow:
                 folder = "/".join(base)
-                out.append(Finding(path, "shadows-generated", f"would replace the generated {shadow}", f"{folder}/{'/'.join(rel)} names what the build writes; choose another name"))
+                out.append(
+                    Finding(
+                        path,
+                        "shadows-generated",
+                        f"would replace the generated {shadow}",
+                        f"{folder}/{'/'.join(rel)} names what the build writes; choose another name",
+                    )
+                )
     return out
 
 
 def check_gitattributes(path: str, data: bytes) -> list[Finding]:
     """A .gitattributes may only set attributes that leave file bytes alone, and only at the root."""
     if path != GITATTRIBUTES:
-        return [Finding(path, "gitattributes", "only the root .gitattributes is accepted (attributes here could rewrite bundle bytes on checkout)", "remove it")]
+        return [
+            Finding(
+                path,
+                "gitattributes",
+                "only the root .gitattributes is accepted (attributes here could rewrite bundle bytes on checkout)",
+                "remove it",
+            )
+        ]
     out = []
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
         fields = line.split()
@@ -401,7 +568,14 @@ def check_gitattributes(path: str, data: bytes) -> list[Finding]:
             continue
         bad = [a for a in fields[1:] if a not in SAFE_ATTRIBUTES and not a.startswith(SAFE_ATTRIBUTE_PREFIXES)]
         if bad:
-            out.append(Finding(path, "gitattributes", f"line {number}: {' '.join(bad)} can change file bytes on checkout (and break every signature)", f"allowed: {', '.join(sorted(SAFE_ATTRIBUTES))}, linguist-*"))
+            out.append(
+                Finding(
+                    path,
+                    "gitattributes",
+                    f"line {number}: {' '.join(bad)} can change file bytes on checkout (and break every signature)",
+                    f"allowed: {', '.join(sorted(SAFE_ATTRIBUTES))}, linguist-*",
+                )
+            )
     return out
 
 

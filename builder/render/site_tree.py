@@ -43,7 +43,13 @@ SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
 # html.parser, one Markdown converter reset between pages; then the search index (generated
 # pages indexed from their source, documents loaded when search opens), the data files
 # linked into the site rather than copied, and the pages-done counts the build's progress reads.
-MKDOCS_HOOKS = (SANDBOX_HOOK, *(Path(__file__).parent / f"{name}.py" for name in ("nav_cache", "raw_html_blocks", "markdown_reuse", "search_index", "static_links", "progress_hook")))
+MKDOCS_HOOKS = (
+    SANDBOX_HOOK,
+    *(
+        Path(__file__).parent / f"{name}.py"
+        for name in ("nav_cache", "raw_html_blocks", "markdown_reuse", "search_index", "static_links", "progress_hook")
+    ),
+)
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
 DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"

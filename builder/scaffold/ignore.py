@@ -9,16 +9,16 @@ checkout (builder.pipeline.checkout) for what a ``git add -f`` could carry past 
 from __future__ import annotations
 
 PLAINTEXT_PATHS = (
-    "site/",              # the built site (`sealboard build`): deployed by CI, never committed
-    ".sealboard/",        # staged pages of the last build
-    "rehearsal/",         # `build --as-of` output of older versions: embargoed text and answers
-    "items.jsonl",        # decrypted items (`age -d … > items.jsonl`; `dataset create --items`)
+    "site/",  # the built site (`sealboard build`): deployed by CI, never committed
+    ".sealboard/",  # staged pages of the last build
+    "rehearsal/",  # `build --as-of` output of older versions: embargoed text and answers
+    "items.jsonl",  # decrypted items (`age -d … > items.jsonl`; `dataset create --items`)
     "*.items.jsonl",
-    "results.jsonl",      # `sealboard import` output: per-item results, sealed only in a bundle
-    "run.yaml",           # `sealboard import`'s run description skeleton
+    "results.jsonl",  # `sealboard import` output: per-item results, sealed only in a bundle
+    "run.yaml",  # `sealboard import`'s run description skeleton
     "transcripts.jsonl",  # plaintext transcripts before `bundle create` seals them
     "transcripts.jsonl.gz",
-    "*identity*.txt",     # age identities (the embargo key)
+    "*identity*.txt",  # age identities (the embargo key)
     "*.key",
 )
 

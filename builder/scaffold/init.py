@@ -78,8 +78,12 @@ def lock_wheel(target: Path, wheel: Path) -> list[str]:
 
     wheel = Path(wheel)
     if not (wheel.is_file() and wheel.name.startswith("sealboard-") and wheel.name.endswith(".whl")):
-        raise BuilderError("is not a Sealboard wheel (sealboard-<version>-py3-none-any.whl)", where=str(wheel), reason="bad-wheel",
-                           hint="build one from the Sealboard commit to pin: python -m pip wheel --no-deps <sealboard checkout> -w dist")
+        raise BuilderError(
+            "is not a Sealboard wheel (sealboard-<version>-py3-none-any.whl)",
+            where=str(wheel),
+            reason="bad-wheel",
+            hint="build one from the Sealboard commit to pin: python -m pip wheel --no-deps <sealboard checkout> -w dist",
+        )
     vendor = target / WHEEL_DIR
     vendor.mkdir(parents=True, exist_ok=True)
     for old in vendor.glob("sealboard-*.whl"):
@@ -116,12 +120,16 @@ class Scaffolded:
 
 
 def _config_text(benchmark: str, preset: str | None, title: str, recipient: str, private: str) -> str:
-    scoring = f"scoring:\n  extends: {preset}\n" if preset else (
-        "scoring:\n"
-        "  # Declare the samples, languages, item fields and boards (see the 'Adding a benchmark' page).\n"
-        f"  benchmark: {benchmark}\n  samples: 1\n  primary_language: en\n  languages: [en]\n"
-        "  item_fields:\n    split: [test]\n"
-        "  boards:\n    - id: test\n      title: Accuracy\n      items: {split: test}\n      metrics: [avg@1]\n"
+    scoring = (
+        f"scoring:\n  extends: {preset}\n"
+        if preset
+        else (
+            "scoring:\n"
+            "  # Declare the samples, languages, item fields and boards (see the 'Adding a benchmark' page).\n"
+            f"  benchmark: {benchmark}\n  samples: 1\n  primary_language: en\n  languages: [en]\n"
+            "  item_fields:\n    split: [test]\n"
+            "  boards:\n    - id: test\n      title: Accuracy\n      items: {split: test}\n      metrics: [avg@1]\n"
+        )
     )
     return (
         f"# Bundles must name benchmark_version {VERSION!r}; a new dataset is a new version.\n"
@@ -150,18 +158,33 @@ def scaffold(
     target = Path(target).resolve()
     identity_out = Path(identity_out).expanduser().resolve()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise BuilderError("exists and is not an empty directory", where=str(target), reason="not-empty",
-                           hint="give a new directory for the leaderboard repository")
+        raise BuilderError(
+            "exists and is not an empty directory",
+            where=str(target),
+            reason="not-empty",
+            hint="give a new directory for the leaderboard repository",
+        )
     if identity_out.is_relative_to(target):
-        raise BuilderError("the embargo identity must not be written inside the repository", where=str(identity_out),
-                           reason="identity-inside-repo", hint="choose --identity-out outside it, e.g. ~/secure/identity.txt")
+        raise BuilderError(
+            "the embargo identity must not be written inside the repository",
+            where=str(identity_out),
+            reason="identity-inside-repo",
+            hint="choose --identity-out outside it, e.g. ~/secure/identity.txt",
+        )
     if identity_out.exists():
-        raise BuilderError("exists already; refusing to overwrite an identity", where=str(identity_out), reason="exists",
-                           hint="choose a new --identity-out file")
+        raise BuilderError(
+            "exists already; refusing to overwrite an identity",
+            where=str(identity_out),
+            reason="exists",
+            hint="choose a new --identity-out file",
+        )
     benchmark = check_identifier(benchmark, where="--benchmark", field="benchmark")
     if threshold > len(maintainers):
-        raise ConfigError(f"threshold {threshold} exceeds the {len(maintainers)} maintainer(s)", where="--threshold",
-                          hint="give at least as many --maintainer as the threshold")
+        raise ConfigError(
+            f"threshold {threshold} exceeds the {len(maintainers)} maintainer(s)",
+            where="--threshold",
+            hint="give at least as many --maintainer as the threshold",
+        )
 
     # One identity file, two keys: the embargo key first, then the private results key
     # (builder.bundles.sealing); publish-identity only ever publishes the first.

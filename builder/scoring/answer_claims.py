@@ -37,8 +37,25 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             "|".join(
                 (
-                    _words("not", "isn't", "isn’t", "aren't", "never", "neither", "nor", "wrong", "incorrect", "false",
-                           "except", "other than", "anything but", "rather than", "instead of", "cannot be", "can't be"),
+                    _words(
+                        "not",
+                        "isn't",
+                        "isn’t",
+                        "aren't",
+                        "never",
+                        "neither",
+                        "nor",
+                        "wrong",
+                        "incorrect",
+                        "false",
+                        "except",
+                        "other than",
+                        "anything but",
+                        "rather than",
+                        "instead of",
+                        "cannot be",
+                        "can't be",
+                    ),
                     r"≠|!=|\\neq?(?![A-Za-z])|\\not(?![A-Za-z])|\\nmid(?![A-Za-z])",
                     # 아니다/아님/아닌/아니라, 않다, 틀리다/틀린, 오답, 제외, 빼고, 없다 (there is none)
                     r"아니|아닌|아님|아닙|않|틀리|틀린|틀렸|오답|제외|빼고|없",
@@ -52,8 +69,23 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             "|".join(
                 (
-                    _words("approximately", "approx", "approx\\.", "about", "around", "roughly", "nearly", "almost",
-                           "close to", "circa", "maybe", "perhaps", "possibly", "probably", "likely"),
+                    _words(
+                        "approximately",
+                        "approx",
+                        "approx\\.",
+                        "about",
+                        "around",
+                        "roughly",
+                        "nearly",
+                        "almost",
+                        "close to",
+                        "circa",
+                        "maybe",
+                        "perhaps",
+                        "possibly",
+                        "probably",
+                        "likely",
+                    ),
                     r"≈|≃|≅|∼|(?:^|\s)~\s*(?=[0-9])|\\approx(?![A-Za-z])|\\sim(?![A-Za-z])|\\simeq(?![A-Za-z])",
                     _NOT_HANGUL_BEFORE + r"약(?=\s|[0-9$\\(①-⑳-])",
                     r"대략|거의|정도|쯤|가량|내외|근사|어림|아마|추정|것\s*같",
@@ -67,9 +99,30 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             "|".join(
                 (
-                    _words("less than", "more than", "greater than", "fewer than", "smaller than", "larger than", "bigger than",
-                           "at least", "at most", "up to", "no more than", "no less than", "exceeds?", "exceeding",
-                           "or more", "or less", "or fewer", "or greater", "or above", "or below", "between", "within"),
+                    _words(
+                        "less than",
+                        "more than",
+                        "greater than",
+                        "fewer than",
+                        "smaller than",
+                        "larger than",
+                        "bigger than",
+                        "at least",
+                        "at most",
+                        "up to",
+                        "no more than",
+                        "no less than",
+                        "exceeds?",
+                        "exceeding",
+                        "or more",
+                        "or less",
+                        "or fewer",
+                        "or greater",
+                        "or above",
+                        "or below",
+                        "between",
+                        "within",
+                    ),
                     r"[<>≤≥≦≧⩽⩾]|\\(?:leq?|geq?|lt|gt|leqslant|geqslant)(?![A-Za-z])",
                     r"이상|이하|미만|초과|넘|이내|사이|보다\s*(?:크|작|많|적)",
                 )

@@ -50,10 +50,21 @@ def results_filter(ctx: Context, *filters: Filter) -> Filter:
 def fixed(value: float, n: int = 0) -> Estimate:
     """A one-row value with no interval (a constant reference such as 1-in-5 guessing)."""
     nan = np.array([np.nan])
-    return Estimate(np.array([float(value)]), nan, nan.copy(), None, np.zeros(0, dtype=np.int64), np.array([n]), np.array([n]), np.array([None], dtype=object))
+    return Estimate(
+        np.array([float(value)]),
+        nan,
+        nan.copy(),
+        None,
+        np.zeros(0, dtype=np.int64),
+        np.array([n]),
+        np.array([n]),
+        np.array([None], dtype=object),
+    )
 
 
-def _reference_estimates(ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec, raw: RawBoard | None = None) -> list[tuple[Reference, Estimate]]:
+def _reference_estimates(
+    ctx: Context, sc: Scores | None, item_mask: np.ndarray, board: BoardSpec, raw: RawBoard | None = None
+) -> list[tuple[Reference, Estimate]]:
     """Reference values for a column computed with measure sc.measure over `item_mask`.
 
     A reference drawn from an item field is shown only where it rests on the same items as

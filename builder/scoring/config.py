@@ -164,7 +164,10 @@ class _Parser(BoardParser):
             self.err("primary_language", f"{primary!r} is not in languages")
         min_cell = self._int(raw, "min_cell_items", "min_cell_items", 5, 1, 1000)
         if "bootstrap" in raw:
-            self.err("bootstrap", "intervals are analytic (Wilson/MOVER, see the Methodology page) and take no replicates or seed; remove this key")
+            self.err(
+                "bootstrap",
+                "intervals are analytic (Wilson/MOVER, see the Methodology page) and take no replicates or seed; remove this key",
+            )
 
         self.result_fields = self._result_fields(self._map(raw, "result_fields", "result_fields"))
         self.item_fields = self._item_fields(self._map(raw, "item_fields", "item_fields"))

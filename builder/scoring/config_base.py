@@ -32,7 +32,6 @@ def token(value: Any) -> str | None:
     return str(value)
 
 
-
 class ParserBase:
     """Collects ``(key, message)`` problems; subclasses parse sections into spec records."""
 
@@ -104,7 +103,6 @@ class ParserBase:
             self.err(path, f"type must be one of {', '.join(kinds)} or a list of allowed values")
             return None
         return FieldType(value, (), optional)
-
 
     def _item_filter_fields(self) -> dict[str, FieldType | None]:
         fields: dict[str, FieldType | None] = {"split": None, "answer_type": None}

@@ -43,7 +43,7 @@ class BoardParser(ParserBase):
             if ids & seen:
                 self.err(f"{path}.id", "repeats another board's id (contamination twins end in " + (self.suffix or "-all") + ")")
             seen |= ids
-            if (found := REGISTRY[board.kind].metric_kinds(board.params)):
+            if found := REGISTRY[board.kind].metric_kinds(board.params):
                 columns[board.id] = found
             out.append(board)
         return tuple(out)

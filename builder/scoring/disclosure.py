@@ -111,14 +111,19 @@ def figures(boards: Iterable[Any], public: np.ndarray) -> tuple[list[Figure], se
                     packed = np.ascontiguousarray(np.packbits(t.elig & embargoed, axis=1))
                     whole, width = packed.tobytes(), packed.shape[1]
                     done[id(t)] = (
-                        t.subs.tolist(), list(t.elig), [None] * len(t.elig) if t.d is None else list(t.d),
-                        [whole[i * width:(i + 1) * width] for i in range(len(packed))], totals.tolist(),
+                        t.subs.tolist(),
+                        list(t.elig),
+                        [None] * len(t.elig) if t.d is None else list(t.d),
+                        [whole[i * width : (i + 1) * width] for i in range(len(packed))],
+                        totals.tolist(),
                     )
             defined = is_none(est.flag) & ~np.isnan(est.value)
             parts = [(t.coef, t.stream, *done[id(t)]) for t in est.basis]
             n = est.n.tolist()
             for r in np.flatnonzero(defined).tolist():
-                terms = [(coef, stream, subs[r], elig[r], d[r], packed[r], totals[r]) for coef, stream, subs, elig, d, packed, totals in parts]
+                terms = [
+                    (coef, stream, subs[r], elig[r], d[r], packed[r], totals[r]) for coef, stream, subs, elig, d, packed, totals in parts
+                ]
                 out.append(Figure((raw.board_id, name, r), int(n[r]), terms))
     return out, covered
 
@@ -355,6 +360,7 @@ def _search(B: np.ndarray, w: np.ndarray, k: int, budget: int) -> list[int] | st
 
 def _composites_of(figs: list[Figure], withheld: set[int]) -> set[int]:
     """Figures built from a withheld cell (a composite, a difference) are withheld with it."""
+
     def term_key(t: tuple) -> tuple:
         _, stream, sub, elig, *_ = t
         return (stream, sub, np.packbits(elig).tobytes())

@@ -155,7 +155,14 @@ def score_benchmark(
 
 
 def _score(
-    spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submissions: pd.DataFrame, *, embargoed: bool, grid: float | None, released: Collection[str]
+    spec: ScoringSpec,
+    items: pd.DataFrame,
+    results: pd.DataFrame,
+    submissions: pd.DataFrame,
+    *,
+    embargoed: bool,
+    grid: float | None,
+    released: Collection[str],
 ) -> list[BoardTable]:
     prep = prepare(spec, items, results, submissions)
     ctx = B.Context(prep, embargoed)
@@ -176,7 +183,11 @@ def _score(
     if embargoed and grid:
         created = {
             str(s): (str(lab), c.to_pydatetime() if hasattr(c, "to_pydatetime") else c)
-            for s, lab, c in zip(submissions["submission"], submissions["lab"], submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)))
+            for s, lab, c in zip(
+                submissions["submission"],
+                submissions["lab"],
+                submissions.get("created", [datetime.min.replace(tzinfo=timezone.utc)] * len(submissions)),
+            )
         }
         out = coarsen(out, created, grid, public)
     # Every board leaves scoring through the publication gate: under embargo, default-deny.
@@ -184,7 +195,9 @@ def _score(
     return [gate.board(table, policy, raw.spec.notes) for table, raw in zip(out, built)]
 
 
-def _disclosure(ctx: B.Context, built: list[B.RawBoard], released: Collection[str]) -> tuple[dict[tuple[str, str], np.ndarray], set[tuple[str, str, str]]]:
+def _disclosure(
+    ctx: B.Context, built: list[B.RawBoard], released: Collection[str]
+) -> tuple[dict[tuple[str, str], np.ndarray], set[tuple[str, str, str]]]:
     """Withheld rows per audited (board, column), and the cells resting on released items
     only (builder.scoring.disclosure). Nothing is withheld outside an embargo."""
     if not ctx.embargoed:

@@ -150,7 +150,11 @@ def _tokens(values: pd.Series) -> np.ndarray:
 
 
 def count_coded(
-    cell: np.ndarray, n_cells: int, code: np.ndarray, flags: dict[str, np.ndarray], most: int,
+    cell: np.ndarray,
+    n_cells: int,
+    code: np.ndarray,
+    flags: dict[str, np.ndarray],
+    most: int,
     per_cell: Callable[[np.ndarray], np.ndarray] = lambda x: x,
 ) -> dict[str, np.ndarray]:
     """Each cell's count of the rows whose `code` a flag holds: ``{name: per_cell(counts)}``.
@@ -186,7 +190,8 @@ def _flag_tables() -> dict[str, np.ndarray]:
     """What each per-row flag scoring counts is, as a table over the row code (ROW_BYTE_BITS)."""
     code = np.arange(1 << len(ROW_BYTE_BITS))
     r_correct, r_parsed, r_equivalence, lab, refused, regraded, tok_known, cost_known, lab_known = (
-        ((code >> j) & 1) == 1 for j in range(len(ROW_BYTE_BITS)))
+        ((code >> j) & 1) == 1 for j in range(len(ROW_BYTE_BITS))
+    )
     return {
         "correct": np.where(regraded, r_correct, lab & lab_known),
         "refused": refused,
@@ -261,12 +266,16 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     cond_fields = ["lang"] + [n for n, t in spec.result_fields.items() if t.kind in ("bool", "enum", "string")]
     _require(results, cond_fields, "results", where)
     row_item = _row_positions(results, "item", it.ids, "{n} result row(s) name items not in the dataset (first: {first!r})", where)
-    row_sub = _row_positions(results, "submission", sub_ids, "result rows name submission {first!r}, which is not in the submissions frame", where)
+    row_sub = _row_positions(
+        results, "submission", sub_ids, "result rows name submission {first!r}, which is not in the submissions frame", where
+    )
     row_cond, conds = _conditions(results, cond_fields)
     problems += _condition_problems(spec, conds)
     if problems:
         raise ScoringInputError("; ".join(problems), where=where, hint="the frames must match the benchmark's scoring declaration")
-    row_byte, tok, cost = _row_quantities(spec, results, correct_col, row_item, row_cond, conds, item_type, item_gold, it.golds, _tolerances(it.frame))
+    row_byte, tok, cost = _row_quantities(
+        spec, results, correct_col, row_item, row_cond, conds, item_type, item_gold, it.golds, _tolerances(it.frame)
+    )
     cond_of, sub_of, item_of, sums = _reduce(row_cond, row_sub, row_item, (len(conds), len(sub_ids), len(it.ids)), row_byte, tok, cost)
     return Prepared(
         spec=spec,
@@ -423,7 +432,9 @@ def _condition_problems(spec: ScoringSpec, conds: pd.DataFrame) -> list[str]:
     problems = []
     bad_lang = sorted(set(conds["lang"].dropna()) - set(spec.languages))
     if bad_lang or conds["lang"].isna().any():
-        problems.append(f"results use language(s) {', '.join(map(repr, bad_lang)) or 'null'} not declared in languages ({', '.join(spec.languages)})")
+        problems.append(
+            f"results use language(s) {', '.join(map(repr, bad_lang)) or 'null'} not declared in languages ({', '.join(spec.languages)})"
+        )
     for name, ftype in spec.result_fields.items():
         if name not in conds:
             continue
@@ -442,7 +453,11 @@ def _numeric(results: pd.DataFrame, name: str, scale: float = 1.0) -> tuple[np.n
     if name not in results.columns:
         return np.zeros(n_rows), np.zeros(n_rows, dtype=bool)
     column = results[name]
-    x = column.to_numpy(dtype=np.float64, copy=True) if column.dtype == np.float64 else pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    x = (
+        column.to_numpy(dtype=np.float64, copy=True)
+        if column.dtype == np.float64
+        else pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    )
     known = ~np.isnan(x)
     if scale != 1.0:
         np.rint(np.multiply(x, scale, out=x), out=x)  # in place: a row-sized copy fewer
@@ -456,8 +471,16 @@ def _tolerances(items: pd.DataFrame) -> list[object] | None:
 
 
 def _row_quantities(
-    spec: ScoringSpec, results: pd.DataFrame, correct_col: str, row_item: np.ndarray, row_cond: np.ndarray, conds: pd.DataFrame,
-    item_type: np.ndarray, item_gold: list[str | None], golds: np.ndarray, tolerance: list[object] | None,
+    spec: ScoringSpec,
+    results: pd.DataFrame,
+    correct_col: str,
+    row_item: np.ndarray,
+    row_cond: np.ndarray,
+    conds: pd.DataFrame,
+    item_type: np.ndarray,
+    item_gold: list[str | None],
+    golds: np.ndarray,
+    tolerance: list[object] | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: the row byte (ROW_BYTE_BITS: the regraded verdict and the row's own flags),
     output tokens, and cost in nano-dollars."""
@@ -467,8 +490,15 @@ def _row_quantities(
     row_regrade = cond_regrade[row_cond] & (item_type >= 0)[row_item]
     gold_text = [g if isinstance(g, str) else None for g in golds.tolist()]
     pair_of_row, p_correct, p_parsed, p_how = regrade_pairs(
-        results["answer"], row_item, row_regrade, item_type, item_gold, tuple(spec.regrade_types), gold_text,
-        factorized=factorize_answers(results["answer"]), item_tolerance=tolerance,
+        results["answer"],
+        row_item,
+        row_regrade,
+        item_type,
+        item_gold,
+        tuple(spec.regrade_types),
+        gold_text,
+        factorized=factorize_answers(results["answer"]),
+        item_tolerance=tolerance,
     )
     tok, tok_known = _numeric(results, "output_tokens")
     cost, cost_known = _numeric(results, "cost_usd", NANO)
@@ -482,14 +512,26 @@ def _row_quantities(
     verdicts = results[correct_col]
     lab_known = verdicts.notna().to_numpy()
     lab = verdicts.to_numpy(dtype=bool, na_value=False) if not lab_known.all() else verdicts.to_numpy(dtype=bool)
-    for name, w in (("lab", lab), ("refused", results["refused"].to_numpy(dtype=bool)), ("regraded", row_regrade), ("tok_known", tok_known),
-                    ("cost_known", cost_known), ("lab_known", lab_known)):
+    for name, w in (
+        ("lab", lab),
+        ("refused", results["refused"].to_numpy(dtype=bool)),
+        ("regraded", row_regrade),
+        ("tok_known", tok_known),
+        ("cost_known", cost_known),
+        ("lab_known", lab_known),
+    ):
         row_byte |= w.astype(np.uint16) << bit(name)
     return row_byte, tok, cost
 
 
 def _reduce(
-    row_cond: np.ndarray, row_sub: np.ndarray, row_item: np.ndarray, shape: tuple[int, int, int], row_byte: np.ndarray, tok: np.ndarray, cost: np.ndarray,
+    row_cond: np.ndarray,
+    row_sub: np.ndarray,
+    row_item: np.ndarray,
+    shape: tuple[int, int, int],
+    row_byte: np.ndarray,
+    tok: np.ndarray,
+    cost: np.ndarray,
     dense_limit: int = DENSE_LIMIT,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Sum the rows into their occupied (condition, submission, item) cells, sorted by cell:

@@ -96,7 +96,12 @@ NOTE_RULES: tuple[tuple[re.Pattern[str], Rule], ...] = (
     (re.compile(r"Correctness of .+ answers is regraded by Sealboard from the extracted answer .+"), _always),
     (re.compile(rf"Groups with fewer than {_N} items are not shown: .+\."), _always),
     (re.compile(rf"{_N} item\(s\) count in the overall column but in no column shown\."), _always),
-    (re.compile(rf"Under the embargo the {_N} item\(s\) in no group shown count in the column .+, so that no published figure rests on them alone\."), _always),
+    (
+        re.compile(
+            rf"Under the embargo the {_N} item\(s\) in no group shown count in the column .+, so that no published figure rests on them alone\."
+        ),
+        _always,
+    ),
     (re.compile(r"rank_shift = rank by .+ − rank by .+"), _always),
     (re.compile(r".+ is shown only on columns whose items all carry .+"), _always),
     (re.compile(r"Verdicts by source: .+", re.S), _always),
@@ -162,7 +167,9 @@ def board(table: BoardTable, policy: Policy, declared_notes: tuple[str, ...] = (
         )
         for r in table.rows
     )
-    refs = tuple(ReferenceRow(r.id, r.label, {name: cell(c, policy) for name, c in r.metrics.items()}, r.note) for r in table.reference_rows)
+    refs = tuple(
+        ReferenceRow(r.id, r.label, {name: cell(c, policy) for name, c in r.metrics.items()}, r.note) for r in table.reference_rows
+    )
     return BoardTable(
         benchmark=table.benchmark,
         board=table.board,

@@ -72,7 +72,9 @@ def coarsen(
     return [_board(t, created, grid, public) for t in tables]
 
 
-def _board(table: BoardTable, created: Mapping[str, tuple[str, datetime]], grid: float, public: Collection[tuple[str, str, str]] = ()) -> BoardTable:
+def _board(
+    table: BoardTable, created: Mapping[str, tuple[str, datetime]], grid: float, public: Collection[tuple[str, str, str]] = ()
+) -> BoardTable:
     floor_n = min_items(grid)
     order = sorted(range(len(table.rows)), key=lambda i: (created.get(table.rows[i].submission, ("", LAST))[1], table.rows[i].submission))
     metrics: list[dict[str, Cell]] = [dict(r.metrics) for r in table.rows]

@@ -162,7 +162,7 @@ def flags(sc: Scores, elig: np.ndarray) -> np.ndarray:
     has = ~is_none(sc.row_flag)
     out[has] = sc.row_flag[has]
     if sc.measure.kind == "cost_per_correct":
-        none_right = ((np.where(elig, sc.d, 0).sum(axis=1) == 0) & is_none(out))
+        none_right = (np.where(elig, sc.d, 0).sum(axis=1) == 0) & is_none(out)
         out[none_right] = "no-correct"
     return out
 

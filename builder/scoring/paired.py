@@ -116,6 +116,10 @@ def paired_boards(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame,
             continue
         rho = correlations(est.infl[rows])
         upper = np.triu_indices(len(rows), k=1)
-        out[board_id] = PairedBoard(board_id, int(mask.sum()), tuple(str(s) for s in prep.sub_ids[rows]),
-                                    tuple(int(v) for v in np.rint(np.clip(rho[upper], -1.0, 1.0) * RHO_SCALE).tolist()))
+        out[board_id] = PairedBoard(
+            board_id,
+            int(mask.sum()),
+            tuple(str(s) for s in prep.sub_ids[rows]),
+            tuple(int(v) for v in np.rint(np.clip(rho[upper], -1.0, 1.0) * RHO_SCALE).tolist()),
+        )
     return out

@@ -166,7 +166,7 @@ def exact_number(text: object) -> Fraction | None:
     found = list(_RATIONAL.finditer(s))
     if len(found) != 1:
         return None
-    rest = s[: found[0].start()] + s[found[0].end():]
+    rest = s[: found[0].start()] + s[found[0].end() :]
     if _NUMBERISH.search(rest):
         return None
     return _rational(found[0])
@@ -449,8 +449,9 @@ def regrade(
     item_tolerance: Sequence[object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(correct, parsed, how) per row: :func:`regrade_pairs`' verdicts looked up per row."""
-    pair_of_row, correct, parsed, how = regrade_pairs(answers, row_item, row_mask, item_type, item_gold, type_names, item_gold_text,
-                                                      factorized=factorized, item_tolerance=item_tolerance)
+    pair_of_row, correct, parsed, how = regrade_pairs(
+        answers, row_item, row_mask, item_type, item_gold, type_names, item_gold_text, factorized=factorized, item_tolerance=item_tolerance
+    )
     return correct[pair_of_row], parsed[pair_of_row], how[pair_of_row]
 
 
@@ -516,9 +517,18 @@ def regrade_pairs(
 
 
 def _grade_pairs(
-    at: np.ndarray, answer: np.ndarray, item: np.ndarray, uniques: Sequence[object], item_type: np.ndarray,
-    item_gold: list[str | None], golds_text: list[str | None], type_names: tuple[str, ...], tolerances: list[Fraction],
-    correct: np.ndarray, parsed: np.ndarray, how: np.ndarray,
+    at: np.ndarray,
+    answer: np.ndarray,
+    item: np.ndarray,
+    uniques: Sequence[object],
+    item_type: np.ndarray,
+    item_gold: list[str | None],
+    golds_text: list[str | None],
+    type_names: tuple[str, ...],
+    tolerances: list[Fraction],
+    correct: np.ndarray,
+    parsed: np.ndarray,
+    how: np.ndarray,
 ) -> None:
     """Grade the distinct (answer, item) pairs listed by position `at`, writing the verdict
     arrays in place: the exact path first, :func:`grade` pair by pair for what it cannot
@@ -531,7 +541,9 @@ def _grade_pairs(
     for i in np.flatnonzero(item_type >= 0).tolist():
         name = type_names[item_type[i]]
         item_key[i] = key_of.setdefault((name, item_gold[i]), len(key_of))
-        item_plain[i] = tolerances[i] == 0 and (name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None))
+        item_plain[i] = tolerances[i] == 0 and (
+            name != "expression" or (golds_text[i] is not None and canonical(name, golds_text[i]) is not None)
+        )
     # The exact path once per distinct (answer, type).
     kind = item_type[item]
     by_type, answer_types = factorize_ints(answer * n_types + kind, (int(answer.max()) + 1) * n_types)

@@ -18,7 +18,9 @@ from builder.scoring.regrade import gold_key, regrade
 from builder.scoring.spec import ScoringSpec
 
 
-def _regrade_plan(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str | None], np.ndarray]:
+def _regrade_plan(
+    spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray, list[str | None], np.ndarray]:
     """(each row's item position, each item's regrade type index or -1, its gold key, the rows regraded)."""
     types = tuple(spec.regrade_types)
     item_ids = items["item"].astype(str).tolist()
@@ -54,8 +56,9 @@ def row_verdicts(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) 
     row_item, item_type, item_gold, mask = _regrade_plan(spec, items, results)
     tolerance = items["tolerance"].tolist() if "tolerance" in items.columns else None
     gold_text = [g if isinstance(g, str) else None for g in golds]
-    r_correct, _, _ = regrade(results["answer"].reset_index(drop=True), row_item, mask, item_type, item_gold, types, gold_text,
-                              item_tolerance=tolerance)
+    r_correct, _, _ = regrade(
+        results["answer"].reset_index(drop=True), row_item, mask, item_type, item_gold, types, gold_text, item_tolerance=tolerance
+    )
     lab_col = "lab_correct" if "lab_correct" in results.columns else "correct"
     lab = results[lab_col]
     regraded = pd.Series(r_correct, index=results.index, dtype=object).where(pd.Series(mask, index=results.index), None)

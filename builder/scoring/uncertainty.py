@@ -121,8 +121,16 @@ class Estimate:
 
     def take(self, idx: np.ndarray) -> "Estimate":
         return Estimate(
-            self.value[idx], self.lo[idx], self.hi[idx], None if self.infl is None else self.infl[idx],
-            self.cols, self.n[idx], self.min_n[idx], self.flag[idx], self.integer, tuple(t.take(idx) for t in self.basis),
+            self.value[idx],
+            self.lo[idx],
+            self.hi[idx],
+            None if self.infl is None else self.infl[idx],
+            self.cols,
+            self.n[idx],
+            self.min_n[idx],
+            self.flag[idx],
+            self.integer,
+            tuple(t.take(idx) for t in self.basis),
             None if self.exact is None else self.exact.take(idx),
         )
 
@@ -164,8 +172,17 @@ def wilson(p: np.ndarray, n_eff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.fmin(lo, p), np.fmax(hi, p)
 
 
-_T_SMALL = {1: 12.706204736174698, 2: 4.302652729749464, 3: 3.182446305284263, 4: 2.7764451051977934, 5: 2.570581835636314,
-            6: 2.4469118511449786, 7: 2.364624251592784, 8: 2.306004135204166, 9: 2.262157162798205}
+_T_SMALL = {
+    1: 12.706204736174698,
+    2: 4.302652729749464,
+    3: 3.182446305284263,
+    4: 2.7764451051977934,
+    5: 2.570581835636314,
+    6: 2.4469118511449786,
+    7: 2.364624251592784,
+    8: 2.306004135204166,
+    9: 2.262157162798205,
+}
 
 
 def t975(df: np.ndarray) -> np.ndarray:
@@ -173,8 +190,12 @@ def t975(df: np.ndarray) -> np.ndarray:
     the Cornish–Fisher expansion of Abramowitz & Stegun 26.7.5, within 1e-5 of the exact value)."""
     nu = np.maximum(np.asarray(df, dtype=np.float64), 1.0)
     z = Z
-    g = [(z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96, (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
-         (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160]
+    g = [
+        (z**3 + z) / 4,
+        (5 * z**5 + 16 * z**3 + 3 * z) / 96,
+        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
+        (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160,
+    ]
     out = z + g[0] / nu + g[1] / nu**2 + g[2] / nu**3 + g[3] / nu**4
     for k, t in _T_SMALL.items():
         out = np.where(nu == k, t, out)
@@ -239,7 +260,14 @@ VARIANCE_TEX = r"V = \frac{n}{n-1} \sum_i \left(\frac{a_i - \hat p\, d_i}{\sum_k
 
 
 def ratio(
-    a: np.ndarray, d: np.ndarray, elig: np.ndarray, flag: np.ndarray, n: np.ndarray | None = None, *, bounded: bool = True, stream: tuple | None = None
+    a: np.ndarray,
+    d: np.ndarray,
+    elig: np.ndarray,
+    flag: np.ndarray,
+    n: np.ndarray | None = None,
+    *,
+    bounded: bool = True,
+    stream: tuple | None = None,
 ) -> Estimate:
     """Σ a / Σ d over each row's eligible items, with its item-clustered interval.
 

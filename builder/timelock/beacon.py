@@ -64,16 +64,24 @@ def fetch_beacon(relay: str, chain: Chain, round_number: int) -> bytes:
                 return bytes(response.read(MAX_BEACON_BYTES + 1))
         except (urllib.error.URLError, OSError, ValueError) as exc:
             errors.append(f"{url}: {getattr(exc, 'code', None) or exc}")
-    raise ReleaseError(f"no relay answered for round {round_number}: {'; '.join(errors)}"[:400], where="--beacon-relay",
-                       reason="beacon-unavailable", hint="try another drand relay, or commit the round's JSON as the beacon file")
+    raise ReleaseError(
+        f"no relay answered for round {round_number}: {'; '.join(errors)}"[:400],
+        where="--beacon-relay",
+        reason="beacon-unavailable",
+        hint="try another drand relay, or commit the round's JSON as the beacon file",
+    )
 
 
 def check_round_reached(chain: Chain, round_number: int, clock: datetime, where: str) -> None:
     """Refuse (``round-not-reached``) before the round's time at the build's clock."""
     due = chain.time_of(round_number)
     if clock < due:
-        raise ReleaseError(f"time-locked to round {round_number}, due {due:%Y-%m-%d %H:%M:%S} UTC; the clock is {clock:%Y-%m-%d %H:%M:%S} UTC",
-                           where=where, reason="round-not-reached", hint="the identity opens once the beacon has signed that round")
+        raise ReleaseError(
+            f"time-locked to round {round_number}, due {due:%Y-%m-%d %H:%M:%S} UTC; the clock is {clock:%Y-%m-%d %H:%M:%S} UTC",
+            where=where,
+            reason="round-not-reached",
+            hint="the identity opens once the beacon has signed that round",
+        )
 
 
 def verified_signature(data: bytes, chain: Chain, round_number: int, where: str) -> bytes:
@@ -82,6 +90,10 @@ def verified_signature(data: bytes, chain: Chain, round_number: int, where: str)
     try:
         ibe.verify_round_signature(chain.public_key_bytes, round_number, signature)
     except ibe.IBEError as exc:
-        raise ReleaseError(f"{exc} (chain {chain.hash[:16]}…)", where=where, reason="beacon-signature-invalid",
-                           hint="the relay or file is wrong or hostile: fetch the round from another drand relay") from None
+        raise ReleaseError(
+            f"{exc} (chain {chain.hash[:16]}…)",
+            where=where,
+            reason="beacon-signature-invalid",
+            hint="the relay or file is wrong or hostile: fetch the round from another drand relay",
+        ) from None
     return signature

@@ -50,7 +50,13 @@ class Chain:
         return datetime.fromtimestamp(self.genesis_time + (round_number - 1) * self.period, timezone.utc)
 
     def to_yaml(self) -> dict[str, Any]:
-        return {"hash": self.hash, "public_key": self.public_key, "period": self.period, "genesis_time": self.genesis_time, "scheme": self.scheme}
+        return {
+            "hash": self.hash,
+            "public_key": self.public_key,
+            "period": self.period,
+            "genesis_time": self.genesis_time,
+            "scheme": self.scheme,
+        }
 
 
 # drand's mainnet quicknet (https://api.drand.sh/52db…/info), as pinned by drand/tlock's
@@ -82,8 +88,12 @@ def parse_info(obj: Any, where: str) -> Chain:
 
 def _checked(hash_: Any, public_key: Any, period: Any, genesis: Any, scheme: Any, where: str) -> Chain:
     def bad(message: str) -> ParseError:
-        return ParseError(f"timelock chain: {message}", where=where, reason="bad-timelock",
-                          hint="copy the chain's /info from a drand relay (quicknet: 'sealboard release flip --timelock' writes it)")
+        return ParseError(
+            f"timelock chain: {message}",
+            where=where,
+            reason="bad-timelock",
+            hint="copy the chain's /info from a drand relay (quicknet: 'sealboard release flip --timelock' writes it)",
+        )
 
     if scheme != ibe.SCHEME:
         raise bad(f"scheme must be {ibe.SCHEME!r} (an unchained chain with signatures on G1, like quicknet), not {scheme!r}"[:200])

@@ -154,8 +154,11 @@ def read_stanza(data: bytes, where: str) -> TlockStanza:
         raise TleError(exc.message, where=where, line=exc.line) from None
     stanzas = [st for st in header.stanzas if st.args[0] == TLOCK_LABEL.encode()]
     if len(stanzas) != 1 or len(header.stanzas) != 1:
-        raise TleError(f"expected exactly one stanza, of type {TLOCK_LABEL!r}", where=where,
-                       hint="write it with 'sealboard release flip --timelock' or tle/tlock-js")
+        raise TleError(
+            f"expected exactly one stanza, of type {TLOCK_LABEL!r}",
+            where=where,
+            hint="write it with 'sealboard release flip --timelock' or tle/tlock-js",
+        )
     st = stanzas[0]
     if len(st.args) != 3 or not st.args[1].isdigit() or not re.fullmatch(rb"[0-9a-f]{64}", st.args[2]):
         raise TleError("the tlock stanza must be '-> tlock <round> <64 hex chain hash>'", where=where, line=st.line)

@@ -46,40 +46,49 @@ def parse_recipient(s: str, where: Where = None) -> str:
         raise SealError("recipient must be a string", where=where, reason="bad-recipient")
     if s.upper().startswith(IDENTITY_PREFIX[:-1]):
         raise SealError(
-            "a secret key was given where a public recipient (age1…) was expected; "
-            "treat that key as compromised",
+            "a secret key was given where a public recipient (age1…) was expected; treat that key as compromised",
             where=where,
             reason="bad-recipient",
             hint="use the 'public key' line age-keygen prints (age-keygen -y IDENTITY_FILE)",
         )
     if s.startswith(("ssh-", "ecdsa-", "sk-")):
         raise SealError(
-            "SSH keys are not accepted as age recipients", where=where,
-            reason="bad-recipient", hint=hint,
+            "SSH keys are not accepted as age recipients",
+            where=where,
+            reason="bad-recipient",
+            hint=hint,
         )
     # rage accepts either case; the config and manifests hold one canonical spelling, so
     # that comparing recipients as strings is sound.
     if s != s.lower():
         raise SealError(
-            "recipient is not in canonical lowercase form", where=where,
-            reason="bad-recipient", hint=hint,
+            "recipient is not in canonical lowercase form",
+            where=where,
+            reason="bad-recipient",
+            hint=hint,
         )
     if s.startswith(PQ_RECIPIENT_PREFIX):
         raise SealError(
-            "post-quantum hybrid recipients (age1pq1…) are not supported", where=where,
-            reason="bad-recipient", hint=hint,
+            "post-quantum hybrid recipients (age1pq1…) are not supported",
+            where=where,
+            reason="bad-recipient",
+            hint=hint,
         )
     if not s.startswith(RECIPIENT_PREFIX):
         raise SealError(
-            "not an age X25519 recipient (Bech32 prefix is not 'age')", where=where,
-            reason="bad-recipient", hint=hint,
+            "not an age X25519 recipient (Bech32 prefix is not 'age')",
+            where=where,
+            reason="bad-recipient",
+            hint=hint,
         )
     try:
         pyrage.x25519.Recipient.from_str(s)
     except pyrage.RecipientError:
         raise SealError(
-            "recipient is not a valid X25519 recipient (bad Bech32 checksum or length: "
-            "typo or truncated?)", where=where, reason="bad-recipient", hint=hint,
+            "recipient is not a valid X25519 recipient (bad Bech32 checksum or length: typo or truncated?)",
+            where=where,
+            reason="bad-recipient",
+            hint=hint,
         ) from None
     return s
 
@@ -185,9 +194,7 @@ def load_identity(text: str | bytes, where: Where = None) -> Identity:
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError:
-            raise SecretError(
-                "identity file is not UTF-8 text", where=where, reason="bad-identity", hint=hint
-            ) from None
+            raise SecretError("identity file is not UTF-8 text", where=where, reason="bad-identity", hint=hint) from None
     if not isinstance(text, str):
         raise SecretError("identity must be text", where=where, reason="bad-identity", hint=hint)
     if text.startswith("\ufeff"):
@@ -201,20 +208,27 @@ def load_identity(text: str | bytes, where: Where = None) -> Identity:
         upper = line.upper()
         if upper.startswith(PQ_IDENTITY_PREFIX):
             raise SecretError(
-                "post-quantum hybrid identities are not supported; "
-                "Sealboard embargo keys are X25519",
-                where=where, line=lineno, reason="bad-identity", hint=hint,
+                "post-quantum hybrid identities are not supported; Sealboard embargo keys are X25519",
+                where=where,
+                line=lineno,
+                reason="bad-identity",
+                hint=hint,
             ) from None
         if line.lower().startswith(RECIPIENT_PREFIX):
             raise SecretError(
                 "line is a public recipient (age1…), not a secret key",
-                where=where, line=lineno, reason="bad-identity", hint=hint,
+                where=where,
+                line=lineno,
+                reason="bad-identity",
+                hint=hint,
             ) from None
         if not upper.startswith(IDENTITY_PREFIX):
             raise SecretError(
-                "line is not an age X25519 secret key (wrong Bech32 prefix; plugin "
-                "identities are not supported)",
-                where=where, line=lineno, reason="bad-identity", hint=hint,
+                "line is not an age X25519 secret key (wrong Bech32 prefix; plugin identities are not supported)",
+                where=where,
+                line=lineno,
+                reason="bad-identity",
+                hint=hint,
             ) from None
         # Bech32 is all-upper or all-lower case, never mixed (BIP 173).
         if line != upper and line != line.lower():
@@ -226,9 +240,11 @@ def load_identity(text: str | bytes, where: Where = None) -> Identity:
                 rage_id = None
         if rage_id is None:
             raise SecretError(
-                "line is not a valid age secret key (bad Bech32 checksum or length: "
-                "a typo or truncation?)",
-                where=where, line=lineno, reason="bad-identity", hint=hint,
+                "line is not a valid age secret key (bad Bech32 checksum or length: a typo or truncation?)",
+                where=where,
+                line=lineno,
+                reason="bad-identity",
+                hint=hint,
             ) from None
         key = _key(rage_id)
         if key.recipient not in seen:
@@ -236,8 +252,10 @@ def load_identity(text: str | bytes, where: Where = None) -> Identity:
             keys.append(key)
     if not keys:
         raise SecretError(
-            "identity file holds no secret key line", where=where,
-            reason="bad-identity", hint=hint,
+            "identity file holds no secret key line",
+            where=where,
+            reason="bad-identity",
+            hint=hint,
         )
     return Identity(tuple(keys))
 
@@ -253,5 +271,3 @@ def identity_file_text(identity: Identity, created: datetime | None = None) -> s
     stamp = created.astimezone(timezone.utc).replace(microsecond=0).isoformat()
     stamp = stamp.replace("+00:00", "Z")
     return f"# created: {stamp}\n" + identity.reveal_secret()
-
-

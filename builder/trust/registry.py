@@ -59,10 +59,25 @@ BUILD_PRINCIPAL = "sealboard-build"
 _IGNORED_FILES = ("README.md",)
 
 __all__ = [
-    "Lab", "LabKey", "Maintainer", "Registry", "Revocation", "Tally", "load_registry", "read_chain", "in_force",
+    "Lab",
+    "LabKey",
+    "Maintainer",
+    "Registry",
+    "Revocation",
+    "Tally",
+    "load_registry",
+    "read_chain",
+    "in_force",
     "describe_pending",
-    "verify_signatures", "require_threshold", "tally", "signature_count", "verify_transition", "LAB_NAMESPACES", "MAINTAINER_NAMESPACES",
-    "BUILD_NAMESPACES", "BUILD_PRINCIPAL",
+    "verify_signatures",
+    "require_threshold",
+    "tally",
+    "signature_count",
+    "verify_transition",
+    "LAB_NAMESPACES",
+    "MAINTAINER_NAMESPACES",
+    "BUILD_NAMESPACES",
+    "BUILD_PRINCIPAL",
 ]
 
 
@@ -152,9 +167,7 @@ class Registry:
             )
         return entry
 
-    def maintainer(
-        self, key: PublicKey, at: datetime | str | None = None, where: str | None = None
-    ) -> Maintainer:
+    def maintainer(self, key: PublicKey, at: datetime | str | None = None, where: str | None = None) -> Maintainer:
         """The maintainer holding `key`. Maintainers have no validity window; `at` exists
         for symmetry with lab_key, and a string second argument is taken as `where`."""
         if isinstance(at, str):
@@ -258,8 +271,14 @@ def tally(prev: RegistryVersion | None, doc: RegistryVersion | Registry, signers
     )
 
 
-def enforce(t: Tally, prev: RegistryVersion | None, *, where: str | None = None, base: str | None = None,
-            sign_hint: str = "collect more signatures with 'sealboard keys sign'") -> None:
+def enforce(
+    t: Tally,
+    prev: RegistryVersion | None,
+    *,
+    where: str | None = None,
+    base: str | None = None,
+    sign_hint: str = "collect more signatures with 'sealboard keys sign'",
+) -> None:
     """Raise the TrustError a Tally falls short with. `where` (the signed file) and `base`
     (whose maintainers count) default to a registry version's own."""
     where = where or t.doc.path
@@ -270,14 +289,14 @@ def enforce(t: Tally, prev: RegistryVersion | None, *, where: str | None = None,
             f"maintainer of {'the previous version' if prev else base}",
             where=where + SIG_SUFFIX,
             reason="signer-not-maintainer",
-            hint="remove that signature block; only maintainers of the previous version sign a new one" if prev
+            hint="remove that signature block; only maintainers of the previous version sign a new one"
+            if prev
             else f"remove that signature block; only maintainers of {base} sign",
         )
     signed = ", ".join(k.fingerprint for k in t.signers) or "nobody"
     if len(t.old_signers) < t.old_needed:
         raise TrustError(
-            f"{len(t.old_signers)} valid signature(s) of the {t.old_needed} required from maintainers of {base} "
-            f"(signed by: {signed})",
+            f"{len(t.old_signers)} valid signature(s) of the {t.old_needed} required from maintainers of {base} (signed by: {signed})",
             where=where,
             reason="below-threshold",
             hint=sign_hint,
@@ -304,8 +323,9 @@ def verify_signatures(data: bytes, sig_text: bytes | None, where: str, namespace
     return signers
 
 
-def require_threshold(registry: Registry, data: bytes, sig_text: bytes | None, where: str, namespace: str,
-                      sign_hint: str) -> tuple[Maintainer, ...]:
+def require_threshold(
+    registry: Registry, data: bytes, sig_text: bytes | None, where: str, namespace: str, sign_hint: str
+) -> tuple[Maintainer, ...]:
     """Maintainer-threshold signatures over a file other than the registry (a dataset
     manifest, a release statement): every block in ``where + ".sig"`` verifies under
     ``namespace``, comes from an unrevoked maintainer of the registry in force, and at least
@@ -354,8 +374,12 @@ def _version_files(root: Path) -> list[tuple[int, Path]]:
         if match and path.name == version_filename(int(match.group(1))):
             found.append((int(match.group(1)), path))
         elif not (path.name.endswith(".yaml" + SIG_SUFFIX) or path.name.startswith(".") or path.name in _IGNORED_FILES):
-            raise TrustError("unexpected file in the registry", where=f"{REGISTRY_DIR}/{path.name}", reason="bad-file",
-                             hint="the registry holds only vNNNN.yaml files and their .sig files")
+            raise TrustError(
+                "unexpected file in the registry",
+                where=f"{REGISTRY_DIR}/{path.name}",
+                reason="bad-file",
+                hint="the registry holds only vNNNN.yaml files and their .sig files",
+            )
     if not found:
         raise TrustError("no registry versions", where=REGISTRY_DIR, reason="no-registry", hint="create one with 'sealboard keys init'")
     return sorted(found)
@@ -369,7 +393,9 @@ def read_chain(root: Path) -> list[tuple[RegistryVersion, bytes, list[PublicKey]
         expected = chain[-1][0].version + 1 if chain else 1
         if number != expected:
             raise TrustError(
-                f"registry version {expected} is missing (next file is {path.name})", where=where, reason="version-skip",
+                f"registry version {expected} is missing (next file is {path.name})",
+                where=where,
+                reason="version-skip",
                 hint="versions rise by exactly one; restore the missing file",
             )
         data = _read(path, where)
@@ -383,11 +409,16 @@ def read_chain(root: Path) -> list[tuple[RegistryVersion, bytes, list[PublicKey]
 
 def _check_number(doc: RegistryVersion, expected: int, where: str) -> None:
     if doc.version < expected:
-        raise TrustError(f"says version {doc.version}, expected {expected}", where=where, reason="version-rollback",
-                         hint="a new registry version must carry the next version number")
+        raise TrustError(
+            f"says version {doc.version}, expected {expected}",
+            where=where,
+            reason="version-rollback",
+            hint="a new registry version must carry the next version number",
+        )
     if doc.version > expected:
-        raise TrustError(f"says version {doc.version}, expected {expected}", where=where, reason="version-skip",
-                         hint="versions rise by exactly one")
+        raise TrustError(
+            f"says version {doc.version}, expected {expected}", where=where, reason="version-skip", hint="versions rise by exactly one"
+        )
 
 
 def in_force(chain: list[tuple[RegistryVersion, bytes, list[PublicKey]]]) -> tuple[RegistryVersion | None, Tally | None]:
@@ -440,13 +471,19 @@ def load_registry(root: Path | str, now: datetime) -> Registry:
             reason="registry-expired",
             hint="maintainers renew it with 'sealboard keys renew' and sign the new version",
         )
-    return Registry(prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path, pending,
-                    prev.build_key)
+    return Registry(
+        prev.version, prev.expires, prev.threshold, prev.maintainers, prev.labs, prev.revoked, prev.path, pending, prev.build_key
+    )
 
 
 def verify_transition(
-    old_bytes: bytes, old_sigs: bytes | None, new_bytes: bytes, new_sigs: bytes | None,
-    *, old_where: str = "base registry", new_where: str = "new registry",
+    old_bytes: bytes,
+    old_sigs: bytes | None,
+    new_bytes: bytes,
+    new_sigs: bytes | None,
+    *,
+    old_where: str = "base registry",
+    new_where: str = "new registry",
 ) -> RegistryVersion:
     """Check that new is a valid successor of old (for a PR check comparing base and head).
 

@@ -70,11 +70,22 @@ def init_registry(root: Path | str, maintainers: Iterable[Mapping[str, Any]], th
     """Write the genesis version v0001.yaml (unsigned): maintainers are {id, name, key[, age_recipient]}."""
     directory = Path(root) / REGISTRY_DIR
     if directory.exists() and any(directory.glob("v*.yaml")):
-        raise TrustError("a registry already exists", where=REGISTRY_DIR, reason="registry-exists",
-                         hint="change it with 'sealboard keys add-lab' and similar commands instead")
+        raise TrustError(
+            "a registry already exists",
+            where=REGISTRY_DIR,
+            reason="registry-exists",
+            hint="change it with 'sealboard keys add-lab' and similar commands instead",
+        )
     people = [{**m, "key": _key_line(m["key"])} for m in maintainers]
-    data = {"format": FORMAT, "version": 1, "expires": _utc(expires), "threshold": threshold,
-            "maintainers": people, "labs": [], "revoked": []}
+    data = {
+        "format": FORMAT,
+        "version": 1,
+        "expires": _utc(expires),
+        "threshold": threshold,
+        "maintainers": people,
+        "labs": [],
+        "revoked": [],
+    }
     path = directory / version_filename(1)
     write_atomic(path, _validated(data, f"{REGISTRY_DIR}/{path.name}"))
     return path
@@ -130,29 +141,41 @@ def _lab_key(key: str | PublicKey, valid_after: datetime | None, valid_before: d
     return entry
 
 
-def add_lab(root: Path | str, lab_id: str, name: str, keys: Iterable[str | PublicKey],
-            valid_after: datetime | None = None, valid_before: datetime | None = None) -> Path:
+def add_lab(
+    root: Path | str,
+    lab_id: str,
+    name: str,
+    keys: Iterable[str | PublicKey],
+    valid_after: datetime | None = None,
+    valid_before: datetime | None = None,
+) -> Path:
     """Propose a new lab with its keys."""
     entries = [_lab_key(k, valid_after, valid_before) for k in keys]
 
     def change(data: dict[str, Any]) -> None:
         if any(lab["id"] == lab_id for lab in data["labs"]):
-            raise TrustError(f"lab {lab_id!r} already exists", where="keys/registry", reason="duplicate",
-                             hint=f"to add a key to it (rotation), leave out --name: 'sealboard keys add-lab {lab_id} --key NEW.pub'")
+            raise TrustError(
+                f"lab {lab_id!r} already exists",
+                where="keys/registry",
+                reason="duplicate",
+                hint=f"to add a key to it (rotation), leave out --name: 'sealboard keys add-lab {lab_id} --key NEW.pub'",
+            )
         data["labs"].append({"id": lab_id, "name": name, "keys": entries})
 
     return propose_next(root, change)
 
 
-def add_lab_key(root: Path | str, lab_id: str, key: str | PublicKey,
-                valid_after: datetime | None = None, valid_before: datetime | None = None) -> Path:
+def add_lab_key(
+    root: Path | str, lab_id: str, key: str | PublicKey, valid_after: datetime | None = None, valid_before: datetime | None = None
+) -> Path:
     """Propose one more key for an existing lab (key rotation: add, then revoke the old one)."""
     entry = _lab_key(key, valid_after, valid_before)
     return propose_next(root, lambda data: _find(data["labs"], lab_id, "lab")["keys"].append(entry))
 
 
-def add_maintainer(root: Path | str, maintainer_id: str, name: str, key: str | PublicKey,
-                   age_recipient: str | None = None, threshold: int | None = None) -> Path:
+def add_maintainer(
+    root: Path | str, maintainer_id: str, name: str, key: str | PublicKey, age_recipient: str | None = None, threshold: int | None = None
+) -> Path:
     """Propose a new maintainer (and optionally a new threshold)."""
     person = {"id": maintainer_id, "name": name, "key": _key_line(key)}
     if age_recipient:
@@ -168,6 +191,7 @@ def add_maintainer(root: Path | str, maintainer_id: str, name: str, key: str | P
 
 def remove_maintainer(root: Path | str, maintainer_id: str, threshold: int | None = None) -> Path:
     """Propose removing a maintainer (and optionally a new threshold)."""
+
     def change(data: dict[str, Any]) -> None:
         data["maintainers"].remove(_find(data["maintainers"], maintainer_id, "maintainer"))
         if threshold is not None:
@@ -196,7 +220,9 @@ def _holder(data: dict[str, Any], fingerprint: str) -> tuple[str, dict[str, Any]
     if data.get("build_key") and parse_public_key(data["build_key"], "registry").fingerprint == fingerprint:
         return "build", {"id": "build_key", "key": data["build_key"]}  # revocable (a leaked build key), not retired
     raise TrustError(
-        f"key {fingerprint} is not in the registry", where=REGISTRY_DIR, reason="unknown-key",
+        f"key {fingerprint} is not in the registry",
+        where=REGISTRY_DIR,
+        reason="unknown-key",
         hint="'sealboard keys status' and the newest keys/registry/vNNNN.yaml list the registered keys",
     )
 
@@ -227,11 +253,17 @@ def retire(root: Path | str, fingerprint: str | PublicKey, when: datetime | None
     def change(data: dict[str, Any]) -> None:
         kind, entry = _holder(data, fingerprint)
         if kind == "build":
-            raise TrustError(f"key {fingerprint} is the build key", where=REGISTRY_DIR, reason="build-key-rotation",
-                             hint="rotate it with 'sealboard keys set-build-key NEW.pub'; a leaked one: 'keys revoke KEY --compromised'")
+            raise TrustError(
+                f"key {fingerprint} is the build key",
+                where=REGISTRY_DIR,
+                reason="build-key-rotation",
+                hint="rotate it with 'sealboard keys set-build-key NEW.pub'; a leaked one: 'keys revoke KEY --compromised'",
+            )
         if kind == "maintainer":
             raise TrustError(
-                f"key {fingerprint} belongs to maintainer {entry['id']!r}", where=REGISTRY_DIR, reason="maintainer-key",
+                f"key {fingerprint} belongs to maintainer {entry['id']!r}",
+                where=REGISTRY_DIR,
+                reason="maintainer-key",
                 hint=f"retire a maintainer with 'sealboard keys remove-maintainer {entry['id']}' (or add-maintainer with a new key first)",
             )
         current = entry.get("valid_before")
@@ -245,6 +277,7 @@ def retire(root: Path | str, fingerprint: str | PublicKey, when: datetime | None
 def set_recipient(root: Path | str, maintainer_id: str, age_recipient: str | None) -> Path:
     """Propose giving a maintainer an age recipient (files that stay private after release
     are sealed to maintainers' recipients), or removing it with None."""
+
     def change(data: dict[str, Any]) -> None:
         person = _find(data["maintainers"], maintainer_id, "maintainer")
         if age_recipient is None:
@@ -291,6 +324,7 @@ def grant_items(root: Path | str, lab_id: str, benchmark: str, when: datetime | 
 def withdraw_items(root: Path | str, lab_id: str, benchmark: str) -> Path:
     """Propose ending a lab's item access (its copy under keys/access/ must go too; what it
     already decrypted cannot be taken back)."""
+
     def change(data: dict[str, Any]) -> None:
         lab = _find(data["labs"], lab_id, "lab")
         grants = [g for g in lab.get("item_access", []) if g["benchmark"] != benchmark]
@@ -355,18 +389,34 @@ class RegistryStatus:
 
     def to_dict(self) -> dict[str, Any]:
         """What `sealboard keys status --json` prints (the same facts as lines())."""
+
         def version(doc: RegistryVersion) -> dict[str, Any]:
-            return {"version": doc.version, "expires": format_time(doc.expires), "threshold": doc.threshold,
-                    "maintainers": [m.id for m in doc.maintainers], "labs": [lab.id for lab in doc.labs]}
+            return {
+                "version": doc.version,
+                "expires": format_time(doc.expires),
+                "threshold": doc.threshold,
+                "maintainers": [m.id for m in doc.maintainers],
+                "labs": [lab.id for lab in doc.labs],
+            }
 
         pending = None
         if self.pending is not None:
             t = self.pending
-            pending = {"version": t.doc.version, "signed_by": [m.id for m in t.old_signers], "needed": t.old_needed,
-                       "new_set_signed_by": [m.id for m in t.new_signers] if t.new_needed is not None else None,
-                       "new_set_needed": t.new_needed, "complete": t.complete}
-        return {"latest": self.latest, "in_force": version(self.trusted) if self.trusted else None,
-                "expired": self.expired, "pending": pending, "error": self.error}
+            pending = {
+                "version": t.doc.version,
+                "signed_by": [m.id for m in t.old_signers],
+                "needed": t.old_needed,
+                "new_set_signed_by": [m.id for m in t.new_signers] if t.new_needed is not None else None,
+                "new_set_needed": t.new_needed,
+                "complete": t.complete,
+            }
+        return {
+            "latest": self.latest,
+            "in_force": version(self.trusted) if self.trusted else None,
+            "expired": self.expired,
+            "pending": pending,
+            "error": self.error,
+        }
 
 
 def status(root: Path | str, now: datetime) -> RegistryStatus:

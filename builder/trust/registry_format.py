@@ -169,8 +169,13 @@ def _item_access(value: Any, where: str, field: str) -> tuple[ItemAccess, ...]:
         answers = entry.get("answers", False)
         if not isinstance(answers, bool):
             raise ParseError(f"{sub}.answers must be true or false", where=where, reason="wrong-type")
-        grants.append(ItemAccess(check_identifier(entry["benchmark"], where=where, field=f"{sub}.benchmark"),
-                                 parse_time(entry["granted"], where, f"{sub}.granted"), answers))
+        grants.append(
+            ItemAccess(
+                check_identifier(entry["benchmark"], where=where, field=f"{sub}.benchmark"),
+                parse_time(entry["granted"], where, f"{sub}.granted"),
+                answers,
+            )
+        )
     _unique([g.benchmark for g in grants], where, f"{field} benchmark")
     return tuple(grants)
 
@@ -216,14 +221,16 @@ def _unique(values: list[str], where: str, what: str) -> None:
 def parse_version(data: bytes, where: str) -> RegistryVersion:
     """Parse and check one registry file's bytes. Raises ParseError naming file and field."""
     obj = check_fields(
-        loads_yaml(data, where), {"format", "version", "expires", "threshold", "maintainers"}, {"labs", "revoked", "build_key"},
-        where=where, context="registry",
+        loads_yaml(data, where),
+        {"format", "version", "expires", "threshold", "maintainers"},
+        {"labs", "revoked", "build_key"},
+        where=where,
+        context="registry",
     )
     if obj["format"] != FORMAT:
         raise ParseError(f"format must be {FORMAT!r}, not {obj['format']!r}"[:200], where=where, reason="bad-format")
     maintainers = tuple(
-        _maintainer(m, where, f"maintainers[{i}]")
-        for i, m in enumerate(_list(obj["maintainers"], where, "maintainers", allow_empty=False))
+        _maintainer(m, where, f"maintainers[{i}]") for i, m in enumerate(_list(obj["maintainers"], where, "maintainers", allow_empty=False))
     )
     labs = tuple(_lab(lab, where, f"labs[{i}]") for i, lab in enumerate(_list(obj.get("labs", []), where, "labs", allow_empty=True)))
     revoked = tuple(
@@ -233,15 +240,24 @@ def parse_version(data: bytes, where: str) -> RegistryVersion:
     if build_key is not None and build_key.algorithm != "ssh-ed25519":
         # Ed25519 signs deterministically, so two builds of one commit sign the same bytes
         # (ECDSA would not: the attestation must be byte-reproducible like the site).
-        raise ParseError(f"build_key must be an ssh-ed25519 key, not {build_key.algorithm}", where=where,
-                         reason="build-key-not-ed25519", hint="make one with: ssh-keygen -t ed25519 -N '' -f build_key")
+        raise ParseError(
+            f"build_key must be an ssh-ed25519 key, not {build_key.algorithm}",
+            where=where,
+            reason="build-key-not-ed25519",
+            hint="make one with: ssh-keygen -t ed25519 -N '' -f build_key",
+        )
     _unique([m.id for m in maintainers], where, "maintainer id")
     _unique([lab.id for lab in labs], where, "lab id")
     _unique([r.fingerprint for r in revoked], where, "revoked fingerprint")
     # One key, one role: otherwise a maintainer key could sign bundles for a lab, or a
     # key could be claimed by two labs and the ledger would not say whose results they are.
-    _unique([m.key.fingerprint for m in maintainers] + [k.key.fingerprint for lab in labs for k in lab.keys]
-            + ([build_key.fingerprint] if build_key else []), where, "key")
+    _unique(
+        [m.key.fingerprint for m in maintainers]
+        + [k.key.fingerprint for lab in labs for k in lab.keys]
+        + ([build_key.fingerprint] if build_key else []),
+        where,
+        "key",
+    )
     doc = RegistryVersion(
         version=_int(obj["version"], where, "version", 1),
         expires=parse_time(obj["expires"], where, "expires"),
@@ -264,6 +280,7 @@ def parse_version(data: bytes, where: str) -> RegistryVersion:
 
 def to_data(doc: RegistryVersion) -> dict[str, Any]:
     """The plain YAML structure of a version (what `dump` writes and mutators edit)."""
+
     def lab_key(k: LabKey) -> dict[str, Any]:
         out: dict[str, Any] = {"key": k.key.openssh}
         if k.valid_after:
@@ -279,8 +296,10 @@ def to_data(doc: RegistryVersion) -> dict[str, Any]:
     def lab_data(lab: Lab) -> dict[str, Any]:
         out: dict[str, Any] = {"id": lab.id, "name": lab.name, "keys": [lab_key(k) for k in lab.keys]}
         if lab.item_access:
-            out["item_access"] = [{"benchmark": g.benchmark, "granted": format_time(g.granted)} | ({"answers": True} if g.answers else {})
-                                  for g in lab.item_access]
+            out["item_access"] = [
+                {"benchmark": g.benchmark, "granted": format_time(g.granted)} | ({"answers": True} if g.answers else {})
+                for g in lab.item_access
+            ]
         return out
 
     data: dict[str, Any] = {

@@ -132,11 +132,7 @@ PEM_DASHES = b"-----"  # any PEM-like boundary (after optional whitespace) count
 MAX_STANZAS = 64
 MAX_HEADER_LINE = 4096
 
-_SCRYPT_MESSAGE = (
-    "passphrase-encrypted files are not accepted from bundles; "
-    "encrypt to the benchmark's recipient"
-)
-
+_SCRYPT_MESSAGE = "passphrase-encrypted files are not accepted from bundles; encrypt to the benchmark's recipient"
 
 
 # ---------------------------------------------------------------------------------------
@@ -212,7 +208,8 @@ def parse_header(data: bytes, where: Where = None) -> Header:
     if _armored(data):
         raise SealError(
             "ASCII-armored (PEM) age files are not accepted",
-            where=where, reason="armored-refused",
+            where=where,
+            reason="armored-refused",
             hint="seal to a binary .age file (do not pass -a/--armor to age)",
         )
 
@@ -239,16 +236,17 @@ def parse_header(data: bytes, where: Where = None) -> Header:
     if first != VERSION_LINE.encode():
         if first == VERSION_LINE.encode() + b"\r":
             raise _bad(
-                "header lines end with CRLF; age headers use LF only", where, 1,
-                hint="the file was converted as text (git autocrlf?); mark *.age binary "
-                     "in .gitattributes and re-seal",
+                "header lines end with CRLF; age headers use LF only",
+                where,
+                1,
+                hint="the file was converted as text (git autocrlf?); mark *.age binary in .gitattributes and re-seal",
             )
         if first.startswith(VERSION_PREFIX.encode()):
-            raise _bad(
-                "unsupported age format version (only age-encryption.org/v1)", where, 1
-            )
+            raise _bad("unsupported age format version (only age-encryption.org/v1)", where, 1)
         raise _bad(
-            "not an age v1 file (first line is not age-encryption.org/v1)", where, 1,
+            "not an age v1 file (first line is not age-encryption.org/v1)",
+            where,
+            1,
             hint="sealed files are binary age files made with age/rage/pyrage",
         )
 
@@ -266,8 +264,9 @@ def parse_header(data: bytes, where: Where = None) -> Header:
             for a in args:
                 if not ARGUMENT_RE.match(a):
                     raise _bad(
-                        "stanza argument is empty or has a character outside "
-                        "printable ASCII", where, at,
+                        "stanza argument is empty or has a character outside printable ASCII",
+                        where,
+                        at,
                     )
             # body: *full-line final-line; a line shorter than 64 columns ends it.
             chunks: list[bytes] = []
@@ -278,7 +277,8 @@ def parse_header(data: bytes, where: Where = None) -> Header:
                 if not BASE64_LINE_RE.match(body_line):
                     raise _bad(
                         "stanza body line is not unpadded base64 (missing body or final line?)",
-                        where, lineno,
+                        where,
+                        lineno,
                     )
                 chunks.append(body_line)
                 if len(body_line) < BODY_COLUMNS:
@@ -293,19 +293,13 @@ def parse_header(data: bytes, where: Where = None) -> Header:
             if not stanzas:
                 raise _bad("header has no recipient stanza", where, lineno)
             enc = line[len(mac_prefix) :]
-            if (
-                not line.startswith(mac_prefix)
-                or len(enc) != MAC_B64_CHARS
-                or not BASE64_LINE_RE.match(enc)
-            ):
-                raise _bad("MAC line is malformed (expected '--- ' and 43 base64 characters)",
-                           where, lineno)
+            if not line.startswith(mac_prefix) or len(enc) != MAC_B64_CHARS or not BASE64_LINE_RE.match(enc):
+                raise _bad("MAC line is malformed (expected '--- ' and 43 base64 characters)", where, lineno)
             mac = _b64decode_canonical(enc)
             if mac is None or len(mac) != MAC_BYTES:
                 raise _bad("MAC is not canonical base64", where, lineno)
             break
-        raise _bad("unexpected header line (expected '-> ' stanza or '--- ' MAC line)",
-                   where, lineno)
+        raise _bad("unexpected header line (expected '-> ' stanza or '--- ' MAC line)", where, lineno)
 
     # "Payload": begins with a 16-byte nonce.
     if size - pos < PAYLOAD_NONCE_BYTES:
@@ -321,15 +315,13 @@ def parse_header(data: bytes, where: Where = None) -> Header:
 def _check_x25519_stanza(st: Stanza, where: Where) -> None:
     """Spec "X25519 recipient stanza": reject (not ignore) a malformed X25519 stanza."""
     if len(st.args) != X25519_ARGS:
-        raise _bad(f"X25519 stanza has {len(st.args)} arguments, expected {X25519_ARGS}",
-                   where, st.line)
+        raise _bad(f"X25519 stanza has {len(st.args)} arguments, expected {X25519_ARGS}", where, st.line)
     arg = st.args[1]
     share = _b64decode_canonical(arg) if BASE64_LINE_RE.match(arg) else None
     if share is None or len(share) != X25519_SHARE_BYTES:
         raise _bad("X25519 stanza share is not canonical base64 of 32 bytes", where, st.line)
     if len(st.body) != X25519_BODY_BYTES:
-        raise _bad(f"X25519 stanza body is {len(st.body)} bytes, expected {X25519_BODY_BYTES}",
-                   where, st.line)
+        raise _bad(f"X25519 stanza body is {len(st.body)} bytes, expected {X25519_BODY_BYTES}", where, st.line)
 
 
 def unseal(ciphertext: bytes, identities: Sequence[Identity], where: Where = None) -> bytes:
@@ -347,7 +339,9 @@ def unseal(ciphertext: bytes, identities: Sequence[Identity], where: Where = Non
     # Policy: no passphrase stanzas, alone or mixed (spec also forbids mixing).
     if any(st.args[0] == SCRYPT_LABEL.encode() for st in header.stanzas):
         raise SealError(
-            _SCRYPT_MESSAGE, where=where, reason="scrypt-refused",
+            _SCRYPT_MESSAGE,
+            where=where,
+            reason="scrypt-refused",
             hint="re-seal with: age -r <benchmark recipient age1…> -o FILE.age FILE",
         )
 
@@ -370,18 +364,20 @@ def unseal(ciphertext: bytes, identities: Sequence[Identity], where: Where = Non
         raise SealError(
             f"no recipient stanza is addressed to our identity: the header has {n_x} X25519 "
             f"stanza(s) and {n_other} other stanza(s), none unwraps with {ours}",
-            where=where, reason="no-matching-recipient",
-            hint="the file must be sealed to the benchmark's embargo recipient "
-                 "(see its leaderboard config)",
+            where=where,
+            reason="no-matching-recipient",
+            hint="the file must be sealed to the benchmark's embargo recipient (see its leaderboard config)",
         )
     if detail == RAGE_BAD_HEADER:
         raise _bad("header is invalid (rage refused it after the grammar check)", where)
     if detail == RAGE_BAD_MAC:
         raise SealError(
             "header MAC does not verify: the header was altered or the file is corrupt",
-            where=where, reason="decrypt-failed",
+            where=where,
+            reason="decrypt-failed",
         )
     raise SealError(
         f"payload does not decrypt ({detail}): the file is truncated, corrupt or tampered",
-        where=where, reason="decrypt-failed",
+        where=where,
+        reason="decrypt-failed",
     )

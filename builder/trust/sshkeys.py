@@ -125,9 +125,7 @@ def _reject_key(message: str, where: str | None, error: type[BuilderError], reas
     )
 
 
-def public_key_from_blob(
-    blob: bytes, *, where: str | None = None, error: type[BuilderError] = SignatureError
-) -> PublicKey:
+def public_key_from_blob(blob: bytes, *, where: str | None = None, error: type[BuilderError] = SignatureError) -> PublicKey:
     """Decode a public key blob strictly; unsupported types raise reason `unsupported-key`."""
     reader = WireReader(blob, "public key", where=where, error=error)
     algorithm = reader.text()
@@ -151,9 +149,7 @@ def public_key_from_blob(
             e, n = reader.mpint(), reader.mpint()
             reader.done()
             if not RSA_MIN_BITS <= n.bit_length() <= RSA_MAX_BITS:
-                raise _reject_key(
-                    f"RSA key has {n.bit_length()} bits; {RSA_MIN_BITS} to {RSA_MAX_BITS} are accepted", where, error
-                )
+                raise _reject_key(f"RSA key has {n.bit_length()} bits; {RSA_MIN_BITS} to {RSA_MAX_BITS} are accepted", where, error)
             crypto = rsa.RSAPublicNumbers(e, n).public_key()
         else:
             raise _reject_key(f"key type {shown(algorithm.encode())} is not accepted", where, error)
@@ -188,9 +184,7 @@ def parse_public_key(line: str, where: str | None = None, *, error: type[Builder
         raise error("public key is not valid base64", where=where, reason="bad-key") from None
     key = public_key_from_blob(blob, where=where, error=error)
     if key.algorithm != algorithm:
-        raise error(
-            f"public key line says {algorithm} but its blob is {key.algorithm}", where=where, reason="bad-key"
-        )
+        raise error(f"public key line says {algorithm} but its blob is {key.algorithm}", where=where, reason="bad-key")
     return key
 
 
@@ -277,9 +271,7 @@ def load_private_key(path_or_bytes: str | Path | bytes, where: str | None = None
 def generate_ed25519(comment: str = "") -> tuple[bytes, PublicKey]:
     """A fresh Ed25519 key: (OpenSSH private key file bytes, its PublicKey). For demos and tests."""
     private = ed25519.Ed25519PrivateKey.generate()
-    data = private.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
-    )
+    data = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption())
     if comment:
         # cryptography writes an empty comment; ssh-keygen shows it with -l, so fill it in
         # by re-encoding the private section (PROTOCOL.key: string comment before padding).
@@ -294,10 +286,7 @@ def _with_comment(pem: bytes, comment: str) -> bytes:
     cipher, kdf, kdfopts, count, pub = reader.string(), reader.string(), reader.string(), reader.uint32(), reader.string()
     section = WireReader(reader.string(), "private section", error=SecretError)
     check1, check2, alg, pk, sk = section.uint32(), section.uint32(), section.string(), section.string(), section.string()
-    body = (
-        check1.to_bytes(4, "big") + check2.to_bytes(4, "big") + put_string(alg) + put_string(pk) + put_string(sk)
-        + put_string(comment)
-    )
+    body = check1.to_bytes(4, "big") + check2.to_bytes(4, "big") + put_string(alg) + put_string(pk) + put_string(sk) + put_string(comment)
     body += bytes(range(1, 1 + (-len(body)) % 8))  # PROTOCOL.key: pad to the cipher block size (8 for none)
     out = PRIVATE_KEY_MAGIC + put_string(cipher) + put_string(kdf) + put_string(kdfopts) + count.to_bytes(4, "big")
     out += put_string(pub) + put_string(body)

@@ -139,7 +139,10 @@ class ValidationReport:
                 lines.append(f"- … and {len(mine) - MAX_REPORT_LINES} more")
             lines.append("")
         if self.status == REVIEW:
-            lines += ["A lab's pull request may add only `bundles/<benchmark>/<its lab>/<submission>/`; maintainers review anything else.", ""]
+            lines += [
+                "A lab's pull request may add only `bundles/<benchmark>/<its lab>/<submission>/`; maintainers review anything else.",
+                "",
+            ]
         if self.registry:
             lines.append(f"- registry: {code(self.registry)}")
         for where in self.verified:
@@ -204,12 +207,21 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
         # A criss-cross history: git's merge (ort) merges the bases into a virtual one, so no
         # single base shows what the merge does. Refused outright; the merged tree below still
         # names what the merge would do.
-        report.add(head_c, "several-merge-bases", f"the pull request shares {len(bases)} merge bases with the target "
-                   f"({', '.join(b[:12] for b in bases)}); its merge cannot be judged from one of them",
-                   "rebase the branch on the target (git rebase origin/main) and push again")
+        report.add(
+            head_c,
+            "several-merge-bases",
+            f"the pull request shares {len(bases)} merge bases with the target "
+            f"({', '.join(b[:12] for b in bases)}); its merge cannot be judged from one of them",
+            "rebase the branch on the target (git rebase origin/main) and push again",
+        )
     merged, conflicts = repo.merge_tree(target, head_c)
     if conflicts:
-        report.add(head_c, "merge-conflict", "the pull request does not merge cleanly into the target", "rebase the branch on the target and resolve the conflicts")
+        report.add(
+            head_c,
+            "merge-conflict",
+            "the pull request does not merge cleanly into the target",
+            "rebase the branch on the target and resolve the conflicts",
+        )
         return report
     # The merge's effect on the target, not the branch's own diff: what lands on main.
     changes = repo.changes(target, merged)
@@ -257,8 +269,13 @@ def validate(root: Path, base: str, head: str = "HEAD", *, now: datetime) -> Val
     return report
 
 
-def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: dict[str, list[Entry]],
-              target_bundles: dict[str, list[Entry]], report: ValidationReport) -> _Change:
+def _classify(
+    changes: list[Change],
+    head_tree: dict[str, Entry],
+    head_bundles: dict[str, list[Entry]],
+    target_bundles: dict[str, list[Entry]],
+    report: ValidationReport,
+) -> _Change:
     """1. Every changed path must be a regular file with a safe name; where it sits decides
     whether a lab may make the change at all. A bundle folder the target already holds is
     merged, so immutable: changing or removing it is refused (design invariant 9)."""
@@ -273,8 +290,12 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
         _check_mode(path, entry, report)
         if entry is not None and is_plaintext_name(path) and (folder is None or folder.split("/")[2] == DATASET_DIR):
             # In a lab's bundle folder, verify's step 0 says the same of any unsealed file.
-            report.add(path, reason="plaintext-in-pr", hint=WHAT_TO_DO,
-                       message="is a file Sealboard writes plaintext to (results, transcripts or items in the clear): pushed to a pull request, it is public")
+            report.add(
+                path,
+                reason="plaintext-in-pr",
+                hint=WHAT_TO_DO,
+                message="is a file Sealboard writes plaintext to (results, transcripts or items in the clear): pushed to a pull request, it is public",
+            )
         if path == MKDOCS_CONFIG or path.startswith(SITE_SRC + "/") or path.rsplit("/", 1)[-1] == GITATTRIBUTES:
             out.site_changed.append(path)
         if folder is not None:
@@ -285,14 +306,31 @@ def _classify(changes: list[Change], head_tree: dict[str, Entry], head_bundles: 
             out.registry_changed = True
         elif path.startswith(RECORDS + "/") and not path.startswith(f"{RECORDS}/{AUDITS}/"):
             out.attestations_changed.append(change)
-            report.review(path, "maintainer-review", "records a deploy: maintainer review required", "the scheduled build's recording pull request adds these")
+            report.review(
+                path,
+                "maintainer-review",
+                "records a deploy: maintainer review required",
+                "the scheduled build's recording pull request adds these",
+            )
         elif path.startswith(ACCESS_DIR + "/"):
             out.access_changed.add(path)
-            report.review(path, "maintainer-review", "changes a lab's item copy: maintainer review required", "maintainers write item copies with 'sealboard dataset share'")
+            report.review(
+                path,
+                "maintainer-review",
+                "changes a lab's item copy: maintainer review required",
+                "maintainers write item copies with 'sealboard dataset share'",
+            )
         elif bundle_of(path) is not None:
-            report.review(path, "withdrawal", "adds, changes or removes a tombstone (a withdrawal)", "only maintainers withdraw submissions")
+            report.review(
+                path, "withdrawal", "adds, changes or removes a tombstone (a withdrawal)", "only maintainers withdraw submissions"
+            )
         else:
-            report.review(path, "maintainer-review", "is outside bundles/<benchmark>/<lab>/: maintainer review required", "a lab's pull request adds only its own bundles")
+            report.review(
+                path,
+                "maintainer-review",
+                "is outside bundles/<benchmark>/<lab>/: maintainer review required",
+                "a lab's pull request adds only its own bundles",
+            )
     return out
 
 
@@ -304,8 +342,12 @@ def _check_attestations(repo: Repo, merged: str, base_dir: Path, changes: list[C
     for change in changes:
         folder = "/".join(change.path.split("/")[:2])
         if change.status != "A":
-            report.add(change.path, "attestation-immutable", "changes or removes a recorded deploy",
-                       "a recorded deploy is history: record a new deploy instead (sealboard record-attestation)")
+            report.add(
+                change.path,
+                "attestation-immutable",
+                "changes or removes a recorded deploy",
+                "a recorded deploy is history: record a new deploy instead (sealboard record-attestation)",
+            )
         elif folder.count("/") == 1:
             new.add(folder.split("/")[1])
     if not new:
@@ -343,18 +385,27 @@ def _classify_bundle(folder: str, merged: bool, kept: bool, tombstoned: bool, ou
     if kept:
         out.rewritten.add(folder)  # refused by the admission policy (withdrawn first, then immutable)
     elif tombstoned:
-        report.review(folder, "withdrawal", "removes a withdrawn bundle's files (its tombstone stays)",
-                      "only maintainers withdraw submissions; the tombstone keeps the name retired and the budget spent")
+        report.review(
+            folder,
+            "withdrawal",
+            "removes a withdrawn bundle's files (its tombstone stays)",
+            "only maintainers withdraw submissions; the tombstone keeps the name retired and the budget spent",
+        )
         out.bad_dirs.add(folder)  # nothing left to verify
     else:
-        report.add(folder, "removed-bundle", "removes a merged bundle without a tombstone",
-                   "maintainers remove a bundle by withdrawing it: commit its tombstone (bundles/<benchmark>/<lab>/<submission>.withdrawn) "
-                   "in the same pull request or before (see the maintainers' page)")
+        report.add(
+            folder,
+            "removed-bundle",
+            "removes a merged bundle without a tombstone",
+            "maintainers remove a bundle by withdrawing it: commit its tombstone (bundles/<benchmark>/<lab>/<submission>.withdrawn) "
+            "in the same pull request or before (see the maintainers' page)",
+        )
         out.bad_dirs.add(folder)
 
 
-def _check_access(repo: Repo, merged: str, out: Path, changed: set[str], registry: Registry,
-                  configs: dict[str, BenchmarkConfig], report: ValidationReport) -> None:
+def _check_access(
+    repo: Repo, merged: str, out: Path, changed: set[str], registry: Registry, configs: dict[str, BenchmarkConfig], report: ValidationReport
+) -> None:
     """The build's review of labs' item copies (grant in the registry, sealed to the lab's
     SSH keys only), over the merged tree's copies, reported for the ones the change touches."""
     repo.materialise(merged, ACCESS_DIR, out)
@@ -368,17 +419,37 @@ def _check_one_lab(change: _Change, report: ValidationReport) -> None:
     """5. Is the change confined to one lab?"""
     labs = sorted({d.split("/")[2] for d in change.bundle_dirs if d.split("/")[2] != DATASET_DIR})
     for lab in labs[1:]:
-        report.review(f"bundles/*/{lab}/", "outside-lab", f"also changes lab {lab!r}'s folder; a pull request holds one lab's bundles", "split it: one pull request per lab")
+        report.review(
+            f"bundles/*/{lab}/",
+            "outside-lab",
+            f"also changes lab {lab!r}'s folder; a pull request holds one lab's bundles",
+            "split it: one pull request per lab",
+        )
     if change.bundle_dirs and change.registry_changed:
-        report.review(REGISTRY_DIR, "outside-lab", "a change that adds bundles may not also change the registry", "split it: registry changes go in their own pull request")
+        report.review(
+            REGISTRY_DIR,
+            "outside-lab",
+            "a change that adds bundles may not also change the registry",
+            "split it: registry changes go in their own pull request",
+        )
 
 
-def _check_bundles(repo: Repo, target: str, target_tree: dict[str, Entry], head_bundles: dict[str, list[Entry]], change: _Change,
-                   configs: dict[str, BenchmarkConfig], registry: Registry, report: ValidationReport, now: datetime) -> None:
+def _check_bundles(
+    repo: Repo,
+    target: str,
+    target_tree: dict[str, Entry],
+    head_bundles: dict[str, list[Entry]],
+    change: _Change,
+    configs: dict[str, BenchmarkConfig],
+    registry: Registry,
+    report: ValidationReport,
+    now: datetime,
+) -> None:
     """6. Verify every new bundle with the target's registry, as the build would, then the
     admission policy (builder.bundles.admission_policy) with the target's bundles as context."""
-    facts = Facts(tombstones=_tombstones(repo, target_tree), budgets={c.id: c.budget for c in configs.values()},
-                  rewritten=frozenset(change.rewritten))
+    facts = Facts(
+        tombstones=_tombstones(repo, target_tree), budgets={c.id: c.budget for c in configs.values()}, rewritten=frozenset(change.rewritten)
+    )
     todo: list[tuple[str, list[Entry]]] = []
     for where in sorted(change.bundle_dirs - change.bad_dirs):
         _, bench, owner, name = where.split("/")
@@ -415,8 +486,9 @@ def _check_bundles(repo: Repo, target: str, target_tree: dict[str, Entry], head_
         report.add_error(error, where)
 
 
-def _context(repo: Repo, target_tree: dict[str, Entry], changed: set[str], labs: set[str], registry: Registry,
-             now: datetime) -> list[Submission]:
+def _context(
+    repo: Repo, target_tree: dict[str, Entry], changed: set[str], labs: set[str], registry: Registry, now: datetime
+) -> list[Submission]:
     """The target's lab bundles as the policy's context: admitted already (so first), every
     one that parses taking part in the duplicate rule; those of the pull request's labs
     whose signature the build would accept counting toward the budget."""
@@ -435,7 +507,11 @@ def _context(repo: Repo, target_tree: dict[str, Entry], changed: set[str], labs:
             manifest = parse_manifest(blobs[files[MANIFEST].oid], f"{folder}/{MANIFEST}")
         except BuilderError:
             continue  # the build rejects it too, so it neither counts nor takes a name
-        counts = manifest.lab in labs and SIGNATURE in files and _signed(folder, manifest, blobs[files[SIGNATURE].oid], blobs[files[MANIFEST].oid], registry, now)
+        counts = (
+            manifest.lab in labs
+            and SIGNATURE in files
+            and _signed(folder, manifest, blobs[files[SIGNATURE].oid], blobs[files[MANIFEST].oid], registry, now)
+        )
         out.append(Submission(folder, manifest, _ADMITTED, judged=False, counts=counts))
     return out
 
@@ -521,7 +597,11 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
         entries.update({p: e for p, e in head_tree.items() if p.startswith(custom.rstrip("/") + "/")})
     findings = []
     # The theme's templates: what each includes, imports or extends (the guard's template rule).
-    theme = {p: e for p, e in entries.items() if custom is not None and p.startswith(custom.rstrip("/") + "/") and e.mode in (MODE_FILE, MODE_EXEC)}
+    theme = {
+        p: e
+        for p, e in entries.items()
+        if custom is not None and p.startswith(custom.rstrip("/") + "/") and e.mode in (MODE_FILE, MODE_EXEC)
+    }
     blobs.update(repo.blobs([e.oid for e in theme.values()]))
     for path, e in entries.items():
         if path == MKDOCS_CONFIG and e.mode in (MODE_FILE, MODE_EXEC):
@@ -530,20 +610,25 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
             findings += check_gitattributes(path, blobs[e.oid])
         elif path in theme and len(blobs[e.oid]) <= MAX_TEMPLATE_BYTES:
             findings += check_theme_template(path, blobs[e.oid])
-    kinds = [(p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other") for p, e in entries.items() if p.startswith(SITE_SRC + "/")]
+    kinds = [
+        (p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other")
+        for p, e in entries.items()
+        if p.startswith(SITE_SRC + "/")
+    ]
     # Links and odd modes are reported by step 1 already; here only what a file's place and name mean.
     findings += [f for f in check_site_paths(kinds, benchmarks, custom) if f.reason in ("shadows-generated", "site-python-module")]
     for f in findings:
         report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
 
 
-def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime,
-                    base_in_force: int) -> None:
+def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime, base_in_force: int) -> None:
     base_tree = repo.tree(base, REGISTRY_DIR)
     head_tree = repo.tree(head, REGISTRY_DIR)
     for path, entry in base_tree.items():
         if path.endswith(".yaml") and (path not in head_tree or head_tree[path].oid != entry.oid):
-            report.add(path, "history-rewritten", "changes or removes a registry version that is already in force", "add a new version instead")
+            report.add(
+                path, "history-rewritten", "changes or removes a registry version that is already in force", "add a new version instead"
+            )
     repo.materialise(head, REGISTRY_DIR, head_dir)
     try:
         registry = load_registry(head_dir, now)
@@ -552,12 +637,20 @@ def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: Va
         return
     rewritten = any(p.reason == "history-rewritten" for p in report.problems)
     if registry.version < base_in_force and not rewritten:  # e.g. a .sig file emptied: the files alone would roll back
-        report.add(REGISTRY_DIR, "history-rewritten", f"version {base_in_force} is in force on the base branch but only "
-                   f"version {registry.version} would be after this change", "restore the signatures; add a new version instead")
+        report.add(
+            REGISTRY_DIR,
+            "history-rewritten",
+            f"version {base_in_force} is in force on the base branch but only version {registry.version} would be after this change",
+            "restore the signatures; add a new version instead",
+        )
     report.registry = f"version {registry.version} verifies (threshold {registry.threshold})"
     if registry.pending is not None and registry.version >= base_in_force:
         # Harmless once merged (the build ignores it), but a registry PR is meant to deliver
         # a version in force: collect the signatures on the branch first.
         p = registry.pending
-        report.add(p.doc.path, "below-threshold", describe_pending(p) + " — not in force until signed",
-                   "collect the missing signatures with 'sealboard keys sign' on this branch")
+        report.add(
+            p.doc.path,
+            "below-threshold",
+            describe_pending(p) + " — not in force until signed",
+            "collect the missing signatures with 'sealboard keys sign' on this branch",
+        )

@@ -38,8 +38,12 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     made = write_demo(root, history=True)
     embargoed = base / "embargoed"
     subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "-q", str(embargoed), "HEAD~1"], check=True)
-    report = build(embargoed, base / "site", identities=load_identities(root / "keys/demo/identity.txt", None),
-                   build_key=load_build_key(root / "keys/demo" / BUILD_KEY, None))
+    report = build(
+        embargoed,
+        base / "site",
+        identities=load_identities(root / "keys/demo/identity.txt", None),
+        build_key=load_build_key(root / "keys/demo" / BUILD_KEY, None),
+    )
     # What `sealboard demo --history` does (builder.demo.history.deploy_embargoed), kept here
     # step by step so the tests also hold the deployed site and its build report.
     written = record(base / "site", root)

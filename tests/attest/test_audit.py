@@ -30,12 +30,14 @@ def _copy(root: Path, tmp_path: Path) -> Path:
 def test_the_demo_audit_agrees_and_counts_private_submissions_apart(history, tmp_path):
     result = CliRunner().invoke(main, ["audit", "--release", "kcsat-ml", "--root", str(history.root), "--json"])
     assert result.exit_code == 0, result.output
-    report = orjson.loads(result.output[result.output.index("{"):])
+    report = orjson.loads(result.output[result.output.index("{") :])
     assert report["verdict"] == "agree" and report["deploys"] == 1 and report["agree"] == 1
     deploy = report["deploy_results"][0]
     assert deploy["attestation"] == history.recorded.name and deploy["status"] == "embargoed"
     boards = {b["board"] for b in deploy["boards"]}
-    assert "data/kcsat-ml/full.json" in boards and len(boards) == len([b for b in history.report.benchmarks if b.config.id == "kcsat-ml"][0].boards)
+    assert "data/kcsat-ml/full.json" in boards and len(boards) == len(
+        [b for b in history.report.benchmarks if b.config.id == "kcsat-ml"][0].boards
+    )
     assert deploy["cells_agree"] > 1000 and deploy["cells_differ"] == 0
     # KCSAT-ML's demo has submissions kept private (sealed to the never-published private key):
     # their cells are counted as not re-derivable, never as agreeing.
@@ -74,7 +76,9 @@ def test_a_shown_number_that_the_data_does_not_give_is_found_cell_by_cell(histor
     d = next(d for d in result.deploys if d.attestation == folder.name)
     assert d.verdict == "differs"
     cells = [c for b in d.boards if b.board == "data/kcsat-ml/full.json" for c in b.differ]
-    assert cells == [{"submission": row["submission"], "metric": metric, "field": "value", "shown": row["metrics"][metric]["value"], "rebuilt": shown}]
+    assert cells == [
+        {"submission": row["submission"], "metric": metric, "field": "value", "shown": row["metrics"][metric]["value"], "rebuilt": shown}
+    ]
     cli = CliRunner().invoke(main, ["audit", "--release", "kcsat-ml", "--root", str(root)])
     assert cli.exit_code == 1 and f"data/kcsat-ml/full.json: {row['submission']} {metric} value: shown" in cli.output
     assert "1 of 2 differ" in cli.output

@@ -87,7 +87,11 @@ def small_predicate(**extra) -> dict:
         "bundles": [{"benchmark": "soohak", "submission": "acme/run-1", "path": "bundles/soohak/acme/run-1", "manifest_sha256": "c" * 64}],
         "releases": [{"benchmark": "soohak", "statement": "releases/soohak/v1.yaml", "sha256": "d" * 64}],
         "sealboard": {"version": "0.9.0"},
-        "generator": {"name": "mkdocs", "version": "1.6.1", "packages": {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2", "Markdown": "3.11.3"}},
+        "generator": {
+            "name": "mkdocs",
+            "version": "1.6.1",
+            "packages": {"mkdocs": "1.6.1", "mkdocs-material": "9.8.2", "Markdown": "3.11.3"},
+        },
         **extra,
     }
 
@@ -158,13 +162,19 @@ def test_provenance_validates_against_the_slsa_v1_schema_and_names_every_input()
     prov = provenance(parse(data, "s"), sums)
     SCHEMA.validate(prov)
     assert prov["predicateType"] == SLSA_PROVENANCE_V1 == "https://slsa.dev/provenance/v1"
-    assert prov["subject"] == [{"name": "attestation/SHA256SUMS", "digest": {"sha256": hashlib.sha256(sums).hexdigest()}},
-                               {"name": "attestation/statement.json", "digest": {"sha256": hashlib.sha256(data).hexdigest()}}]
+    assert prov["subject"] == [
+        {"name": "attestation/SHA256SUMS", "digest": {"sha256": hashlib.sha256(sums).hexdigest()}},
+        {"name": "attestation/statement.json", "digest": {"sha256": hashlib.sha256(data).hexdigest()}},
+    ]
     definition = prov["predicate"]["buildDefinition"]
     assert definition["buildType"] == "https://board.example.org/lb/data/#sealboard-build-v1"
     assert definition["externalParameters"] == {"repository": "https://github.com/example/board", "commit": "a" * 40}
     deps = {d["name"]: d for d in definition["resolvedDependencies"]}
-    assert deps["source"] == {"name": "source", "uri": "git+https://github.com/example/board@" + "a" * 40, "digest": {"gitCommit": "a" * 40}}
+    assert deps["source"] == {
+        "name": "source",
+        "uri": "git+https://github.com/example/board@" + "a" * 40,
+        "digest": {"gitCommit": "a" * 40},
+    }
     assert deps["keys/registry/v0002.yaml"]["digest"] == {"sha256": "b" * 64}
     assert deps["bundles/soohak/acme/run-1/manifest.json"]["digest"] == {"sha256": "c" * 64}
     assert deps["releases/soohak/v1.yaml"]["digest"] == {"sha256": "d" * 64}
@@ -176,9 +186,11 @@ def test_provenance_validates_against_the_slsa_v1_schema_and_names_every_input()
     with pytest.raises(json_format.ParseError):  # control: a field SLSA does not define
         in_toto_parse({**prov, "predicate": {**prov["predicate"], "sealboard": {}}})
     # Control: the schema is not a rubber stamp.
-    for broken in ({**prov, "predicateType": "https://slsa.dev/provenance/v0.2"},
-                   {**prov, "predicate": {"runDetails": prov["predicate"]["runDetails"]}},
-                   {**prov, "subject": [{"name": "x", "digest": {}}]}):
+    for broken in (
+        {**prov, "predicateType": "https://slsa.dev/provenance/v0.2"},
+        {**prov, "predicate": {"runDetails": prov["predicate"]["runDetails"]}},
+        {**prov, "subject": [{"name": "x", "digest": {}}]},
+    ):
         assert list(SCHEMA.iter_errors(broken)), broken
 
 
@@ -207,6 +219,7 @@ def test_generator_packages_record_zensical_ui_when_it_is_installed(tmp_path, mo
 
 # --- the signed demo deploy ------------------------------------------------------------------
 
+
 def envelope_of(site: Path, name: str) -> bytes:
     return (site / "attestation" / name).read_bytes()
 
@@ -227,7 +240,9 @@ def test_the_deploys_envelopes_verify_with_securesystemslib(history):
     SCHEMA.validate(prov)
     in_toto_parse(prov)
     assert {s["name"]: s["digest"]["sha256"] for s in prov["subject"]} == {
-        "attestation/SHA256SUMS": hashlib.sha256(sums).hexdigest(), "attestation/statement.json": hashlib.sha256(statement_bytes).hexdigest()}
+        "attestation/SHA256SUMS": hashlib.sha256(sums).hexdigest(),
+        "attestation/statement.json": hashlib.sha256(statement_bytes).hexdigest(),
+    }
     # Every admitted bundle's signed manifest and the registry version, with the digests of the files in the repository.
     deps = {d["name"]: d for d in prov["predicate"]["buildDefinition"]["resolvedDependencies"]}
     pred = orjson.loads(statement_bytes)["predicate"]
@@ -235,13 +250,14 @@ def test_the_deploys_envelopes_verify_with_securesystemslib(history):
     assert len(manifests) == len(pred["bundles"]) == sum(len(s.bundles) for s in history.report.benchmarks) > 0
     for name in manifests:
         assert deps[name]["digest"]["sha256"] == hashlib.sha256((history.root / name).read_bytes()).hexdigest(), name
-    assert deps["keys/registry/v0002.yaml"]["digest"]["sha256"] == hashlib.sha256((history.root / "keys/registry/v0002.yaml").read_bytes()).hexdigest()
+    assert (
+        deps["keys/registry/v0002.yaml"]["digest"]["sha256"]
+        == hashlib.sha256((history.root / "keys/registry/v0002.yaml").read_bytes()).hexdigest()
+    )
     assert deps["source"]["digest"]["gitCommit"] == pred["commit"]
     # The packages that shaped the pages (mkdocs ran), each with its installed version.
     assert {"mkdocs", "mkdocs-material", "Markdown", "pymdown-extensions"} <= set(pred["generator"]["packages"])
     assert all(deps[name]["uri"] == f"pkg:pypi/{name.lower()}@{v}" for name, v in pred["generator"]["packages"].items())
-
-
 
 
 def resign_envelope(site: Path, name: str, key: PrivateKey, payload: bytes) -> None:
@@ -299,14 +315,18 @@ def test_the_data_pages_dsse_check_runs_as_written(history, tmp_path):
     script = re.search(r"<!-- sealboard:dsse-check -->\n```python\n(.*?)```", page, re.S).group(1)
     # The reader's step 1: the build key from the board's repository, never the site's copy.
     site = copy(history.site, tmp_path / "good")
-    wrote = CliRunner().invoke(main, ["keys", "allowed-signers", "--root", str(history.root), "--namespace", "sealboard-site",
-                                      "--out", str(site / "build_signers")])
+    wrote = CliRunner().invoke(
+        main,
+        ["keys", "allowed-signers", "--root", str(history.root), "--namespace", "sealboard-site", "--out", str(site / "build_signers")],
+    )
     assert wrote.exit_code == 0, wrote.output
     done = subprocess.run([sys.executable, "-c", script], cwd=site, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "both envelopes verify" in done.stdout, done.stderr
     assert "gh attestation verify attestation/SHA256SUMS" in page and "sealboard verify-site" in page and "ssh-keygen -Y verify" in page
     forged = copy(site, tmp_path / "forged")
     other = load_private_key(generate_ed25519("forger")[0])
-    resign_envelope(forged, "provenance.intoto.jsonl", other, base64.b64decode(json.loads(envelope_of(forged, "provenance.intoto.jsonl"))["payload"]))
+    resign_envelope(
+        forged, "provenance.intoto.jsonl", other, base64.b64decode(json.loads(envelope_of(forged, "provenance.intoto.jsonl"))["payload"])
+    )
     done = subprocess.run([sys.executable, "-c", script], cwd=forged, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "VerificationError" in done.stderr

@@ -53,8 +53,9 @@ def _commit(root: Path, message: str) -> str:
     return _git(root, "rev-parse", "HEAD")
 
 
-def _later_deploy(root: Path, source: str, *, status: str | None = None, recorded: list[str] | None = None,
-                  leave_out: str | None = None) -> str:
+def _later_deploy(
+    root: Path, source: str, *, status: str | None = None, recorded: list[str] | None = None, leave_out: str | None = None
+) -> str:
     """A later deploy of the same commit, signed with the demo's real build key, recorded in
     the folder its statement names: kcsat-ml's status set to ``status``, the signed chain set
     to ``recorded``, the copy ``leave_out`` not kept. Returns the folder name."""
@@ -87,6 +88,7 @@ def _findings(root: Path) -> list[tuple[str, str]]:
 
 # --- the control -------------------------------------------------------------------------------
 
+
 def test_the_honest_history_is_whole_and_audits_as_agree(history):
     whole, findings = check_history(history.root)
     assert findings == [] and [rec.name for rec, _ in whole] == [history.recorded.name]
@@ -99,6 +101,7 @@ def test_the_honest_history_is_whole_and_audits_as_agree(history):
 
 
 # --- the recording pull request ----------------------------------------------------------------
+
 
 def test_a_recording_pr_that_leaves_out_a_board_copy_is_refused(history, tmp_path):
     root = _copy(history.root, tmp_path)
@@ -124,6 +127,7 @@ def test_the_whole_recording_pr_is_only_for_maintainer_review(history, tmp_path)
 
 
 # --- after merge: each manipulation is a finding, exit 1 ---------------------------------------
+
 
 def test_a_deleted_board_copy_is_a_finding(history, tmp_path):
     root = _copy(history.root, tmp_path)
@@ -224,6 +228,7 @@ def test_a_shallow_clone_cannot_audit_deletions(history, tmp_path):
 
 
 # --- the snapshot pages ------------------------------------------------------------------------
+
 
 def test_snapshot_pages_list_incomplete_and_deleted_records_as_such(history, tmp_path):
     root = _copy(history.root, tmp_path)

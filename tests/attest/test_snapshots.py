@@ -75,14 +75,14 @@ def test_the_recorded_deploy_is_a_snapshot_of_every_board_as_it_stood(history, t
     # the ranked metric's value, interval and n as the board page formats them.
     recorded = orjson.loads((history.root / "attestations" / name / "boards/kcsat-ml/full.json").read_bytes())
     assert f"## {recorded['title']}" in page
-    section = page[page.index(f"## {recorded['title']}"):]
-    section = section[:section.index("</table>")]
+    section = page[page.index(f"## {recorded['title']}") :]
+    section = section[: section.index("</table>")]
     models = re.findall(r'<th scope="row" class="sb-model">([^<]*)</th>', section)
     ranked = sorted(recorded["rows"], key=lambda r: r["rank"] if r.get("rank") is not None else 10**9)
     assert len(models) == len(ranked) + len(recorded.get("reference_rows", []))
     assert models[0] == ranked[0]["model"].replace("&", "&amp;")
     top = ranked[0]["metrics"][recorded["rank_by"]]
-    first_row = section[section.index("<tbody>"):].split("</tr>")[0]
+    first_row = section[section.index("<tbody>") :].split("</tr>")[0]
     assert fmt_rank(ranked[0]) in first_row
     assert f"{100 * top['value']:.1f}" in first_row and f">{top['n']}</span>" in first_row
     # The changelog lists the deploy, dated by its signed build time, linking its snapshots.
@@ -129,7 +129,10 @@ def test_a_record_that_does_not_verify_shows_nothing_and_hides_nothing(history, 
     assert snaps[good].shown and len(snaps[good].benchmarks) == 3
     assert snaps[edited].problem.startswith("attestation-file-changed:") and "data/kcsat-ml/full.json" in snaps[edited].problem
     assert snaps[forged].problem.startswith("attestation-key-not-registered:")
-    assert snaps[renamed].problem == f"attestation-misfiled: attestations/{renamed}: holds the signed statement of deploy {good}, not of the deploy its name says"
+    assert (
+        snaps[renamed].problem
+        == f"attestation-misfiled: attestations/{renamed}: holds the signed statement of deploy {good}, not of the deploy its name says"
+    )
     assert not any(s.benchmarks for s in snaps.values() if not s.shown)
     pages = _pages(root, tmp_path)
     assert not any(name in p for name in (edited, forged, renamed) for p in pages if p.startswith("snapshots/"))

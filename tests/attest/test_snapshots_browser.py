@@ -36,8 +36,12 @@ TABLES = """[...document.querySelectorAll('table.sb-snapshot')].map(t => ({
 def site(history, tmp_path_factory):
     out = tmp_path_factory.mktemp("snapshot-site") / "site"
     root = history.root
-    build(root, out, identities=load_identities(root / "keys/demo/identity.txt", None),
-          build_key=load_build_key(root / "keys/demo/build_key", None))
+    build(
+        root,
+        out,
+        identities=load_identities(root / "keys/demo/identity.txt", None),
+        build_key=load_build_key(root / "keys/demo/build_key", None),
+    )
     return out
 
 
@@ -79,7 +83,7 @@ def test_the_changelog_opens_the_board_as_it_stood(history, site, browser, width
 def _nav_pages(nav) -> set[str]:
     out: set[str] = set()
     for entry in nav:
-        for value in (entry.values() if isinstance(entry, dict) else [entry]):
+        for value in entry.values() if isinstance(entry, dict) else [entry]:
             out |= _nav_pages(value) if isinstance(value, list) else {value}
     return out
 

@@ -21,7 +21,9 @@ from builder.render.generator import scrubbed_env
 from builder.trust.sshkeys import generate_ed25519, load_private_key
 from builder.trust.sshsig import NS_SITE, sign
 
-pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None or shutil.which("sha256sum") is None, reason="needs ssh-keygen and sha256sum")
+pytestmark = pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None or shutil.which("sha256sum") is None, reason="needs ssh-keygen and sha256sum"
+)
 
 VERIFY = ["ssh-keygen", "-Y", "verify", "-I", "sealboard-build", "-n", "sealboard-site"]
 
@@ -57,10 +59,19 @@ def test_statement_is_in_toto_and_lists_every_file_but_itself(history):
     names = [s["name"] for s in st["subject"]]
     assert names == [f for f in files if not f.startswith("attestation/")] and len(names) > 1000
     pred = st["predicate"]
-    commit = subprocess.run(["git", "-C", str(history.root), "rev-parse", "HEAD~2"], capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(history.root), "rev-parse", "HEAD~2"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert pred["commit"] == commit and pred["rehearsal"] is None and pred["authorised"] is True
-    assert pred["registry"]["version"] == 2 and pred["registry"]["build_key"] == load_private_key(history.root / "keys/demo/build_key").public.fingerprint
-    assert {b["id"]: b["status"] for b in pred["benchmarks"]} == {"kcsat-ml": "embargoed", "livemathematicianbench": "embargoed", "soohak": "embargoed"}
+    assert (
+        pred["registry"]["version"] == 2
+        and pred["registry"]["build_key"] == load_private_key(history.root / "keys/demo/build_key").public.fingerprint
+    )
+    assert {b["id"]: b["status"] for b in pred["benchmarks"]} == {
+        "kcsat-ml": "embargoed",
+        "livemathematicianbench": "embargoed",
+        "soohak": "embargoed",
+    }
     assert len(pred["bundles"]) == sum(len(s.bundles) for s in history.report.benchmarks)
     assert all(len(b["manifest_sha256"]) == 64 for b in pred["bundles"]) and pred["releases"] == []  # nothing released at that commit
     assert pred["sealboard"]["version"] and pred["generator"]["name"] == "mkdocs" and pred["generator"]["version"]
@@ -76,7 +87,9 @@ def test_stock_ssh_keygen_and_sha256sum_accept_the_deploy(history, tmp_path):
     for name in ("statement.json", "SHA256SUMS"):
         result = ssh_verify(signers, a / f"{name}.sig", a / name)
         assert result.returncode == 0 and 'Good "sealboard-site" signature for sealboard-build with ED25519 key SHA256:' in result.stdout
-    sums = subprocess.run(["sha256sum", "-c", "--strict", "attestation/SHA256SUMS"], cwd=history.site, capture_output=True, text=True, timeout=120)
+    sums = subprocess.run(
+        ["sha256sum", "-c", "--strict", "attestation/SHA256SUMS"], cwd=history.site, capture_output=True, text=True, timeout=120
+    )
     assert sums.returncode == 0 and sums.stdout.count(": OK\n") > 1000 and "FAILED" not in sums.stdout
     assert verify_site(history.site, history.root).files == sums.stdout.count(": OK\n")
 
@@ -85,16 +98,38 @@ def test_other_namespace_and_other_principal_are_refused_by_ssh_keygen(history, 
     signers = allowed_signers(history.root, tmp_path / "allowed_signers")
     a = history.site / "attestation"
     with (a / "statement.json").open("rb") as fh:
-        other_ns = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "sealboard-build", "-n", "sealboard-bundle",
-                                   "-s", str(a / "statement.json.sig")], stdin=fh, capture_output=True, text=True)
+        other_ns = subprocess.run(
+            [
+                "ssh-keygen",
+                "-Y",
+                "verify",
+                "-f",
+                str(signers),
+                "-I",
+                "sealboard-build",
+                "-n",
+                "sealboard-bundle",
+                "-s",
+                str(a / "statement.json.sig"),
+            ],
+            stdin=fh,
+            capture_output=True,
+            text=True,
+        )
     with (a / "statement.json").open("rb") as fh:
-        other_id = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "ada", "-n", "sealboard-site",
-                                   "-s", str(a / "statement.json.sig")], stdin=fh, capture_output=True, text=True)
+        other_id = subprocess.run(
+            ["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "ada", "-n", "sealboard-site", "-s", str(a / "statement.json.sig")],
+            stdin=fh,
+            capture_output=True,
+            text=True,
+        )
     assert other_ns.returncode != 0 and other_id.returncode != 0
     # The full export lets no maintainer or lab key sign a site either.
     full = tmp_path / "all"
     assert CliRunner().invoke(main, ["keys", "allowed-signers", "--root", str(history.root), "--out", str(full)]).exit_code == 0
-    assert [line for line in full.read_text().splitlines() if "sealboard-site" in line] == [lines for lines in signers.read_text().splitlines() if lines.startswith("sealboard-build")]
+    assert [line for line in full.read_text().splitlines() if "sealboard-site" in line] == [
+        lines for lines in signers.read_text().splitlines() if lines.startswith("sealboard-build")
+    ]
 
 
 def test_cli_verify_site(history):
@@ -157,7 +192,11 @@ def test_a_key_not_in_the_registry_is_refused(history, tmp_path):
 
 def test_a_rehearsal_is_refused_even_signed_by_the_build_key(history, tmp_path):
     site = copy(history.site, tmp_path)
-    _resign(site, load_build_key(history.root / "keys/demo/build_key", None), lambda st: st | {"predicate": st["predicate"] | {"rehearsal": "2027-01-15T09:00:00Z"}})
+    _resign(
+        site,
+        load_build_key(history.root / "keys/demo/build_key", None),
+        lambda st: st | {"predicate": st["predicate"] | {"rehearsal": "2027-01-15T09:00:00Z"}},
+    )
     assert refused(site, history.root) == "attestation-rehearsal"
 
 

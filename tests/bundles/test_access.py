@@ -149,7 +149,9 @@ def test_answers_only_where_the_threshold_granted_them(tmp_path: Path) -> None: 
     for m in ("m1", "m2"):
         sign_registry(inst.root, inst.maintainer_keys[m])
     assert share(inst).exit_code == 0
-    opened = subprocess.run([AGE, "-d", "-i", str(inst.lab_key_paths["acme"]), str(inst.root / COPY)], capture_output=True, check=True).stdout
+    opened = subprocess.run(
+        [AGE, "-d", "-i", str(inst.lab_key_paths["acme"]), str(inst.root / COPY)], capture_output=True, check=True
+    ).stdout
     items = [orjson.loads(line) for line in opened.splitlines()]
     manifest = parse_dataset_manifest((inst.root / f"bundles/soohak/_dataset/{VERSION}/manifest.json").read_bytes(), "m")
     assert [it["answer"] for it in items] == [it["answer"] for it in inst.items]

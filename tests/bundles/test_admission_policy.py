@@ -94,4 +94,6 @@ def test_other_labs_do_not_share_a_budget() -> None:
 
 def test_model_name_taken_across_labs() -> None:
     # Compared case-folded: beta's "MODEL ACME" is acme's "Model acme".
-    assert reasons(Facts(), sub("acme", "run-1", 0), sub("beta", "run-1", 1, display="MODEL ACME")) == {f"{B}/beta/run-1": "model-name-taken"}
+    assert reasons(Facts(), sub("acme", "run-1", 0), sub("beta", "run-1", 1, display="MODEL ACME")) == {
+        f"{B}/beta/run-1": "model-name-taken"
+    }

@@ -103,7 +103,9 @@ def test_lmb_partial_cell_is_refused_naming_it() -> None:
     with pytest.raises(BuilderError) as err:
         _measure(rows, spec, ds)
     assert err.value.reason == "incomplete-coverage"
-    assert err.value.message.startswith("en, sketch=true, variant=substitution: 4 of 6 items have no samples (core 4 of 6): l002, l003, l004, l005")
+    assert err.value.message.startswith(
+        "en, sketch=true, variant=substitution: 4 of 6 items have no samples (core 4 of 6): l002, l003, l004, l005"
+    )
 
 
 def test_summary_of_invented_variant_value_is_refused() -> None:

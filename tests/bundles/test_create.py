@@ -24,7 +24,20 @@ def inst(tmp_path: Path):
 
 def _ssh_keygen_verify(allowed: Path, principal: str, namespace: str, sig: Path, message: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", principal, "-n", namespace, "-s", str(sig), f"-Overify-time={NOW:%Y%m%d%H%M%S}"],
+        [
+            "ssh-keygen",
+            "-Y",
+            "verify",
+            "-f",
+            str(allowed),
+            "-I",
+            principal,
+            "-n",
+            namespace,
+            "-s",
+            str(sig),
+            f"-Overify-time={NOW:%Y%m%d%H%M%S}",
+        ],
         stdin=message.open("rb"),
         capture_output=True,
     )
@@ -71,7 +84,22 @@ def test_bundle_create_cli_seals_for_age_cli(inst, tmp_path):
         "judge: judge-1\n"
     )
     runner = CliRunner()
-    args = ["bundle", "create", "--root", str(inst.root), "--benchmark", "soohak", "--lab", "acme", "--submission", "run-2", "--results", str(results), "--describe", str(describe)]
+    args = [
+        "bundle",
+        "create",
+        "--root",
+        str(inst.root),
+        "--benchmark",
+        "soohak",
+        "--lab",
+        "acme",
+        "--submission",
+        "run-2",
+        "--results",
+        str(results),
+        "--describe",
+        str(describe),
+    ]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     bundle = inst.root / "bundles/soohak/acme/run-2"
@@ -102,7 +130,22 @@ def test_bundle_create_refuses_invalid_results_naming_line(inst, tmp_path):
     describe.write_text("model: {}\nconfig: {}\nharness: {}\n")
     result = CliRunner().invoke(
         main,
-        ["bundle", "create", "--root", str(inst.root), "--benchmark", "soohak", "--lab", "acme", "--submission", "bad", "--results", str(results), "--describe", str(describe)],
+        [
+            "bundle",
+            "create",
+            "--root",
+            str(inst.root),
+            "--benchmark",
+            "soohak",
+            "--lab",
+            "acme",
+            "--submission",
+            "bad",
+            "--results",
+            str(results),
+            "--describe",
+            str(describe),
+        ],
     )
     assert result.exit_code == 1
     assert "results.jsonl:5: sample must be an integer" in result.output

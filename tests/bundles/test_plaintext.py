@@ -22,11 +22,19 @@ def test_every_plaintext_name_is_ignored_by_the_gitignore_sealboard_writes() -> 
         assert any(fnmatch.fnmatchcase(example, pattern) for pattern in PLAINTEXT_PATHS), name
 
 
-@pytest.mark.parametrize("path,expected", [
-    ("results.jsonl", True), ("bundles/soohak/acme/results.jsonl", True), ("x/run-1.items.jsonl", True),
-    ("transcripts.jsonl.gz", True), ("items.jsonl", True),
-    ("bundles/soohak/acme/run-1/results.jsonl.age", False), ("run.yaml", False), ("site_src/results.md", False),
-])
+@pytest.mark.parametrize(
+    "path,expected",
+    [
+        ("results.jsonl", True),
+        ("bundles/soohak/acme/results.jsonl", True),
+        ("x/run-1.items.jsonl", True),
+        ("transcripts.jsonl.gz", True),
+        ("items.jsonl", True),
+        ("bundles/soohak/acme/run-1/results.jsonl.age", False),
+        ("run.yaml", False),
+        ("site_src/results.md", False),
+    ],
+)
 def test_plaintext_names(path: str, expected: bool) -> None:
     assert is_plaintext_name(path) is expected
 

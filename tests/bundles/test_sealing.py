@@ -20,8 +20,13 @@ from tests.factory import MODEL, NOW, RUN, forge_submission, make_instance, resu
 def inst(tmp_path_factory):
     inst = make_instance(tmp_path_factory.mktemp("sealing") / "inst")
     inst.add_submission("acme", "public", results_for(inst.items))
-    inst.add_submission("beta", "private", results_for(inst.items), publish_results=False,
-                        transcripts=gzip.compress(b'{"item": "m000", "lang": "en", "sample": 0, "text": "t"}\n'))
+    inst.add_submission(
+        "beta",
+        "private",
+        results_for(inst.items),
+        publish_results=False,
+        transcripts=gzip.compress(b'{"item": "m000", "lang": "en", "sample": 0, "text": "t"}\n'),
+    )
     return inst
 
 
@@ -69,12 +74,20 @@ def test_private_results_that_open_with_the_embargo_key_are_refused(tmp_path):
     config, _, _ = _keys(inst)
     # A lab's own tooling sealed results it keeps private to the embargo key too: they
     # would become public the day a full release publishes the embargo identity.
-    forge_submission(inst, "acme", "leaky", results_for(inst.items), publish_results=False,
-                     recipients=[config.private_recipient, config.embargo_recipient])
+    forge_submission(
+        inst,
+        "acme",
+        "leaky",
+        results_for(inst.items),
+        publish_results=False,
+        recipients=[config.private_recipient, config.embargo_recipient],
+    )
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW, render=False)
     [r] = report.rejections
     assert r.reason == "private-opens-with-embargo-key"
-    assert r.message.startswith("bundles/soohak/acme/leaky/results.jsonl.age: publish_on_release.results is false but results.jsonl.age opens with the embargo key of soohak")
+    assert r.message.startswith(
+        "bundles/soohak/acme/leaky/results.jsonl.age: publish_on_release.results is false but results.jsonl.age opens with the embargo key of soohak"
+    )
 
 
 def test_opted_in_results_sealed_to_the_private_key_only_are_refused(tmp_path):
@@ -88,8 +101,14 @@ def test_opted_in_results_sealed_to_the_private_key_only_are_refused(tmp_path):
 
 
 def _describe(publish_results: bool) -> Description:
-    return Description(model=dict(MODEL), config=dict(RUN), harness={"name": "h", "version": "1"}, judge="j",
-                       publish_results=publish_results, publish_transcripts=False)
+    return Description(
+        model=dict(MODEL),
+        config=dict(RUN),
+        harness={"name": "h", "version": "1"},
+        judge="j",
+        publish_results=publish_results,
+        publish_transcripts=False,
+    )
 
 
 def test_private_results_need_a_private_recipient(tmp_path):
@@ -99,11 +118,29 @@ def test_private_results_need_a_private_recipient(tmp_path):
     config = load_config(path, inst.root)
     rows = b"".join(orjson.dumps(r) + b"\n" for r in results_for(inst.items))
     with pytest.raises(ConfigError) as exc:
-        create_bundle(root=inst.root, benchmark="soohak", lab="acme", submission="s", results=rows, description=_describe(False),
-                      created=NOW, config=config, maintainer_recipients=(inst.identity.recipient,))
+        create_bundle(
+            root=inst.root,
+            benchmark="soohak",
+            lab="acme",
+            submission="s",
+            results=rows,
+            description=_describe(False),
+            created=NOW,
+            config=config,
+            maintainer_recipients=(inst.identity.recipient,),
+        )
     assert exc.value.reason == "no-private-recipient"
     # opted-in results need only the embargo key
-    create_bundle(root=inst.root, benchmark="soohak", lab="acme", submission="s", results=rows, description=_describe(True), created=NOW, config=config)
+    create_bundle(
+        root=inst.root,
+        benchmark="soohak",
+        lab="acme",
+        submission="s",
+        results=rows,
+        description=_describe(True),
+        created=NOW,
+        config=config,
+    )
 
 
 def test_private_recipient_must_not_be_the_embargo_key(tmp_path):

@@ -13,17 +13,22 @@ from builder.errors import BuilderError
 def test_lines_are_read_with_defaults_and_filtered():
     gz = gzip.compress(b'{"item": "a", "text": "t1"}\n{"item": "b", "lang": "ko", "sample": 2, "text": "t2"}\n')
     assert tr.read_transcripts(gz, "f", "en") == [
-        {"item": "a", "lang": "en", "sample": 0, "text": "t1"}, {"item": "b", "lang": "ko", "sample": 2, "text": "t2"}]
+        {"item": "a", "lang": "en", "sample": 0, "text": "t1"},
+        {"item": "b", "lang": "ko", "sample": 2, "text": "t2"},
+    ]
     assert tr.read_transcripts(gz, "f", "en", keep=lambda i: i == "b") == [{"item": "b", "lang": "ko", "sample": 2, "text": "t2"}]
 
 
-@pytest.mark.parametrize(("data", "reason", "line"), [
-    (b'{"item": "a", "text": "t"}\n{"item": "a"}\n', "missing-field", 2),
-    (b'{"item": "a", "text": "t", "secret": 1}\n', "unknown-field", 1),
-    (b'{"item": "a", "text": 3}\n', "bad-transcripts", 1),
-    (b'{"item": "a", "text": "t", "sample": -1}\n', "bad-transcripts", 1),
-    (b'\n\n{"item": "a", "text": "t",}\n', "invalid-json", 3),
-])
+@pytest.mark.parametrize(
+    ("data", "reason", "line"),
+    [
+        (b'{"item": "a", "text": "t"}\n{"item": "a"}\n', "missing-field", 2),
+        (b'{"item": "a", "text": "t", "secret": 1}\n', "unknown-field", 1),
+        (b'{"item": "a", "text": 3}\n', "bad-transcripts", 1),
+        (b'{"item": "a", "text": "t", "sample": -1}\n', "bad-transcripts", 1),
+        (b'\n\n{"item": "a", "text": "t",}\n', "invalid-json", 3),
+    ],
+)
 def test_bad_lines_are_named_with_their_line(data, reason, line):
     with pytest.raises(BuilderError) as exc:
         tr.read_transcripts(gzip.compress(data), "f", "en")
@@ -60,18 +65,28 @@ LMB = {"sketch": "bool", "variant": ("standard", "substitution")}  # its categor
 def test_categorical_result_fields_tell_one_samples_transcripts_apart():
     """LiveMathematicianBench runs each sample as variant × sketch: four transcripts of
     sample 0, told apart only by those fields (each kept on its row)."""
-    lines = [b'{"item": "a", "sample": 0, "variant": "%s", "sketch": %s, "text": "t"}\n' % (v, s)
-             for v in (b"standard", b"substitution") for s in (b"false", b"true")]
+    lines = [
+        b'{"item": "a", "sample": 0, "variant": "%s", "sketch": %s, "text": "t"}\n' % (v, s)
+        for v in (b"standard", b"substitution")
+        for s in (b"false", b"true")
+    ]
     rows = tr.read_transcripts(gzip.compress(b"".join(lines)), "f", "en", conditions=LMB)
     assert [(r["variant"], r["sketch"]) for r in rows] == [
-        ("standard", False), ("standard", True), ("substitution", False), ("substitution", True)]
+        ("standard", False),
+        ("standard", True),
+        ("substitution", False),
+        ("substitution", True),
+    ]
 
 
-@pytest.mark.parametrize(("line", "reason"), [
-    (b'{"item": "a", "text": "t", "variant": "other"}\n', "bad-transcripts"),  # not an allowed value
-    (b'{"item": "a", "text": "t", "sketch": "yes"}\n', "bad-transcripts"),  # a bool, as in results.jsonl
-    (b'{"item": "a", "text": "t", "budget": 4096}\n', "unknown-field"),  # not one of the benchmark's categorical fields
-])
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b'{"item": "a", "text": "t", "variant": "other"}\n', "bad-transcripts"),  # not an allowed value
+        (b'{"item": "a", "text": "t", "sketch": "yes"}\n', "bad-transcripts"),  # a bool, as in results.jsonl
+        (b'{"item": "a", "text": "t", "budget": 4096}\n', "unknown-field"),  # not one of the benchmark's categorical fields
+    ],
+)
 def test_a_bad_categorical_field_is_named(line, reason):
     with pytest.raises(BuilderError) as exc:
         tr.read_transcripts(gzip.compress(line), "f", "en", conditions=LMB)

@@ -56,7 +56,9 @@ def test_a_null_the_regrade_cannot_decide_rejects_that_bundle_alone(inst, tmp_pa
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW, render=False)
     (rej,) = report.rejections
     assert rej.reason == "ungraded-not-regraded" and rej.lab == "beta"
-    assert f"{3 * len(refusal)} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade" in rej.message
+    assert (
+        f"{3 * len(refusal)} sample(s) have correct: null (ungraded) on items whose answer type Sealboard does not regrade" in rej.message
+    )
     assert not any(i in rej.message for i in refusal)  # which item has which type is embargoed
     soohak = next(s for s in report.benchmarks if s.config.id == "soohak")
     assert {b.manifest.key for b in soohak.bundles} == {"acme/good"}

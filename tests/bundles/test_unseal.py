@@ -28,7 +28,9 @@ SUBMISSIONS = [f"p-{i}" for i in range(9)]  # at least MIN_PARALLEL_BUNDLES
 def instance(tmp_path_factory: pytest.TempPathFactory):
     inst = make_instance(tmp_path_factory.mktemp("unseal") / "inst")
     for i, name in enumerate(SUBMISSIONS):
-        inst.add_submission("acme" if i % 2 else "beta", name, results_for(inst.items, {it["id"]: [i % 2 == 0, True, False] for it in inst.items[i:]}))
+        inst.add_submission(
+            "acme" if i % 2 else "beta", name, results_for(inst.items, {it["id"]: [i % 2 == 0, True, False] for it in inst.items[i:]})
+        )
     return inst
 
 

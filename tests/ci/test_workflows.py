@@ -173,6 +173,7 @@ def test_publish_identity_job_shape() -> None:
 
 # --- The job's shell, run for real against a temporary repository ---------------------
 
+
 def _step(name_start: str) -> dict[str, Any]:
     job = load("build.yml")["jobs"]["publish-identity"]
     return next(s for s in job["steps"] if s.get("name", "").startswith(name_start))
@@ -201,11 +202,18 @@ def workflow_env(tmp_path: Path) -> dict[str, str]:
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     push_url = "https://x-access-token:tok@github.com/owner/board.git"
     return {
-        "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
-        "GITHUB_OUTPUT": str(tmp_path / "github_output"), "GITHUB_REPOSITORY": "owner/board", "GH_TOKEN": "tok",
-        "FAKE_REMOTE": str(remote), "FAKE_PRS": str(tmp_path / "prs.txt"),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
+        "GITHUB_REPOSITORY": "owner/board",
+        "GH_TOKEN": "tok",
+        "FAKE_REMOTE": str(remote),
+        "FAKE_PRS": str(tmp_path / "prs.txt"),
         # The push goes to the local bare repository instead of github.com.
-        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{remote}.insteadOf", "GIT_CONFIG_VALUE_0": push_url,
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"url.{remote}.insteadOf",
+        "GIT_CONFIG_VALUE_0": push_url,
     }
 
 
@@ -256,8 +264,12 @@ def test_publish_identity_job_runs_once_after_the_full_release(tmp_path: Path, w
     result = _run(pr_step, inst.root, workflow_env)
     assert result.returncode == 0, result.stderr
     remote = workflow_env["FAKE_REMOTE"]
-    files = subprocess.run(["git", "--git-dir", remote, "show", "--name-only", "--format=%s", "sealboard/publish-identity/soohak-test-1"],
-                           capture_output=True, text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "--git-dir", remote, "show", "--name-only", "--format=%s", "sealboard/publish-identity/soohak-test-1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert files[-1] == "keys/released/soohak-test-1.txt" and "Publish the embargo identity of soohak-test-1" in " ".join(files)
     prs = Path(workflow_env["FAKE_PRS"]).read_text().splitlines()
     assert len(prs) == 1 and "--head sealboard/publish-identity/soohak-test-1" in prs[0] and "--base main" in prs[0]
@@ -366,7 +378,9 @@ def test_record_attestation_job_opens_one_pull_request_per_new_deploy(tmp_path: 
     (site / "data/b/full.json").write_text('{"rows": []}\n')
     (site / "data/index.json").write_text('{"benchmarks": [{"id": "b", "boards": [{"json": "data/b/full.json"}]}]}\n')
     subjects = subjects_of(site)
-    data = canonical(statement(subjects, {"built": "2026-03-01T00:00:00Z", "benchmarks": [{"id": "b", "status": "embargoed"}], "rehearsal": None}))
+    data = canonical(
+        statement(subjects, {"built": "2026-03-01T00:00:00Z", "benchmarks": [{"id": "b", "status": "embargoed"}], "rehearsal": None})
+    )
     key = load_private_key(generate_ed25519("build")[0])
     (site / "attestation").mkdir()
     (site / "attestation/statement.json").write_bytes(data)
@@ -385,8 +399,12 @@ def test_record_attestation_job_opens_one_pull_request_per_new_deploy(tmp_path: 
     result = _run(pr, repo, dict(workflow_env, FOLDER=folder))
     assert result.returncode == 0, result.stderr
     branch = f"sealboard/attestation/{Path(folder).name}"
-    files = subprocess.run(["git", "--git-dir", workflow_env["FAKE_REMOTE"], "show", "--name-only", "--format=", branch],
-                           capture_output=True, text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "--git-dir", workflow_env["FAKE_REMOTE"], "show", "--name-only", "--format=", branch],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert sorted(files) == sorted([f"{folder}/statement.json", f"{folder}/statement.json.sig", f"{folder}/boards/b/full.json"])
     assert len(Path(workflow_env["FAKE_PRS"]).read_text().splitlines()) == 1
     # Next run, the pull request merged: the same deploy shows nothing new, so nothing is recorded.

@@ -30,7 +30,22 @@ def _files(inst, tmp_path: Path, rows=None) -> tuple[Path, Path]:  # type: ignor
 
 
 def _create(root: Path, results: Path, describe: Path, benchmark: str = "soohak", submission: str = "run-x"):  # type: ignore[no-untyped-def]
-    args = ["bundle", "create", "--root", str(root), "--benchmark", benchmark, "--lab", "acme", "--submission", submission, "--results", str(results), "--describe", str(describe)]
+    args = [
+        "bundle",
+        "create",
+        "--root",
+        str(root),
+        "--benchmark",
+        benchmark,
+        "--lab",
+        "acme",
+        "--submission",
+        submission,
+        "--results",
+        str(results),
+        "--describe",
+        str(describe),
+    ]
     result = CliRunner().invoke(main, args)
     assert "Traceback" not in result.output and not isinstance(result.exception, (TypeError, ValueError, KeyError, OSError))
     return result
@@ -51,8 +66,25 @@ def test_unknown_benchmark_lists_the_known_ones(inst, tmp_path: Path) -> None:  
 def test_outside_the_repository_says_so(inst, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    for command in (["bundle", "create", "--root", str(elsewhere), "--benchmark", "soohak", "--lab", "acme", "--submission", "x", "--results", str(_files(inst, tmp_path)[0]), "--describe", str(_files(inst, tmp_path)[1])],
-                    ["bundle", "verify", "--root", str(elsewhere), str(tmp_path)]):
+    for command in (
+        [
+            "bundle",
+            "create",
+            "--root",
+            str(elsewhere),
+            "--benchmark",
+            "soohak",
+            "--lab",
+            "acme",
+            "--submission",
+            "x",
+            "--results",
+            str(_files(inst, tmp_path)[0]),
+            "--describe",
+            str(_files(inst, tmp_path)[1]),
+        ],
+        ["bundle", "verify", "--root", str(elsewhere), str(tmp_path)],
+    ):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 1
         assert "is not a leaderboard repository" in result.output and "--root" in result.output

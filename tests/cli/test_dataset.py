@@ -68,8 +68,12 @@ def test_create_seals_commits_and_needs_the_threshold(inst, tmp_path: Path) -> N
 
     # The second signature with stock ssh-keygen, appended: now the threshold holds.
     with (directory / "manifest.json").open("rb") as stdin:
-        block = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-dataset", "-f", str(keyfile(inst, "m3")), "-"],
-                               stdin=stdin, capture_output=True, check=True).stdout
+        block = subprocess.run(
+            ["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-dataset", "-f", str(keyfile(inst, "m3")), "-"],
+            stdin=stdin,
+            capture_output=True,
+            check=True,
+        ).stdout
     with (directory / "manifest.json.sig").open("ab") as fh:
         fh.write(block)
     raw = read_bundle(directory, DS, "soohak", "_dataset")
@@ -87,23 +91,42 @@ def test_sign_twice_counts_once_and_strangers_are_refused(inst, tmp_path: Path) 
 
 
 BAD_ITEMS = [
-    ("missing-field", lambda items: [{k: v for k, v in items[0].items() if k != "answer"}],
-     "items.jsonl:1", "answer"),
+    ("missing-field", lambda items: [{k: v for k, v in items[0].items() if k != "answer"}], "items.jsonl:1", "answer"),
     ("duplicate-id", lambda items: [items[0], items[1], dict(items[2], id=items[0]["id"])], "items.jsonl:3", "repeats line 1"),
     ("bad-answer-type", lambda items: [items[0], dict(items[1], answer_type="essay")], "items.jsonl:2", "answer_type 'essay'"),
     ("question-not-by-language", lambda items: [dict(items[0], question="What?")], "items.jsonl:1", "question must map language codes"),
     ("unknown-field", lambda items: [dict(items[0], difficulty=3)], "items.jsonl:1", "difficulty"),
     ("empty", lambda items: [], "items.jsonl", "holds no items"),
-    ("integer-gold-not-a-number", lambda items: [items[0], dict(items[1], answer_type="integer", answer={"en": "twelve"})],
-     "items.jsonl:2", "does not parse as integer"),
-    ("choice-gold-names-no-option", lambda items: [dict(items[0], answer_type="choice", answer={"en": "B or C"})],
-     "items.jsonl:1", "names no single option"),
-    ("choice-gold-beyond-labels", lambda items: [dict(items[0], answer_type="choice", answer={"en": "⑤"}, choice_labels="ABCD")],
-     "items.jsonl:1", "beyond the 4 declared"),
-    ("negative-tolerance", lambda items: [dict(items[0], answer_type="decimal", answer={"en": "2.5"}, tolerance=-0.1)],
-     "items.jsonl:1", "tolerance must be a finite number"),
-    ("repeated-choice-label", lambda items: [dict(items[0], answer_type="choice", answer={"en": "B"}, choice_labels="ABCA")],
-     "items.jsonl:1", "choice_labels must list"),
+    (
+        "integer-gold-not-a-number",
+        lambda items: [items[0], dict(items[1], answer_type="integer", answer={"en": "twelve"})],
+        "items.jsonl:2",
+        "does not parse as integer",
+    ),
+    (
+        "choice-gold-names-no-option",
+        lambda items: [dict(items[0], answer_type="choice", answer={"en": "B or C"})],
+        "items.jsonl:1",
+        "names no single option",
+    ),
+    (
+        "choice-gold-beyond-labels",
+        lambda items: [dict(items[0], answer_type="choice", answer={"en": "⑤"}, choice_labels="ABCD")],
+        "items.jsonl:1",
+        "beyond the 4 declared",
+    ),
+    (
+        "negative-tolerance",
+        lambda items: [dict(items[0], answer_type="decimal", answer={"en": "2.5"}, tolerance=-0.1)],
+        "items.jsonl:1",
+        "tolerance must be a finite number",
+    ),
+    (
+        "repeated-choice-label",
+        lambda items: [dict(items[0], answer_type="choice", answer={"en": "B"}, choice_labels="ABCA")],
+        "items.jsonl:1",
+        "choice_labels must list",
+    ),
 ]
 
 

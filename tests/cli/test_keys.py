@@ -98,7 +98,9 @@ def test_private_key_given_as_public_is_not_echoed(tmp_path: Path, people: dict[
 def test_errors_become_one_line(root: Path, people: dict[str, Path]) -> None:
     result = CliRunner().invoke(keys, ["add-lab", "ghost", "--root", str(root), "--key", str(people["acme"].with_suffix(".pub"))])
     assert result.exit_code == 1 and "no lab 'ghost'" in result.output and "Traceback" not in result.output
-    result = CliRunner().invoke(keys, ["init", "--root", str(root), "--threshold", "1", "--maintainer", "x", "X", str(people["dave"].with_suffix(".pub"))])
+    result = CliRunner().invoke(
+        keys, ["init", "--root", str(root), "--threshold", "1", "--maintainer", "x", "X", str(people["dave"].with_suffix(".pub"))]
+    )
     assert result.exit_code == 1 and "already exists" in result.output
     result = CliRunner().invoke(keys, ["renew", "--root", str(root), "--expires", "tomorrow"])
     assert result.exit_code == 2 and "not a UTC time" in result.output
@@ -171,8 +173,10 @@ def test_set_recipient_is_threshold_signed(root: Path, people: dict[str, Path]) 
     assert result.exit_code == 1 and "no maintainer 'zed'" in result.output
 
 
-@pytest.mark.parametrize("command", ["init", "add-lab", "add-maintainer", "revoke", "renew", "sign", "status", "allowed-signers",
-                                     "set-recipient", "remove-maintainer"])
+@pytest.mark.parametrize(
+    "command",
+    ["init", "add-lab", "add-maintainer", "revoke", "renew", "sign", "status", "allowed-signers", "set-recipient", "remove-maintainer"],
+)
 def test_every_command_has_an_example(command: str) -> None:
     result = run(command, "--help")
     assert result.exit_code == 0 and "Example" in result.output and "sealboard keys" in result.output
@@ -207,7 +211,9 @@ def test_set_build_key_is_a_threshold_signed_change(root: Path, people: dict[str
     assert load_registry(root, NOW).build_key == public
     out = tmp_path / "allowed_signers"
     assert run("allowed-signers", "--root", root, "--namespace", "sealboard-site", "--out", out).exit_code == 0
-    assert [line for line in out.read_text().splitlines() if not line.startswith("#")] == [f'sealboard-build namespaces="sealboard-site" {public.openssh}']
+    assert [line for line in out.read_text().splitlines() if not line.startswith("#")] == [
+        f'sealboard-build namespaces="sealboard-site" {public.openssh}'
+    ]
     # A maintainer key may not double as the build key (one key, one role).
     from builder.errors import BuilderError
     from builder.trust.registry_admin import set_build_key

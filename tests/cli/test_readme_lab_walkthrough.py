@@ -103,14 +103,38 @@ def test_readme_lab_section_literally(tmp_path: Path) -> None:
     (root / "results.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     # Step 2: run.yaml with exactly the fields the README lists.
     described = {
-        "model": {"id": "gpt-x", "name": "GPT-X", "family": "GPT", "open_weights": False, "params_b": None, "active_params_b": None, "training_cutoff": "2025-06-30", "release_date": "2026-10-01"},
+        "model": {
+            "id": "gpt-x",
+            "name": "GPT-X",
+            "family": "GPT",
+            "open_weights": False,
+            "params_b": None,
+            "active_params_b": None,
+            "training_cutoff": "2025-06-30",
+            "release_date": "2026-10-01",
+        },
         "config": dict(RUN),
         "harness": {"name": "acme-eval", "version": "1.0"},
         "judge": "judge-1",
         "publish_on_release": {"results": True, "transcripts": False},
     }
     (root / "run.yaml").write_text(yaml.safe_dump(described))
-    for field in ("id", "name", "family", "open_weights", "params_b", "active_params_b", "training_cutoff", "release_date", "reasoning_effort", "thinking", "temperature", "max_output_tokens", "tts", "notes"):
+    for field in (
+        "id",
+        "name",
+        "family",
+        "open_weights",
+        "params_b",
+        "active_params_b",
+        "training_cutoff",
+        "release_date",
+        "reasoning_effort",
+        "thinking",
+        "temperature",
+        "max_output_tokens",
+        "tts",
+        "notes",
+    ):
         assert f"`{field}`" in LAB_SECTION
 
     # Steps 3–5, as written.
@@ -129,7 +153,13 @@ def test_readme_lab_section_literally(tmp_path: Path) -> None:
     (root / "run.yaml").unlink()
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "acme: gpt-x")
-    done = subprocess.run(["sealboard", "validate", "--root", str(root), "--base", "main", "--head", "HEAD"], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["sealboard", "validate", "--root", str(root), "--base", "main", "--head", "HEAD"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "removed-bundle" not in done.stdout
 
@@ -137,7 +167,13 @@ def test_readme_lab_section_literally(tmp_path: Path) -> None:
     git(root, "checkout", "-q", "main")
     git(root, "merge", "-q", "--no-edit", "acme-pr")
     identity = tmp_path / "leaderboard-keys" / "identity.txt"
-    done = subprocess.run(["sealboard", "build", "--root", str(root), "--identity", str(identity), "--out", str(tmp_path / "site")], env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        ["sealboard", "build", "--root", str(root), "--identity", str(identity), "--out", str(tmp_path / "site")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "rejected:" not in done.stderr, done.stderr
     board = json.loads(next((tmp_path / "site" / "data" / bench).glob("mini.json")).read_text())

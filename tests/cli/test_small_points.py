@@ -27,8 +27,12 @@ def test_every_time_option_takes_a_date_or_a_full_time(inst) -> None:  # type: i
     full = run("release", "status", "--json", "--root", inst.root, "--as-of", "2099-01-12T00:00:00Z")
     assert day.exit_code == 0 and full.exit_code == 0, day.output
     assert orjson.loads(day.output) == orjson.loads(full.output)
-    for command in (("release", "status", "--root", inst.root, "--as-of"), ("build", "--root", inst.root, "--as-of"),
-                    ("release", "flip", "soohak", "--root", inst.root, "--not-before"), ("keys", "renew", "--root", inst.root, "--expires")):
+    for command in (
+        ("release", "status", "--root", inst.root, "--as-of"),
+        ("build", "--root", inst.root, "--as-of"),
+        ("release", "flip", "soohak", "--root", inst.root, "--not-before"),
+        ("keys", "renew", "--root", inst.root, "--expires"),
+    ):
         bad = run(*command, "12/01/2099")
         assert bad.exit_code == 2 and "is not a UTC time like 2027-06-30 or 2027-06-30T00:00:00Z" in bad.output, command
     flipped = run("release", "flip", "soohak", "--root", inst.root, "--not-before", "2099-03-01")
@@ -50,13 +54,29 @@ def _files(inst, tmp_path: Path, model: str) -> tuple[Path, Path]:  # type: igno
     return results, describe
 
 
-GOOD_MODEL = "id: m, name: M, family: F, open_weights: false, params_b: null, active_params_b: null, training_cutoff: null, release_date: null"
+GOOD_MODEL = (
+    "id: m, name: M, family: F, open_weights: false, params_b: null, active_params_b: null, training_cutoff: null, release_date: null"
+)
 
 
 def test_unregistered_lab_is_refused_naming_the_registry(inst, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     results, describe = _files(inst, tmp_path, GOOD_MODEL)
-    result = run("bundle", "create", "--root", inst.root, "--benchmark", "soohak", "--lab", "acne", "--submission", "r",
-                 "--results", results, "--describe", describe)
+    result = run(
+        "bundle",
+        "create",
+        "--root",
+        inst.root,
+        "--benchmark",
+        "soohak",
+        "--lab",
+        "acne",
+        "--submission",
+        "r",
+        "--results",
+        results,
+        "--describe",
+        describe,
+    )
     assert result.exit_code == 1
     assert "lab 'acne' is not registered in the key registry v0002 (registered labs: acme, beta)" in result.output
     assert "keys/registry/v0002.yaml" in result.output and "sealboard keys add-lab acne" in result.output
@@ -65,8 +85,22 @@ def test_unregistered_lab_is_refused_naming_the_registry(inst, tmp_path: Path) -
 
 def test_run_yaml_errors_name_run_yaml_and_the_line(inst, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     results, describe = _files(inst, tmp_path, GOOD_MODEL.replace("training_cutoff: null", "training_cutoff: '2025-13-01'"))
-    result = run("bundle", "create", "--root", inst.root, "--benchmark", "soohak", "--lab", "acme", "--submission", "r",
-                 "--results", results, "--describe", describe)
+    result = run(
+        "bundle",
+        "create",
+        "--root",
+        inst.root,
+        "--benchmark",
+        "soohak",
+        "--lab",
+        "acme",
+        "--submission",
+        "r",
+        "--results",
+        results,
+        "--describe",
+        describe,
+    )
     assert result.exit_code == 1
     assert f"{describe}:2: model.training_cutoff" in result.output, result.output
     assert "manifest.json" not in result.output

@@ -51,10 +51,25 @@ def test_rejected_by_the_last_authorised_build(tmp_path):
     inst.add_submission("acme", "run-1", results_for(inst.items))
     build(inst.root, inst.root / "site", identities=[inst.identity], now=NOW)
     rejected = inst.root / "site" / "data" / "rejected.json"
-    rejected.write_bytes(orjson.dumps({"rejected": [{"where": "bundles/soohak/acme/run-1/results.jsonl.age", "benchmark": "soohak", "lab": "acme",
-                                                      "reason": "coverage", "message": "item m001 has 2 samples, not 3", "hint": "rerun item m001"}]}))
+    rejected.write_bytes(
+        orjson.dumps(
+            {
+                "rejected": [
+                    {
+                        "where": "bundles/soohak/acme/run-1/results.jsonl.age",
+                        "benchmark": "soohak",
+                        "lab": "acme",
+                        "reason": "coverage",
+                        "message": "item m001 has 2 samples, not 3",
+                        "hint": "rerun item m001",
+                    }
+                ]
+            }
+        )
+    )
     for sub in (inst.root / "site" / "data").glob("*/submissions.json"):
         sub.write_bytes(orjson.dumps(dict(orjson.loads(sub.read_bytes()), rows=[])))
     got = orjson.loads(status(inst.root, "--json"))["bundles"]
     assert [(b["where"], b["status"], b["reason"], b["hint"], b["decided_by"]) for b in got] == [
-        ("bundles/soohak/acme/run-1", "rejected", "coverage", "rerun item m001", "last authorised build")]
+        ("bundles/soohak/acme/run-1", "rejected", "coverage", "rerun item m001", "last authorised build")
+    ]

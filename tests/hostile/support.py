@@ -190,8 +190,20 @@ def ssh_keygen_verify(allowed: Path, principal: str, namespace: str, sig: bytes,
     sig_path = workdir / "check.sig"
     sig_path.write_bytes(sig)
     result = subprocess.run(
-        ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", principal, "-n", namespace, "-s", str(sig_path),
-         f"-Overify-time={NOW:%Y%m%d%H%M%S}"],
+        [
+            "ssh-keygen",
+            "-Y",
+            "verify",
+            "-f",
+            str(allowed),
+            "-I",
+            principal,
+            "-n",
+            namespace,
+            "-s",
+            str(sig_path),
+            f"-Overify-time={NOW:%Y%m%d%H%M%S}",
+        ],
         input=message,
         capture_output=True,
         env={**os.environ, "TZ": "UTC"},

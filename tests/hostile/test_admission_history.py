@@ -37,8 +37,13 @@ CONFIG = "leaderboards/soohak.yaml"
 
 
 def _git(root: Path, *args: str, when: datetime | None = None) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     if when is not None:
         env |= {"GIT_AUTHOR_DATE": f"{int(when.timestamp())} +0000", "GIT_COMMITTER_DATE": f"{int(when.timestamp())} +0000"}
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
@@ -112,6 +117,7 @@ def inst(tmp_path: Path) -> Instance:
 
 # --- admission time: a fast-forwarded lab commit is dated no earlier than its parent ----------
 
+
 def test_a_backdated_fast_forwarded_commit_is_judged_at_its_parents_date(inst):
     maintainers_change(inst, EXPIRES + timedelta(days=3))  # main moved on after acme2 expired
     lab_branch(inst, "acme-late", "run-3", NOW + timedelta(days=2))  # acme backdates its commit to while acme2 was valid
@@ -162,6 +168,7 @@ def test_dates_on_the_chain_never_go_back_and_a_forward_date_stops_at_the_next_m
 
 
 # --- earlier versions: replaced once, at the first commit; scored by the config then ---------
+
 
 def _set_version(inst: Instance, version: str, title: str | None = None) -> None:
     path = inst.root / CONFIG
@@ -220,6 +227,7 @@ def test_a_version_never_replaced_has_no_replacement(inst):
 
 
 # --- the whole build: the earlier version's board ---------------------------------------------
+
 
 def test_the_earlier_versions_board_ranks_only_runs_merged_before_the_first_replacement(tmp_path):
     """test-1 released in full (statement r1, in force from T), then replaced by 1.1; a config

@@ -282,7 +282,12 @@ CASES = [
         publishes=(),
     ),
     # where a bundle sits
-    Case("layout/copied-into-other-labs-folder", copy_into_other_lab, ((where_of("beta/run-1", "manifest.json"), "misplaced"),), publishes=VALID),
+    Case(
+        "layout/copied-into-other-labs-folder",
+        copy_into_other_lab,
+        ((where_of("beta/run-1", "manifest.json"), "misplaced"),),
+        publishes=VALID,
+    ),
     Case("layout/submission-id-not-folder-name", rename_submission, ((where_of("acme/run-9", "manifest.json"), "misplaced"),)),
     Case("layout/unknown-benchmark-folder", unknown_benchmark_folder, (("bundles/other", "unknown-benchmark"),)),
     Case("layout/stray-file-in-lab-folder", stray_file_in_lab_dir, ((where_of("acme/README.md"), "not-a-directory"),), publishes=VALID),
@@ -331,7 +336,15 @@ def test_one_base64_character_in_the_signature(inst: Instance) -> None:
     report = run(inst)
     [rejection] = report.rejections
     assert rejection.where == f"{A}/manifest.json.sig"
-    assert rejection.reason in {"bad-signature", "bad-key", "unsupported-key", "truncated", "wrong-namespace", "unregistered-key", "bad-encoding"}
+    assert rejection.reason in {
+        "bad-signature",
+        "bad-key",
+        "unsupported-key",
+        "truncated",
+        "wrong-namespace",
+        "unregistered-key",
+        "bad-encoding",
+    }
     assert {BETA} <= {b.manifest.key for s in report.benchmarks for b in s.bundles}
 
 

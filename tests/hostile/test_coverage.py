@@ -81,7 +81,11 @@ CASES: dict[str, tuple[Callable[[Rows], Rows], str, str]] = {
     "lang-fr": (french, "undeclared-language", "'fr'"),
     "lang-en-US": (regional_english, "undeclared-language", "'en-US'"),
     "two-undeclared": (two_undeclared, "undeclared-language", "'de', 'fr'"),
-    "12-of-18-items": (twelve_items, "incomplete-coverage", "6 of 18 items have no samples (refusal 6 of 6): r000, r001, r002, r003, r004 and 1 more"),
+    "12-of-18-items": (
+        twelve_items,
+        "incomplete-coverage",
+        "6 of 18 items have no samples (refusal 6 of 6): r000, r001, r002, r003, r004 and 1 more",
+    ),
     "two-samples": (two_samples, "wrong-sample-count", "'c002' has 2"),
     "sample-3": (fourth_sample, "wrong-sample-count", "sample 3"),
     "no-primary-language": (korean_only, "incomplete-coverage", "primary language"),
@@ -117,7 +121,14 @@ def _summary(inst: Instance) -> dict[str, Any]:
 
 
 def test_create_records_the_summary(inst: Instance) -> None:
-    assert _summary(inst) == {"dataset": "test-1", "items": 18, "splits": {"challenge": 6, "mini": 6, "refusal": 6}, "languages": ["en", "ko"], "samples": 3, "rows": 108}
+    assert _summary(inst) == {
+        "dataset": "test-1",
+        "items": 18,
+        "splits": {"challenge": 6, "mini": 6, "refusal": 6},
+        "languages": ["en", "ko"],
+        "samples": 3,
+        "rows": 108,
+    }
 
 
 def test_build_rejects_plaintext_that_disagrees_with_signed_summary(inst: Instance) -> None:
@@ -170,7 +181,13 @@ def test_verify_checks_summary_without_secret(inst: Instance, name: str) -> None
 
 
 def _git(root, *args: str) -> None:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+    }
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env={**__import__("os").environ, **env})
 
 

@@ -31,7 +31,10 @@ def _csv(data: bytes) -> list[dict[str, str]]:
 
 
 @pytest.mark.parametrize("name", PAYLOADS)
-@pytest.mark.parametrize("field,column", [("model.name", "model"), ("model.family", "family"), ("judge", "judge"), ("config.reasoning_effort", "reasoning_effort")])
+@pytest.mark.parametrize(
+    "field,column",
+    [("model.name", "model"), ("model.family", "family"), ("judge", "judge"), ("config.reasoning_effort", "reasoning_effort")],
+)
 def test_formula_text_is_neutralised_in_csv_and_exact_in_json(inst, name: str, field: str, column: str) -> None:
     payload = PAYLOADS[name]
     edit_manifest(inst.bundles[BETA], set_field(field, payload), inst.lab_keys["beta"])

@@ -15,7 +15,7 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "builder" / "render" / "templat
 
 def _recipe() -> list[str]:
     text = TEMPLATE.read_text()
-    section = text[text.index("## Checking this site"):]
+    section = text[text.index("## Checking this site") :]
     blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
     lines = blocks[1].replace("\\\n", " ").splitlines()
     return [line.strip().removeprefix("ssh-keygen ") for line in lines if line.strip().startswith("ssh-keygen -Y verify")]
@@ -31,9 +31,13 @@ def _site(tmp_path: Path, signer: Path) -> Path:
     (site / "attestation").mkdir(parents=True)
     for name in ("statement.json", "SHA256SUMS"):
         (site / "attestation" / name).write_text(f"{name} of a deploy\n")
-        subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-n", "sealboard-site", "-f", str(signer), str(site / "attestation" / name)], check=True)
+        subprocess.run(
+            ["ssh-keygen", "-Y", "sign", "-q", "-n", "sealboard-site", "-f", str(signer), str(site / "attestation" / name)], check=True
+        )
     # the site's own copy names whoever signed it
-    (site / "attestation" / "allowed_signers").write_text(f'sealboard-build namespaces="sealboard-site" {signer.with_suffix(".pub").read_text()}')
+    (site / "attestation" / "allowed_signers").write_text(
+        f'sealboard-build namespaces="sealboard-site" {signer.with_suffix(".pub").read_text()}'
+    )
     return site
 
 

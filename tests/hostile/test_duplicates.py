@@ -49,7 +49,9 @@ def test_five_resealed_clones_of_one_run_are_ranked_once(inst) -> None:
         keys.append(f"acme/clone-{i}")
         inst.add_submission("acme", f"clone-{i}", VALID_ROWS, model=dict(MODEL, id="m-acme-run-1"))
         reseal(inst, keys[-1], rows_bytes(VALID_ROWS))  # fresh ciphertext: not a byte clone
-        edit_manifest(inst.bundles[keys[-1]], lambda obj: obj.update(created="2026-11-29T13:00:00Z"), inst.lab_keys["acme"])  # signed after run-1
+        edit_manifest(
+            inst.bundles[keys[-1]], lambda obj: obj.update(created="2026-11-29T13:00:00Z"), inst.lab_keys["acme"]
+        )  # signed after run-1
     report = run(inst)
     assert_rejected(report, *[(where_of(k, "manifest.json"), DUP) for k in keys])
     ranks = [r.rank for b in report.benchmarks[0].boards[:1] for r in b.rows]

@@ -41,12 +41,36 @@ def _run(tmp_path: Path, lines: list[str], *extra: str) -> Any:
 
 
 CASES = {
-    "infinite-latency-1e999": (_line().replace('"latency_ms": 2500', '"latency_ms": 1e999'), "number-out-of-range", "holds a number a double cannot hold (1e999)"),
-    "score-1e999": (_line().replace('"score": 1.0', '"score": -1e999'), "number-out-of-range", "holds a number a double cannot hold (-1e999)"),
-    "tokens-10-to-the-30": (_line().replace('"output_tokens": 120', '"output_tokens": ' + "1" + "0" * 30), "number-out-of-range", "holds an integer beyond ±2^53 (1000000000000000000000000000000)"),
-    "lone-surrogate-in-answer": (_line().replace('"extracted_value": "42"', '"extracted_value": "4\\ud8002"'), "bad-encoding", "holds a lone surrogate escape"),
-    "lone-surrogate-in-a-key": (_line().replace('"metadata": {"lang": "en"}', '"metadata": {"lang": "en", "x\\udfff": "y"}'), "bad-encoding", "holds a lone surrogate escape"),
-    "millions-of-empty-objects": (_line().replace('"input": {', '"junk": [' + "{}," * (2 << 20) + '{}], "input": {'), "oversize", "JSON objects and arrays in"),
+    "infinite-latency-1e999": (
+        _line().replace('"latency_ms": 2500', '"latency_ms": 1e999'),
+        "number-out-of-range",
+        "holds a number a double cannot hold (1e999)",
+    ),
+    "score-1e999": (
+        _line().replace('"score": 1.0', '"score": -1e999'),
+        "number-out-of-range",
+        "holds a number a double cannot hold (-1e999)",
+    ),
+    "tokens-10-to-the-30": (
+        _line().replace('"output_tokens": 120', '"output_tokens": ' + "1" + "0" * 30),
+        "number-out-of-range",
+        "holds an integer beyond ±2^53 (1000000000000000000000000000000)",
+    ),
+    "lone-surrogate-in-answer": (
+        _line().replace('"extracted_value": "42"', '"extracted_value": "4\\ud8002"'),
+        "bad-encoding",
+        "holds a lone surrogate escape",
+    ),
+    "lone-surrogate-in-a-key": (
+        _line().replace('"metadata": {"lang": "en"}', '"metadata": {"lang": "en", "x\\udfff": "y"}'),
+        "bad-encoding",
+        "holds a lone surrogate escape",
+    ),
+    "millions-of-empty-objects": (
+        _line().replace('"input": {', '"junk": [' + "{}," * (2 << 20) + '{}], "input": {'),
+        "oversize",
+        "JSON objects and arrays in",
+    ),
 }
 
 
@@ -82,8 +106,9 @@ def test_control_the_same_lines_without_the_hostile_part_import(tmp_path: Path) 
     id_map = tmp_path / "map.csv"
     id_map.write_text("source,item\ns1,m001\ns2,m002\n")
     tex = "\\frac{a}{b} " * 5000  # braces in strings are text, not containers
-    result, out = _run(tmp_path, [_line(sample_id="s1"), _line(sample_id="s2", output={"raw": [tex]}), _line(sample_id="s1")],
-                       "--map", str(id_map))
+    result, out = _run(
+        tmp_path, [_line(sample_id="s1"), _line(sample_id="s2", output={"raw": [tex]}), _line(sample_id="s1")], "--map", str(id_map)
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(r) for r in out.read_text().splitlines()]
     assert sorted((r["item"], r["sample"]) for r in rows) == [("m001", 0), ("m001", 1), ("m002", 0)]

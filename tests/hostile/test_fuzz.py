@@ -36,7 +36,11 @@ from hostile.support import ITEMS, VALID_ROWS, rows_bytes
 pytestmark = pytest.mark.slow  # property tests (minutes of examples)
 
 # HOSTILE_FUZZ_EXAMPLES=5000 for a long hunt; the default keeps the suite fast.
-FUZZ = settings(max_examples=int(os.environ.get("HOSTILE_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=int(os.environ.get("HOSTILE_FUZZ_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 MANIFEST = (
     b'{\n  "format": "sealboard-bundle/1",\n  "benchmark": "soohak",\n  "benchmark_version": "test-1",\n'
@@ -67,7 +71,11 @@ def only_builder_errors(kind: str, parse, data: bytes) -> None:
 # --- strategies --------------------------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
     max_leaves=8,
 )
@@ -82,7 +90,27 @@ def mutated(draw, seed: bytes) -> bytes:
         if op == "flip" and data:
             data[pos] ^= 1 << draw(st.integers(0, 7))
         elif op == "insert":
-            data[pos:pos] = draw(st.sampled_from([b"{", b"}", b"[", b'"', b",", b":", b"\n", b"\\", b"\xff", b"NaN", b"1e999", b"18446744073709551616", b"\xef\xbb\xbf", b"\x00", b" "]))
+            data[pos:pos] = draw(
+                st.sampled_from(
+                    [
+                        b"{",
+                        b"}",
+                        b"[",
+                        b'"',
+                        b",",
+                        b":",
+                        b"\n",
+                        b"\\",
+                        b"\xff",
+                        b"NaN",
+                        b"1e999",
+                        b"18446744073709551616",
+                        b"\xef\xbb\xbf",
+                        b"\x00",
+                        b" ",
+                    ]
+                )
+            )
         elif op == "delete" and data:
             del data[pos : pos + draw(st.integers(1, 8))]
         elif op == "replace-token":
@@ -203,13 +231,59 @@ valid_row = st.fixed_dictionaries(
 valid_rows = st.lists(valid_row, min_size=1, max_size=30, unique_by=lambda r: (r["item"], r["lang"], r["sample"], r.get("variant")))
 
 # Values that probe every type and range check, including integers beyond 2^53 and 2^64.
-edge_values = st.sampled_from([2**53, 2**53 + 1, -(2**53), -(2**53) + 1, 2**63 - 1, -(2**63), 2**64, -1, 0, 1, 1023, 1024, 1.5, -0.0, 1e308, -1e308, "", "EN", "m000", " ", True, False, None])
+edge_values = st.sampled_from(
+    [
+        2**53,
+        2**53 + 1,
+        -(2**53),
+        -(2**53) + 1,
+        2**63 - 1,
+        -(2**63),
+        2**64,
+        -1,
+        0,
+        1,
+        1023,
+        1024,
+        1.5,
+        -0.0,
+        1e308,
+        -1e308,
+        "",
+        "EN",
+        "m000",
+        " ",
+        True,
+        False,
+        None,
+    ]
+)
 small_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10) | edge_values,
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=10)
+    | edge_values,
     lambda c: st.lists(c, max_size=2) | st.dictionaries(st.sampled_from(["a", "item"]), c, max_size=2),
     max_leaves=4,
 )
-FIELDS = ["item", "lang", "sample", "answer", "correct", "refused", "output_tokens", "latency_s", "cost_usd", "variant", "budget", "score", "sketch", "other"]
+FIELDS = [
+    "item",
+    "lang",
+    "sample",
+    "answer",
+    "correct",
+    "refused",
+    "output_tokens",
+    "latency_s",
+    "cost_usd",
+    "variant",
+    "budget",
+    "score",
+    "sketch",
+    "other",
+]
 
 
 @st.composite
@@ -318,6 +392,7 @@ def test_duplicate_keys_hidden_from_orjson_are_caught() -> None:
 
 # --- bonus: the signature parser and the YAML loader ------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def good_sig(base) -> tuple[bytes, bytes]:
     from builder.bundles.manifest import MANIFEST as MANIFEST_NAME
@@ -355,8 +430,12 @@ def test_yaml_deep_nesting(text: str) -> None:
 
 @FUZZ
 @given(
-    st.lists(valid_row.filter(lambda r: r["answer"] is not None), min_size=16, max_size=40,
-             unique_by=lambda r: (r["item"], r["lang"], r["sample"], r.get("variant"))),
+    st.lists(
+        valid_row.filter(lambda r: r["answer"] is not None),
+        min_size=16,
+        max_size=40,
+        unique_by=lambda r: (r["item"], r["lang"], r["sample"], r.get("variant")),
+    ),
     st.data(),
 )
 def test_a_few_null_answers_among_many_rows(rows: list[dict], data) -> None:

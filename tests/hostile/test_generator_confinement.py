@@ -36,7 +36,9 @@ from builder.render import confinement, generator
 from builder.render.site_guard import UnsafeSiteError, check_instance, check_mkdocs_config, check_theme_template
 from hostile.support import Instance
 
-needs_landlock = pytest.mark.skipif(confinement.landlock_abi() < 1, reason="this kernel has no Landlock (the build refuses to run a generator here)")
+needs_landlock = pytest.mark.skipif(
+    confinement.landlock_abi() < 1, reason="this kernel has no Landlock (the build refuses to run a generator here)"
+)
 CANARY = "AGE-SECRET-KEY-1CONFINEMENTCANARYCONFINEMENTCANARY"
 
 
@@ -85,19 +87,26 @@ def test_control_ordinary_extension_settings_pass() -> None:
     assert check_mkdocs_config(config) == []
 
 
-def test_build_refuses_zensical_importing_an_object_before_reading_a_bundle(inst: Instance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_refuses_zensical_importing_an_object_before_reading_a_bundle(
+    inst: Instance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The reported attack, through the real build with Zensical: a helper module and a toc
     slugify naming it. The guard stops the build first (nothing staged, nothing imported)."""
     from builder.pipeline.build import build
 
     marker = tmp_path / "pwned"
-    (inst.root / "site_src" / "helper.py").write_text(f"def evil(**kwds):\n    open({str(marker)!r}, 'w').write('x')\n    return lambda text, sep: text\n")
+    (inst.root / "site_src" / "helper.py").write_text(
+        f"def evil(**kwds):\n    open({str(marker)!r}, 'w').write('x')\n    return lambda text, sep: text\n"
+    )
     config = inst.root / "mkdocs.yml"
     config.write_text(config.read_text() + "  - pymdownx.tabbed:\n      slugify:\n        object: docs.helper.evil\n        kwds: {}\n")
     monkeypatch.setenv("SEALBOARD_IDENTITY", CANARY)
     with pytest.raises(UnsafeSiteError) as caught:
         build(inst.root, tmp_path / "site", identities=[inst.identity], site_generator="zensical")
-    assert sorted((f.where, f.reason) for f in caught.value.findings) == [("mkdocs.yml", "config-python-object"), ("site_src/helper.py", "site-python-module")]
+    assert sorted((f.where, f.reason) for f in caught.value.findings) == [
+        ("mkdocs.yml", "config-python-object"),
+        ("site_src/helper.py", "site-python-module"),
+    ]
     assert not marker.exists() and not (tmp_path / "site").exists() and not (inst.root / ".sealboard").exists()
 
 
@@ -154,7 +163,10 @@ def test_guard_refuses_a_template_name_built_while_rendering(inst: Instance) -> 
 
 
 def test_control_partials_naming_theme_templates_pass(inst: Instance) -> None:
-    partial(inst, '{% include "partials/copyright.html" %}{% import "partials/language.html" as lang with context %}<p>{{ lang.t("meta.comments") }}</p>')
+    partial(
+        inst,
+        '{% include "partials/copyright.html" %}{% import "partials/language.html" as lang with context %}<p>{{ lang.t("meta.comments") }}</p>',
+    )
     partial(inst, "<p>no statements at all</p>", "header.html")
     assert check_instance(inst.root, ["soohak"]) == []
     assert check_theme_template("x.png", b"\x89PNG\r\n\x1a\n{%\xff") == []  # not UTF-8: not a template
@@ -264,7 +276,9 @@ def small_site(inst: Instance, generator_name: str, *, footer: str | None = None
     """A staged tree as render_site leaves it, small: one page, Sealboard's theme folder, a
     generated config; optionally a hostile footer partial or a toc slugify naming docs.helper."""
     staged = staged_tree(inst)
-    (staged / "docs" / "helper.py").write_text(f"def evil(**kwds):\n    open({str(inst.root / 'pwned')!r}, 'w').write('x')\n    return lambda text, sep: text\n")
+    (staged / "docs" / "helper.py").write_text(
+        f"def evil(**kwds):\n    open({str(inst.root / 'pwned')!r}, 'w').write('x')\n    return lambda text, sep: text\n"
+    )
     (staged / "overrides" / "partials").mkdir(parents=True)
     if footer is not None:
         (staged / "overrides" / "partials" / "footer.html").write_text(footer)
@@ -276,7 +290,10 @@ def small_site(inst: Instance, generator_name: str, *, footer: str | None = None
     return staged / "mkdocs.yml", site_dir
 
 
-GENERATORS = [pytest.param(g, marks=pytest.mark.skipif(importlib.util.find_spec(g) is None, reason=f"{g} is not installed")) for g in generator.GENERATORS]
+GENERATORS = [
+    pytest.param(g, marks=pytest.mark.skipif(importlib.util.find_spec(g) is None, reason=f"{g} is not installed"))
+    for g in generator.GENERATORS
+]
 
 
 @pytest.mark.slow
@@ -301,7 +318,9 @@ def test_a_partial_cannot_include_the_identity_past_the_guard(name: str, how: st
         generator.run_generator(name, config, site_dir, 1)
     assert caught.value.reason == "site-generator"
     # mkdocs' Jinja loader refuses the name; Zensical's reads the path, and Landlock refuses it.
-    assert ("Permission denied" in caught.value.message) if name == "zensical" else ("TemplateNotFound" in caught.value.message), caught.value.message
+    assert ("Permission denied" in caught.value.message) if name == "zensical" else ("TemplateNotFound" in caught.value.message), (
+        caught.value.message
+    )
     published = b"".join(p.read_bytes() for p in site_dir.rglob("*") if p.is_file()) if site_dir.exists() else b""
     for text in (caught.value.message.encode(), published):
         assert b"AGE-SECRET-KEY" not in text.upper()

@@ -68,7 +68,9 @@ def _poison(inst, key: str, marker: str = "BOOM") -> None:
     reseal(inst, key, rows_bytes(rows))
 
 
-@pytest.mark.parametrize("exc", [ValueError("x"), KeyError("gold 42"), ZeroDivisionError(), RecursionError(), OverflowError(), MemoryError()])
+@pytest.mark.parametrize(
+    "exc", [ValueError("x"), KeyError("gold 42"), ZeroDivisionError(), RecursionError(), OverflowError(), MemoryError()]
+)
 def test_any_exception_in_scoring_rejects_only_its_submission(inst, boom, exc) -> None:
     boom(exc)
     inst.add_submission("acme", "run-9", VALID_ROWS)

@@ -171,8 +171,10 @@ def test_validate_refuses_a_key_shaped_folder_without_repeating_it(repo: Repo) -
 
 def _tombstone(root: Path, key: str) -> Path:
     path = root / "bundles" / "soohak" / f"{key}.withdrawn"
-    path.write_text(f"format: {TOMBSTONE_FORMAT}\nwithdrawn: 2026-11-28T00:00:00Z\ncreated: {NOW:%Y-%m-%dT%H:%M:%SZ}\n"
-                    "reason: its notes quote an embargoed item\n")
+    path.write_text(
+        f"format: {TOMBSTONE_FORMAT}\nwithdrawn: 2026-11-28T00:00:00Z\ncreated: {NOW:%Y-%m-%dT%H:%M:%SZ}\n"
+        "reason: its notes quote an embargoed item\n"
+    )
     return path
 
 
@@ -343,16 +345,21 @@ def test_released_answers_and_transcripts_with_keys_refuse_only_their_own(tmp_pa
     inst = released_instance(tmp_path / "inst", scope=Scope(splits=("mini",)))
     mini = [it for it in inst.items if it["split"] == "mini"]
     ssh = fresh_ssh_key(tmp_path)
-    lines = [orjson.dumps({"item": it["id"], "lang": "en", "sample": 0, "text": f"TMARK {ssh if i == 0 else 'answer 4'}"}) + b"\n"
-             for i, it in enumerate(mini)]
-    inst.add_submission("acme", "keyed-transcript", results_for(inst.items), publish_transcripts=True,
-                        transcripts=gzip.compress(b"".join(lines), mtime=0))
+    lines = [
+        orjson.dumps({"item": it["id"], "lang": "en", "sample": 0, "text": f"TMARK {ssh if i == 0 else 'answer 4'}"}) + b"\n"
+        for i, it in enumerate(mini)
+    ]
+    inst.add_submission(
+        "acme", "keyed-transcript", results_for(inst.items), publish_transcripts=True, transcripts=gzip.compress(b"".join(lines), mtime=0)
+    )
     rows = results_for(inst.items)
     rows[0]["answer"] = AGE_KEY
     inst.add_submission("beta", "keyed-answer", rows)
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=AFTER)
-    assert outcome(report) == {("bundles/soohak/acme/keyed-transcript/transcripts.jsonl.gz.age", KEY),
-                               ("bundles/soohak/beta/keyed-answer/results.jsonl.age", KEY)}
+    assert outcome(report) == {
+        ("bundles/soohak/acme/keyed-transcript/transcripts.jsonl.gz.age", KEY),
+        ("bundles/soohak/beta/keyed-answer/results.jsonl.age", KEY),
+    }
     shown = set(report.benchmarks[0].results["submission"])
     assert {"acme/run-1", "beta/run-1", "acme/keyed-transcript"} <= shown and "beta/keyed-answer" not in shown
     assert (tmp_path / "site" / "index.html").is_file() and not (tmp_path / "site" / "data" / "soohak" / "transcripts").exists()
@@ -366,14 +373,35 @@ def test_bundle_create_refuses_key_text_in_run_yaml_before_sealing(inst: Instanc
     results = tmp_path / "results.jsonl"
     results.write_bytes(rows_bytes(VALID_ROWS))
     describe = tmp_path / "run.yaml"
-    body = ("model: {id: m, name: M, family: F, open_weights: false, params_b: null, active_params_b: null, training_cutoff: null, release_date: null}\n"
-            "harness: {name: h, version: '1'}\n")
-    args = ["bundle", "create", "--root", str(inst.root), "--benchmark", "soohak", "--lab", "acme", "--submission", "run-7",
-            "--results", str(results), "--describe", str(describe)]
-    describe.write_text(body + f"config: {{reasoning_effort: high, temperature: 1.0, max_output_tokens: 1000, tts: false, notes: '{AGE_KEY}'}}\n")
+    body = (
+        "model: {id: m, name: M, family: F, open_weights: false, params_b: null, active_params_b: null, training_cutoff: null, release_date: null}\n"
+        "harness: {name: h, version: '1'}\n"
+    )
+    args = [
+        "bundle",
+        "create",
+        "--root",
+        str(inst.root),
+        "--benchmark",
+        "soohak",
+        "--lab",
+        "acme",
+        "--submission",
+        "run-7",
+        "--results",
+        str(results),
+        "--describe",
+        str(describe),
+    ]
+    describe.write_text(
+        body + f"config: {{reasoning_effort: high, temperature: 1.0, max_output_tokens: 1000, tts: false, notes: '{AGE_KEY}'}}\n"
+    )
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1 and "config.notes holds an age secret key" in result.output and "run.yaml" in result.output, result.output
     assert key_in_text(result.output) is None and not (inst.root / "bundles/soohak/acme/run-7").exists()
-    describe.write_text(body + "config: {reasoning_effort: high, temperature: 1.0, max_output_tokens: 1000, tts: false, notes: 'AGE-SECRET-KEY-1... is how identities begin'}\n")
+    describe.write_text(
+        body
+        + "config: {reasoning_effort: high, temperature: 1.0, max_output_tokens: 1000, tts: false, notes: 'AGE-SECRET-KEY-1... is how identities begin'}\n"
+    )
     control = CliRunner().invoke(main, args)
     assert control.exit_code == 0, control.output

@@ -47,7 +47,8 @@ def test_split_item_text_rejects_only_that_bundle(inst: Instance, values: dict[s
 
 
 def test_control_three_fields_of_ordinary_words_publish(inst: Instance) -> None:
-    edit_manifest(inst.bundles[BETA], _set(_round_robin("we ran greedy decoding with a fixed seed on every item".split())),
-                  inst.lab_keys["beta"])
+    edit_manifest(
+        inst.bundles[BETA], _set(_round_robin("we ran greedy decoding with a fixed seed on every item".split())), inst.lab_keys["beta"]
+    )
     report = run(inst)
     assert report.rejections == [], [(r.where, r.reason, r.message) for r in report.rejections]

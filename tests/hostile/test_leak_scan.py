@@ -30,7 +30,6 @@ CANARY = ITEMS[0]["canary"]
 WORDS = ITEMS[2]["question"]["en"].split()
 
 
-
 def excerpt(start: int, n: int = 8, glue: str = " ") -> str:
     return glue.join(WORDS[start : start + n])
 

@@ -55,7 +55,9 @@ def test_criss_cross_merge_that_deletes_another_labs_bundle_is_refused(repo: Rep
     assert len(git(repo.root, "merge-base", "--all", "main", head).split()) == 2
     # What the old check saw: from the one base git picks, only acme's new bundle.
     one = git(repo.root, "merge-base", "main", head)
-    assert git(repo.root, "diff", "--name-only", one, head).split() == [f"{B}/acme/run-4/{n}" for n in ("manifest.json", "manifest.json.sig", "results.jsonl.age")]
+    assert git(repo.root, "diff", "--name-only", one, head).split() == [
+        f"{B}/acme/run-4/{n}" for n in ("manifest.json", "manifest.json.sig", "results.jsonl.age")
+    ]
     report = validate(repo.root, "main", head, now=NOW)
     got = sorted((p.path, p.reason) for p in report.problems)
     # Both defences name the attack: several merge bases, and the merged tree itself
@@ -201,7 +203,9 @@ def test_item_copy_sealed_to_the_embargo_key_fails(repo: Repo) -> None:
     (repo.root / copy).write_bytes(seal(b'{"id": "x"}\n', [repo.inst.identity.recipient]))
     commit(repo, "a copy the published identity would open")
     report = validate(repo.root, repo.base, "HEAD", now=NOW)
-    assert sorted((p.path, p.reason) for p in report.problems) == [(copy, "access-wrong-recipient"), (copy, "maintainer-review")], report.markdown()
+    assert sorted((p.path, p.reason) for p in report.problems) == [(copy, "access-wrong-recipient"), (copy, "maintainer-review")], (
+        report.markdown()
+    )
     assert report.status == FAILED
 
 

@@ -86,7 +86,9 @@ def _scan_tree(root: Path, secrets: tuple[list[str], list[str]], skip: tuple[Pat
 def test_cli_build_with_a_bad_bundle(inst: Instance, tmp_path: Path, secrets) -> None:
     flip(inst.bundles[ACME] / "results.jsonl.age", 100)
     out = tmp_path / "site"
-    result = CliRunner().invoke(main, ["build", "--root", str(inst.root), "--out", str(out), "--identity", str(_identity_file(inst, tmp_path))])
+    result = CliRunner().invoke(
+        main, ["build", "--root", str(inst.root), "--out", str(out), "--identity", str(_identity_file(inst, tmp_path))]
+    )
     _check(result, secrets)
     assert result.exit_code == 0, result.output
     assert f"{where_of(ACME, 'results.jsonl.age')}: SHA-256 does not match" in result.output
@@ -139,7 +141,9 @@ def test_cli_build_with_a_foreign_identity(inst: Instance, tmp_path: Path, secre
 
 
 def test_cli_build_with_ssh_key_as_identity(inst: Instance, tmp_path: Path, secrets) -> None:
-    result = CliRunner().invoke(main, ["build", "--root", str(inst.root), "--out", str(tmp_path / "site"), "--identity", str(inst.lab_key_paths["acme"])])
+    result = CliRunner().invoke(
+        main, ["build", "--root", str(inst.root), "--out", str(tmp_path / "site"), "--identity", str(inst.lab_key_paths["acme"])]
+    )
     _check(result, secrets)
     assert result.exit_code == 1
 

@@ -60,7 +60,12 @@ def _name(value: str) -> Callable[[bytes], bytes]:
 # The dumped manifest puts "format" on line 2, "model" on 8, "name" on 10, config on 18…
 CASES = [
     Text("json/duplicate-key-top", sub(b'  "lab": "acme",\n', b'  "lab": "acme",\n  "lab": "acme",\n'), "duplicate-key", 6),
-    Text("json/duplicate-key-nested", sub(b'    "name": "Model One",\n', b'    "name": "Model One",\n    "name": "Model Two",\n'), "duplicate-key", 11),
+    Text(
+        "json/duplicate-key-nested",
+        sub(b'    "name": "Model One",\n', b'    "name": "Model One",\n    "name": "Model Two",\n'),
+        "duplicate-key",
+        11,
+    ),
     Text("json/nan", sub(b'"temperature": 1.0', b'"temperature": NaN'), "non-finite", 21),
     Text("json/infinity", sub(b'"temperature": 1.0', b'"temperature": Infinity'), "non-finite", 21),
     Text("json/negative-infinity", sub(b'"temperature": 1.0', b'"temperature": -Infinity'), "non-finite", 21),
@@ -98,7 +103,9 @@ CASES = [
     Text("field/model-id-with-space", obj_edit(lambda o: o["model"].__setitem__("id", "m 1")), "bad-identifier"),
     Text("field/lab-id-unicode", obj_edit(lambda o: o.__setitem__("lab", "acmе")), "bad-identifier"),  # Cyrillic е
     Text("field/submission-path", obj_edit(lambda o: o.__setitem__("submission", "../run-1")), "bad-identifier"),
-    Text("files/dotdot-path", obj_edit(lambda o: o["files"][0].__setitem__("path", "../../beta/run-2/results.jsonl.age")), "unexpected-file"),
+    Text(
+        "files/dotdot-path", obj_edit(lambda o: o["files"][0].__setitem__("path", "../../beta/run-2/results.jsonl.age")), "unexpected-file"
+    ),
     Text("files/absolute-path", obj_edit(lambda o: o["files"][0].__setitem__("path", "/etc/passwd")), "unexpected-file"),
     Text("files/nested-path", obj_edit(lambda o: o["files"][0].__setitem__("path", "sub/results.jsonl.age")), "unexpected-file"),
     Text("files/dot-slash-path", obj_edit(lambda o: o["files"][0].__setitem__("path", "./results.jsonl.age")), "unexpected-file"),
@@ -182,9 +189,16 @@ def manifest_obj_template() -> dict:
     from tests.factory import MODEL, RUN
 
     return {
-        "format": "sealboard-bundle/1", "benchmark": "soohak", "benchmark_version": "test-1", "lab": "acme",
-        "submission": "run-1", "created": "2026-11-29T12:00:00Z", "model": dict(MODEL), "config": dict(RUN),
-        "harness": {"name": "h", "version": "1"}, "judge": None,
+        "format": "sealboard-bundle/1",
+        "benchmark": "soohak",
+        "benchmark_version": "test-1",
+        "lab": "acme",
+        "submission": "run-1",
+        "created": "2026-11-29T12:00:00Z",
+        "model": dict(MODEL),
+        "config": dict(RUN),
+        "harness": {"name": "h", "version": "1"},
+        "judge": None,
         "files": [{"path": "results.jsonl.age", "sha256": "0" * 64, "bytes": 1, "sealed": True}],
         "publish_on_release": {"results": True, "transcripts": False},
     }
@@ -231,15 +245,28 @@ YAML_CASES = [
     Yaml("config/alias-bomb", _config, "leaderboards/soohak.yaml", lambda marker: ALIAS_BOMB, "yaml-alias", 1),
     Yaml("config/anchor-only", _config, "leaderboards/soohak.yaml", lambda marker: "x: &anchor 1\n", "yaml-alias", 1),
     Yaml("config/merge-key", _config, "leaderboards/soohak.yaml", lambda marker: "x: {<<: {a: 1}}\n", "yaml-alias", 1),
-    Yaml("config/python-object-tag", _config, "leaderboards/soohak.yaml",
-         lambda marker: f'x: !!python/object/apply:os.system ["touch {marker}"]\n', "yaml-tag", 1),
+    Yaml(
+        "config/python-object-tag",
+        _config,
+        "leaderboards/soohak.yaml",
+        lambda marker: f'x: !!python/object/apply:os.system ["touch {marker}"]\n',
+        "yaml-tag",
+        1,
+    ),
     Yaml("config/local-tag", _config, "leaderboards/soohak.yaml", lambda marker: "x: !custom 1\n", "yaml-tag", 1),
     Yaml("config/duplicate-key", _config, "leaderboards/soohak.yaml", lambda marker: "benchmark: soohak\n", "duplicate-key", 3),
     Yaml("registry/alias-bomb", _registry, "keys/registry/v0002.yaml", lambda marker: ALIAS_BOMB, "yaml-alias", 1),
-    Yaml("registry/python-object-tag", _registry, "keys/registry/v0002.yaml",
-         lambda marker: f'x: !!python/object/apply:os.system ["touch {marker}"]\n', "yaml-tag", 1),
-    Yaml("registry/python-name-tag", _registry, "keys/registry/v0002.yaml",
-         lambda marker: "x: !!python/name:os.system ''\n", "yaml-tag", 1),
+    Yaml(
+        "registry/python-object-tag",
+        _registry,
+        "keys/registry/v0002.yaml",
+        lambda marker: f'x: !!python/object/apply:os.system ["touch {marker}"]\n',
+        "yaml-tag",
+        1,
+    ),
+    Yaml(
+        "registry/python-name-tag", _registry, "keys/registry/v0002.yaml", lambda marker: "x: !!python/name:os.system ''\n", "yaml-tag", 1
+    ),
     Yaml("registry/duplicate-key", _registry, "keys/registry/v0002.yaml", lambda marker: "threshold: 1\n", "duplicate-key", 5),
 ]
 

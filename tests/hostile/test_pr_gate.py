@@ -64,7 +64,11 @@ def docs_only(repo: Repo) -> None:
 
 
 def mkdocs_hooks(repo: Repo) -> None:
-    edit(repo.root, "hooks/leak.py", "import os\ndef on_post_build(config):\n    open(config['site_dir'] + '/x.txt', 'w').write(os.environ.get('SEALBOARD_IDENTITY', ''))\n")
+    edit(
+        repo.root,
+        "hooks/leak.py",
+        "import os\ndef on_post_build(config):\n    open(config['site_dir'] + '/x.txt', 'w').write(os.environ.get('SEALBOARD_IDENTITY', ''))\n",
+    )
     edit(repo.root, "mkdocs.yml", "hooks:\n  - hooks/leak.py\n")
 
 
@@ -97,7 +101,12 @@ def site_symlink(repo: Repo) -> None:
 
 def replaces_the_workflow(repo: Repo) -> None:
     new_acme_bundle(repo)
-    edit(repo.root, ".github/workflows/validate.yml", "on: pull_request\njobs:\n  validate:\n    runs-on: ubuntu-latest\n    steps:\n      - run: exit 0\n", append=False)
+    edit(
+        repo.root,
+        ".github/workflows/validate.yml",
+        "on: pull_request\njobs:\n  validate:\n    runs-on: ubuntu-latest\n    steps:\n      - run: exit 0\n",
+        append=False,
+    )
 
 
 def empty_change(repo: Repo) -> None:
@@ -151,8 +160,17 @@ RECORD = "attestations/20261201T000000Z-aaaaaaaaaaaa"  # a deploy folder of the 
 
 def _record(root: Path, key: Path | None = None) -> None:
     """A recorded deploy's statement (well-formed), signed with ``key`` or not at all."""
-    st = {"_type": STATEMENT_TYPE, "predicateType": SITE_TYPE_URN, "subject": [{"name": "index.html", "digest": {"sha256": "0" * 64}}],
-          "predicate": {"site_url": None, "built": "2026-12-01T00:00:00Z", "registry": {"version": 1}, "benchmarks": [{"id": "soohak", "status": "embargoed"}]}}
+    st = {
+        "_type": STATEMENT_TYPE,
+        "predicateType": SITE_TYPE_URN,
+        "subject": [{"name": "index.html", "digest": {"sha256": "0" * 64}}],
+        "predicate": {
+            "site_url": None,
+            "built": "2026-12-01T00:00:00Z",
+            "registry": {"version": 1},
+            "benchmarks": [{"id": "soohak", "status": "embargoed"}],
+        },
+    }
     data = canonical(st)
     edit(root, f"{RECORD}/statement.json", data.decode(), append=False)
     if key is not None:
@@ -176,17 +194,32 @@ def rewrites_a_record(repo: Repo) -> None:
 
 CASES: dict[str, tuple[Callable[[Repo], None], list[tuple[str, str]], str]] = {
     # attestations/: what the Snapshots page shows. A record is refused as the page would list it.
-    "gate/unsigned-deploy-record": (unsigned_record, [(f"{RECORD}/statement.json", "maintainer-review"), (RECORD, "attestation-unsigned")], FAILED),
+    "gate/unsigned-deploy-record": (
+        unsigned_record,
+        [(f"{RECORD}/statement.json", "maintainer-review"), (RECORD, "attestation-unsigned")],
+        FAILED,
+    ),
     "gate/deploy-record-signed-by-a-stranger": (
         record_by_a_stranger,
-        [(f"{RECORD}/statement.json", "maintainer-review"), (f"{RECORD}/statement.json.sig", "maintainer-review"), (RECORD, "attestation-key-not-registered")],
+        [
+            (f"{RECORD}/statement.json", "maintainer-review"),
+            (f"{RECORD}/statement.json.sig", "maintainer-review"),
+            (RECORD, "attestation-key-not-registered"),
+        ],
         FAILED,
     ),
     "gate/rewrites-a-recorded-deploy": (
-        rewrites_a_record, [(f"{RECORD}/statement.json", "maintainer-review"), (f"{RECORD}/statement.json", "attestation-immutable")], FAILED),
+        rewrites_a_record,
+        [(f"{RECORD}/statement.json", "maintainer-review"), (f"{RECORD}/statement.json", "attestation-immutable")],
+        FAILED,
+    ),
     "gate/docs-only-change-is-not-passed": (docs_only, [("site_src/index.md", "maintainer-review")], REVIEW),
     "gate/empty-pr-is-not-passed": (empty_change, [("(none)", "no-change")], REVIEW),
-    "gate/mkdocs-hooks": (mkdocs_hooks, [("mkdocs.yml", "mkdocs-hooks"), ("mkdocs.yml", "maintainer-review"), ("hooks/leak.py", "maintainer-review")], FAILED),
+    "gate/mkdocs-hooks": (
+        mkdocs_hooks,
+        [("mkdocs.yml", "mkdocs-hooks"), ("mkdocs.yml", "maintainer-review"), ("hooks/leak.py", "maintainer-review")],
+        FAILED,
+    ),
     "gate/snippets-proc-self-environ": (
         snippets_environ,
         [("mkdocs.yml", "mkdocs-snippets"), ("mkdocs.yml", "maintainer-review"), ("site_src/leak.md", "maintainer-review")],
@@ -305,6 +338,8 @@ def test_cli_exit_codes(repo: Repo, mutate: Callable[[Repo], None], code: int, t
     mutate(repo)
     commit(repo)
     summary = tmp_path / "summary.md"
-    result = CliRunner().invoke(validate_command, ["--root", str(repo.root), "--base", repo.base, "--head", "HEAD", "--report", str(summary)])
+    result = CliRunner().invoke(
+        validate_command, ["--root", str(repo.root), "--base", repo.base, "--head", "HEAD", "--report", str(summary)]
+    )
     assert result.exit_code == code, result.output
     assert summary.read_text().startswith("## Sealboard validation ")

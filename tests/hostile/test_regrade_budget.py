@@ -44,7 +44,11 @@ def test_a_bundle_of_unbounded_answers_is_rejected_and_the_rest_publish(inst, mo
 def test_control_ordinary_equivalence_answers_grade_within_the_budget(inst, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEALBOARD_REGRADE_BUDGET_S", "60")
     # "2 \cdot 5" is not read by the exact path: math-verify decides it.
-    reseal(inst, BETA, rows_bytes(_rows_with_answers(lambda k, r: r["answer"] if r["answer"] is None else f"\\left({r['answer']}\\right)^{{1}}")))
+    reseal(
+        inst,
+        BETA,
+        rows_bytes(_rows_with_answers(lambda k, r: r["answer"] if r["answer"] is None else f"\\left({r['answer']}\\right)^{{1}}")),
+    )
     report = run(inst)
     assert report.rejections == []
     assert {ACME, BETA} <= set(report.benchmarks[0].results["submission"])

@@ -54,7 +54,10 @@ def test_control_editions_scope_covering_items_is_partly_released(tmp_path) -> N
     for i, it in enumerate(items):
         it["edition"] = "2025-12" if i % 2 else "2026-03"
     inst = _instance(tmp_path, items)
-    assert json.loads((inst.root / MANIFEST).read_text())["editions"] == {"2025-12": len(items) // 2, "2026-03": len(items) - len(items) // 2}
+    assert json.loads((inst.root / MANIFEST).read_text())["editions"] == {
+        "2025-12": len(items) // 2,
+        "2026-03": len(items) - len(items) // 2,
+    }
     assert _state(inst).state == PARTLY
 
 
@@ -66,7 +69,9 @@ def test_control_a_manifest_without_the_editions_field_is_left_to_the_build(tmp_
     path.write_text(json.dumps(manifest))
     # re-pin the statement to the older-format manifest (the digest it names)
     st = release_dir(inst.root, "soohak") / "r1.yaml"
-    text = statement_text("soohak", "test-1", hashlib.sha256(path.read_bytes()).hexdigest(), 1, T, Scope(editions_through="2026-01"), Publish())
+    text = statement_text(
+        "soohak", "test-1", hashlib.sha256(path.read_bytes()).hexdigest(), 1, T, Scope(editions_through="2026-01"), Publish()
+    )
     st.write_text(text)
     for m in ("m1", "m2"):
         sign_statement(inst.root, "soohak", inst.maintainer_keys[m], "r1")

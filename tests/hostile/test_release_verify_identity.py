@@ -35,5 +35,7 @@ def test_control_identity_published_after_the_release_verifies(tmp_path) -> None
 
     inst = released_instance(tmp_path / "inst")
     configs = load_configs(inst.root)
-    publish_identity(inst.root, configs[0], release_states(inst.root, configs, load_registry(inst.root, AFTER), AFTER)["soohak"], [inst.identity])
+    publish_identity(
+        inst.root, configs[0], release_states(inst.root, configs, load_registry(inst.root, AFTER), AFTER)["soohak"], [inst.identity]
+    )
     assert verify_repo(inst.root, AFTER)[-1].startswith("soohak: the published identity opens dataset test-1")

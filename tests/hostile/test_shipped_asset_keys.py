@@ -26,8 +26,13 @@ def _png_ztxt(text: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"zTXt", b"Comment\0\0" + zlib.compress(text))
-            + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"zTXt", b"Comment\0\0" + zlib.compress(text))
+        + chunk(b"IDAT", zlib.compress(b"\0\0"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _assets(case: str, secret: str, tmp_path: Path) -> dict[str, bytes]:
@@ -51,8 +56,14 @@ def _assets(case: str, secret: str, tmp_path: Path) -> dict[str, bytes]:
     raise AssertionError(case)
 
 
-CASES = ["png-compressed-text-chunk", "svg-split-by-tspan", "css-data-uri", "html-character-references", "pem-body-without-armour",
-         "age-key-split-over-two-files"]
+CASES = [
+    "png-compressed-text-chunk",
+    "svg-split-by-tspan",
+    "css-data-uri",
+    "html-character-references",
+    "pem-body-without-armour",
+    "age-key-split-over-two-files",
+]
 
 
 @pytest.mark.parametrize("case", CASES)

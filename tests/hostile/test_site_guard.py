@@ -27,7 +27,11 @@ def append(inst: Instance, rel: str, text: str) -> None:
 
 
 def hooks_write_a_file(inst: Instance, marker: Path) -> None:
-    append(inst, "evil_hook.py", f"import os\ndef on_config(config):\n    open({str(marker)!r}, 'w').write(os.environ.get('SEALBOARD_IDENTITY', 'x'))\n")
+    append(
+        inst,
+        "evil_hook.py",
+        f"import os\ndef on_config(config):\n    open({str(marker)!r}, 'w').write(os.environ.get('SEALBOARD_IDENTITY', 'x'))\n",
+    )
     append(inst, "mkdocs.yml", "hooks:\n  - evil_hook.py\n")
 
 
@@ -146,7 +150,11 @@ def web_fonts(inst: Instance, marker: Path) -> None:
 
 
 def external_logo(inst: Instance, marker: Path) -> None:
-    text = (inst.root / "mkdocs.yml").read_text().replace("  name: material\n", "  name: material\n  logo: https://evil.example/pixel.png\n", 1)
+    text = (
+        (inst.root / "mkdocs.yml")
+        .read_text()
+        .replace("  name: material\n", "  name: material\n  logo: https://evil.example/pixel.png\n", 1)
+    )
     (inst.root / "mkdocs.yml").write_text(text)
 
 
@@ -179,12 +187,21 @@ SITE_CASES: dict[str, tuple[Callable[[Instance, Path], None], list[tuple[str, st
     "site/custom-dir-is-the-root": (custom_dir_is_the_root, [("mkdocs.yml", "mkdocs-path")]),
     "site/custom-dir-is-keys": (custom_dir_is_keys, [("mkdocs.yml", "mkdocs-path")]),
     "site/custom-dir-outside-site-src": (custom_dir_outside_site_src, [("mkdocs.yml", "mkdocs-path")]),
-    "site/custom-dir-replaces-data-index": (custom_dir_replaces_generated_data, [("site_src/overrides/data/index.json", "shadows-generated")]),
+    "site/custom-dir-replaces-data-index": (
+        custom_dir_replaces_generated_data,
+        [("site_src/overrides/data/index.json", "shadows-generated")],
+    ),
     "site/custom-dir-replaces-main-html": (custom_dir_replaces_main_template, [("site_src/overrides/main.html", "shadows-generated")]),
     "site/custom-dir-replaces-an-asset": (custom_dir_replaces_an_asset, [("site_src/overrides/assets/sealboard.js", "shadows-generated")]),
     "site/site-src-replaces-an-asset": (site_src_replaces_an_asset, [("site_src/assets/tablesort.min.js", "shadows-generated")]),
-    "site/site-src-replaces-a-vendored-asset": (site_src_replaces_a_vendored_asset, [("site_src/assets/katex/katex.min.js", "shadows-generated")]),
-    "site/site-src-writes-into-the-attestation": (site_src_adds_an_unattested_file, [("site_src/attestation/statement.json", "shadows-generated")]),
+    "site/site-src-replaces-a-vendored-asset": (
+        site_src_replaces_a_vendored_asset,
+        [("site_src/assets/katex/katex.min.js", "shadows-generated")],
+    ),
+    "site/site-src-writes-into-the-attestation": (
+        site_src_adds_an_unattested_file,
+        [("site_src/attestation/statement.json", "shadows-generated")],
+    ),
     "site/site-src-replaces-the-changelog": (site_src_replaces_the_changelog, [("site_src/changelog.md", "shadows-generated")]),
     "site/extra-javascript-elsewhere": (external_javascript, [("mkdocs.yml", "external-script")]),
     "site/extra-javascript-protocol-relative": (external_javascript_protocol_relative, [("mkdocs.yml", "external-script")]),

@@ -112,7 +112,9 @@ def test_extra_templates_are_refused_they_bypass_the_sandbox(inst: Instance, tmp
 
 @pytest.mark.parametrize(("route", "payload"), [(footer_partial, PAYLOADS["config-globals"]), (header_partial, PAYLOADS["lipsum-environ"])],
                          ids=["custom-dir-footer-partial", "custom-dir-header-partial"])  # fmt: skip
-def test_reviewed_template_cannot_reach_the_identity(route, payload: str, inst: Instance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reviewed_template_cannot_reach_the_identity(
+    route, payload: str, inst: Instance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from builder.pipeline.build import build
 
     route(inst, payload)

@@ -49,8 +49,15 @@ def _rows(mini: list[dict[str, Any]], window: list[str], case: str) -> list[dict
     return plain
 
 
-CASES = ["invisible-separators-between-letters", "zero-width-joiners-and-word-joiners", "base64-wrapped", "question-in-lang",
-         "word-by-word-over-samples", "round-robin-over-items", "control"]
+CASES = [
+    "invisible-separators-between-letters",
+    "zero-width-joiners-and-word-joiners",
+    "base64-wrapped",
+    "question-in-lang",
+    "word-by-word-over-samples",
+    "round-robin-over-items",
+    "control",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -67,8 +74,9 @@ def test_released_transcripts_quoting_an_embargoed_item(tmp_path, case: str) -> 
         window = "as in the statement the answer is four".split()
     rows = _rows(mini, window, case)
     inst.add_submission("acme", "quoting", results_for(inst.items), publish_transcripts=True, transcripts=_gz(rows))
-    inst.add_submission("beta", "honest", results_for(inst.items), publish_transcripts=True,
-                        transcripts=_gz(_rows(mini, ["nothing"], "control")))
+    inst.add_submission(
+        "beta", "honest", results_for(inst.items), publish_transcripts=True, transcripts=_gz(_rows(mini, ["nothing"], "control"))
+    )
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=AFTER)
     data = tmp_path / "site" / "data" / "soohak" / "transcripts"
     assert (data / "beta" / "honest.jsonl").is_file()  # the other lab's transcripts publish

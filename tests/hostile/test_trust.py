@@ -102,7 +102,9 @@ def new_bundle(inst: Instance, lab: str, submission: str, source: str = ACME) ->
     # model id, and its lab's own model name.
     sealed = seal(rows_bytes(VALID_ROWS), [inst.identity.recipient])
     (target / RESULTS).write_bytes(sealed)
-    obj["files"] = [dict(f, sha256=hashlib.sha256(sealed).hexdigest(), bytes=len(sealed)) if f["path"] == RESULTS else f for f in obj["files"]]
+    obj["files"] = [
+        dict(f, sha256=hashlib.sha256(sealed).hexdigest(), bytes=len(sealed)) if f["path"] == RESULTS else f for f in obj["files"]
+    ]
     obj["model"]["id"] = f"m-{lab}-{submission}"
     if lab != source.split("/")[0]:
         obj["model"]["name"] += f" ({lab})"
@@ -166,7 +168,7 @@ def _noncanonical(armored: str) -> str:
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     last = body.rstrip("=")
     assert alphabet.index(last[-1]) & 1 == 0
-    lines[-3] = last[:-1] + alphabet[alphabet.index(last[-1]) | 1] + body[len(last):]
+    lines[-3] = last[:-1] + alphabet[alphabet.index(last[-1]) | 1] + body[len(last) :]
     return "\n".join(lines)
 
 
@@ -246,10 +248,26 @@ def _resign_dataset(inst: Instance, private: PrivateKey, namespace: str = NS_DAT
 
 
 DATASET_CASES = {
-    "dataset/signed-by-lab-key": (lambda t, i: _resign_dataset(i, i.lab_keys["acme"]), f"{DATASET}/manifest.json.sig", "signer-not-maintainer"),
-    "dataset/signed-by-unregistered-key": (lambda t, i: _resign_dataset(i, t.keys["stranger"]), f"{DATASET}/manifest.json.sig", "signer-not-maintainer"),
-    "dataset/bundle-namespace": (lambda t, i: _resign_dataset(i, i.maintainer_keys["m2"], NS_BUNDLE), f"{DATASET}/manifest.json.sig", "wrong-namespace"),
-    "dataset/release-namespace": (lambda t, i: _resign_dataset(i, i.maintainer_keys["m2"], NS_RELEASE), f"{DATASET}/manifest.json.sig", "wrong-namespace"),
+    "dataset/signed-by-lab-key": (
+        lambda t, i: _resign_dataset(i, i.lab_keys["acme"]),
+        f"{DATASET}/manifest.json.sig",
+        "signer-not-maintainer",
+    ),
+    "dataset/signed-by-unregistered-key": (
+        lambda t, i: _resign_dataset(i, t.keys["stranger"]),
+        f"{DATASET}/manifest.json.sig",
+        "signer-not-maintainer",
+    ),
+    "dataset/bundle-namespace": (
+        lambda t, i: _resign_dataset(i, i.maintainer_keys["m2"], NS_BUNDLE),
+        f"{DATASET}/manifest.json.sig",
+        "wrong-namespace",
+    ),
+    "dataset/release-namespace": (
+        lambda t, i: _resign_dataset(i, i.maintainer_keys["m2"], NS_RELEASE),
+        f"{DATASET}/manifest.json.sig",
+        "wrong-namespace",
+    ),
     "dataset/version-folder-renamed": (
         lambda t, i: (i.root / DATASET).rename((i.root / DATASET).with_name("test-2")),
         "bundles/soohak/_dataset/test-2/manifest.json",
@@ -299,10 +317,14 @@ def test_one_maintainer_alone_cannot_replace_the_answer_key(inst: Instance, tmp_
     from cryptography.hazmat.primitives import serialization
 
     key_file = tmp_path / "m1"
-    key_file.write_bytes(inst.maintainer_keys["m1"]._crypto.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
-    result = CliRunner().invoke(main, ["dataset", "create", "soohak", "--root", str(inst.root), "--items", str(items),
-                                       "--key", str(key_file)])
+    key_file.write_bytes(
+        inst.maintainer_keys["m1"]._crypto.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
+        )
+    )
+    result = CliRunner().invoke(
+        main, ["dataset", "create", "soohak", "--root", str(inst.root), "--items", str(items), "--key", str(key_file)]
+    )
     assert result.exit_code == 0, result.output
     assert "1 of 2 maintainer signature(s)" in result.output
     report = run(inst)
@@ -585,7 +607,9 @@ def test_ssh_keygen_agrees(case: Sig, trusted: Trusted, allowed_signers: Path, t
 
 @pytest.mark.parametrize("signer", ["m1", "m2", "m3", "acme", "stranger"])
 @pytest.mark.parametrize("namespace", [NS_DATASET, NS_BUNDLE])
-def test_ssh_keygen_agrees_on_dataset_signatures(signer: str, namespace: str, trusted: Trusted, allowed_signers: Path, tmp_path: Path) -> None:
+def test_ssh_keygen_agrees_on_dataset_signatures(
+    signer: str, namespace: str, trusted: Trusted, allowed_signers: Path, tmp_path: Path
+) -> None:
     """Any maintainer principal, namespace sealboard-dataset: exactly the maintainers' keys."""
     message = (trusted.inst.root / DATASET / MANIFEST).read_bytes()
     sig = by(signer, namespace)(trusted, message).encode()

@@ -15,9 +15,9 @@ def _kcsat(with_intruder: bool) -> tuple[dict, str, str]:
     hard = [inst.item(f"h{i}", split="core", answer_type="integer", gold="1", year=2020, points=4, cohort_error_rate=0.9) for i in range(4)]
     off = inst.sub("acme/off", family="fam", tts=False)
     on = inst.sub("acme/on", family="fam", tts=True)
-    for item, p in zip(easy + hard, "1100" "0000"):
+    for item, p in zip(easy + hard, "11000000"):
         inst.answer(off, item, p, budget=4096)
-    for item, p in zip(easy + hard, "1100" "1110"):
+    for item, p in zip(easy + hard, "11001110"):
         inst.answer(on, item, p, budget=8192)
     if with_intruder:
         # Same family, TTS off, the lowest budget (it would sort first as the baseline),
@@ -31,7 +31,9 @@ def _kcsat(with_intruder: bool) -> tuple[dict, str, str]:
     return inst.score(), off, on
 
 
-@pytest.mark.parametrize("board,metrics", [("drg", ["drg", "scf_easy_off", "scf_hard_off", "scf_easy_on", "scf_hard_on"]), ("tts", ["gain"])])
+@pytest.mark.parametrize(
+    "board,metrics", [("drg", ["drg", "scf_easy_off", "scf_hard_off", "scf_easy_on", "scf_hard_on"]), ("tts", ["gain"])]
+)
 def test_another_labs_fake_baseline_cannot_move_a_labs_pairs(board, metrics):
     clean, off, on = _kcsat(with_intruder=False)
     attacked, _, _ = _kcsat(with_intruder=True)

@@ -24,9 +24,13 @@ from builder.validate.pr import ValidationReport, code, validate
 from hostile.support import NOW, Instance, clone, edit_manifest, new_key
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "PR author", "GIT_AUTHOR_EMAIL": "pr@example.invalid",
-    "GIT_COMMITTER_NAME": "PR author", "GIT_COMMITTER_EMAIL": "pr@example.invalid",
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "PR author",
+    "GIT_AUTHOR_EMAIL": "pr@example.invalid",
+    "GIT_COMMITTER_NAME": "PR author",
+    "GIT_COMMITTER_EMAIL": "pr@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_SYSTEM": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
 }
 
 
@@ -360,8 +364,16 @@ def test_private_results_on_a_benchmark_without_a_private_key_are_refused(repo: 
     report = validate(repo.root, target, "HEAD", now=NOW)
     assert [(p.path, p.reason) for p in report.problems] == [(f"{B}/acme/run-3/results.jsonl.age", "sealed-private")], report.markdown()
     [p] = report.problems
-    assert p.message == "results.jsonl.age is kept private (publish_on_release.results: false) but soohak has no private results key to open it with"
-    assert p.hint is not None and "add private_recipient" in p.hint and "leaderboards/soohak.yaml" in p.hint and "publish_on_release.results: true" in p.hint
+    assert (
+        p.message
+        == "results.jsonl.age is kept private (publish_on_release.results: false) but soohak has no private results key to open it with"
+    )
+    assert (
+        p.hint is not None
+        and "add private_recipient" in p.hint
+        and "leaderboards/soohak.yaml" in p.hint
+        and "publish_on_release.results: true" in p.hint
+    )
     assert report.status == "failed" and report.verified == []
     _check_markdown(report, ok=False)
 
@@ -380,8 +392,13 @@ def test_a_main_template_in_the_custom_dir_is_refused_on_the_pr(repo: Repo) -> N
     commit(repo, "replace main.html")
     report = validate(repo.root, target, "HEAD", now=NOW)
     shadows = [(p.path, p.reason, p.message) for p in report.problems if p.reason == "shadows-generated"]
-    assert shadows == [("site_src/overrides/main.html", "shadows-generated",
-                        "would replace the generated main.html (Sealboard's template: the banner and noindex) (the authorised build refuses to run with this)")], report.markdown()
+    assert shadows == [
+        (
+            "site_src/overrides/main.html",
+            "shadows-generated",
+            "would replace the generated main.html (Sealboard's template: the banner and noindex) (the authorised build refuses to run with this)",
+        )
+    ], report.markdown()
     assert not report.ok
 
     # The same file outside the theme folder is a page source, not a template: no refusal.

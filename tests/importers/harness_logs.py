@@ -80,7 +80,14 @@ def run_inspect(tmp: Path, samples: list[dict[str, Any]], epochs: int, log_forma
     script = tmp / "lab_task.py"
     script.write_text(INSPECT_SCRIPT)
     logs = tmp / f"logs-{log_format}"
-    done = subprocess.run([sys.executable, str(script), str(spec), str(logs), log_format], capture_output=True, text=True, timeout=600, env={**os.environ, **OFFLINE}, cwd=tmp)
+    done = subprocess.run(
+        [sys.executable, str(script), str(spec), str(logs), log_format],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **OFFLINE},
+        cwd=tmp,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (log,) = logs.glob(f"*.{log_format}")
     return log
@@ -121,7 +128,20 @@ def run_lm_eval(tmp: Path, docs: list[dict[str, Any]], repeats: tuple[int, ...])
             )
         )
     out = tmp / "lm-eval-out"
-    cmd = [sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks", ",".join(names), "--include_path", str(tasks), "--output_path", str(out), "--log_samples"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lm_eval",
+        "--model",
+        "dummy",
+        "--tasks",
+        ",".join(names),
+        "--include_path",
+        str(tasks),
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, **OFFLINE}, cwd=tmp)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return {r: next(out.rglob(f"samples_{name}_*.jsonl")) for r, name in zip(repeats, names)}

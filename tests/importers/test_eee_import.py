@@ -38,7 +38,9 @@ def _instance(sample_id: str, answer: str | None, correct: bool, **extra: Any) -
         "interaction_type": "single_turn",
         "input": {"raw": "What is 6 x 7?", "reference": ["42"]},
         "output": {"raw": [f"The answer is {answer}." if answer is not None else "I cannot finish."]},
-        "answer_attribution": [] if answer is None else [
+        "answer_attribution": []
+        if answer is None
+        else [
             {"turn_idx": 0, "source": "output.raw", "extracted_value": "41", "extraction_method": "regex", "is_terminal": False},
             {"turn_idx": 0, "source": "output.raw", "extracted_value": answer, "extraction_method": "regex", "is_terminal": True},
         ],
@@ -73,9 +75,36 @@ def test_instances_become_rows_with_samples_numbered_per_item(tmp_path: Path) ->
     report = import_instances([path])
     rows = sorted(report.rows, key=lambda r: (r["item"], r["sample"]))
     assert rows == [
-        {"item": "s1", "lang": "en", "answer": "42", "correct": True, "refused": False, "output_tokens": 120, "latency_s": 2.5, "sample": 0},
-        {"item": "s1", "lang": "en", "answer": "43", "correct": False, "refused": False, "output_tokens": 120, "latency_s": 2.5, "sample": 1},
-        {"item": "s2", "lang": "en", "answer": "7", "correct": False, "refused": False, "output_tokens": 120, "latency_s": 2.5, "sample": 0},
+        {
+            "item": "s1",
+            "lang": "en",
+            "answer": "42",
+            "correct": True,
+            "refused": False,
+            "output_tokens": 120,
+            "latency_s": 2.5,
+            "sample": 0,
+        },
+        {
+            "item": "s1",
+            "lang": "en",
+            "answer": "43",
+            "correct": False,
+            "refused": False,
+            "output_tokens": 120,
+            "latency_s": 2.5,
+            "sample": 1,
+        },
+        {
+            "item": "s2",
+            "lang": "en",
+            "answer": "7",
+            "correct": False,
+            "refused": False,
+            "output_tokens": 120,
+            "latency_s": 2.5,
+            "sample": 0,
+        },
     ]
     assert report.description["model"]["id"] == "acme/model-x"
     assert report.description["harness"] == {"name": "every-eval-ever", "version": "0.3"}
@@ -84,15 +113,36 @@ def test_instances_become_rows_with_samples_numbered_per_item(tmp_path: Path) ->
 
 
 def test_cli_writes_results_and_skeleton_with_map_and_field(tmp_path: Path) -> None:
-    records = [_instance("q-1", "42", True, metadata={"lang": "ko", "variant": "a"}), _instance("q-2", None, False, metadata={"lang": "ko", "variant": "b"})]
+    records = [
+        _instance("q-1", "42", True, metadata={"lang": "ko", "variant": "a"}),
+        _instance("q-2", None, False, metadata={"lang": "ko", "variant": "b"}),
+    ]
     path = _write(tmp_path, records)
     id_map = tmp_path / "map.csv"
     id_map.write_text("source,item\nq-1,soohak-001\nq-2,soohak-002\n")
     out, describe = tmp_path / "results.jsonl", tmp_path / "run.yaml"
-    result = CliRunner().invoke(main, ["import", "eee", str(path), "--map", str(id_map), "--field", "variant=variant", "--out", str(out), "--describe-out", str(describe)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "import",
+            "eee",
+            str(path),
+            "--map",
+            str(id_map),
+            "--field",
+            "variant=variant",
+            "--out",
+            str(out),
+            "--describe-out",
+            str(describe),
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [(r["item"], r["lang"], r["variant"], r["answer"], r["correct"]) for r in rows] == [("soohak-001", "ko", "a", "42", True), ("soohak-002", "ko", "b", None, False)]
+    assert [(r["item"], r["lang"], r["variant"], r["answer"], r["correct"]) for r in rows] == [
+        ("soohak-001", "ko", "a", "42", True),
+        ("soohak-002", "ko", "b", None, False),
+    ]
     assert yaml.safe_load(describe.read_text())["model"]["id"] == "acme/model-x"
     assert "Wrote" in result.output and "2 sample(s) of 2 item(s) in ko" in result.output
 
@@ -106,7 +156,9 @@ def test_errored_samples_stop_the_import_or_are_left_out_never_scored_wrong(tmp_
     report = import_instances([path], errored="skip")
     assert [r["item"] for r in report.rows] == ["s1"]  # s2 is missing, not a wrong answer
     assert any("left out 1 errored sample" in n for n in report.notes)
-    result = CliRunner().invoke(main, ["import", "eee", str(path), "--out", str(tmp_path / "r.jsonl"), "--describe-out", str(tmp_path / "r.yaml")])
+    result = CliRunner().invoke(
+        main, ["import", "eee", str(path), "--out", str(tmp_path / "r.jsonl"), "--describe-out", str(tmp_path / "r.yaml")]
+    )
     assert result.exit_code == 1 and "ended in an error" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "r.jsonl").exists()
 
@@ -153,11 +205,19 @@ FIELD_CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "old-schema": ({"schema_version": "0.2.1"}, "unsupported-version", "schema_version is '0.2.1'"),
     "sample-id-number": ({"sample_id": 7}, "bad-log", "sample_id is int"),
     "sample-id-huge": ({"sample_id": "x" * 10_000}, "oversize", "sample_id is 10000 characters"),
-    "negative-tokens": ({"token_usage": {"input_tokens": 1, "output_tokens": -5, "total_tokens": 1}}, "bad-log", "token_usage.output_tokens is -5"),
+    "negative-tokens": (
+        {"token_usage": {"input_tokens": 1, "output_tokens": -5, "total_tokens": 1}},
+        "bad-log",
+        "token_usage.output_tokens is -5",
+    ),
     "latency-text": ({"performance": {"latency_ms": "fast"}}, "bad-log", "performance.latency_ms is 'fast'"),
     "metadata-not-strings": ({"metadata": {"lang": "en", "n": 3}}, "bad-log", "metadata.n is int"),
     "attribution-not-list": ({"answer_attribution": "42"}, "bad-log", "answer_attribution is not a list"),
-    "terminal-not-bool": ({"answer_attribution": [{"extracted_value": "42", "is_terminal": "yes"}]}, "bad-log", "is_terminal is not true or false"),
+    "terminal-not-bool": (
+        {"answer_attribution": [{"extracted_value": "42", "is_terminal": "yes"}]},
+        "bad-log",
+        "is_terminal is not true or false",
+    ),
     "interaction-unknown": ({"interaction_type": "telepathy"}, "bad-log", "interaction_type is 'telepathy'"),
     "no-language": ({"metadata": {}}, "missing-language", "no --lang was given"),
 }
@@ -201,7 +261,8 @@ def _lmb_lines(cells: list[tuple[str, str]] = LMB_CELLS) -> list[dict[str, Any]]
     """What an EEE producer writes for a LiveMathematicianBench run: variant and sketch as metadata text."""
     return [
         _instance(iid, "C", i % 2 == 0, metadata={"lang": "en", "variant": variant, "sketch": sketch})
-        for variant, sketch in cells for i, iid in enumerate(LMB_IDS)
+        for variant, sketch in cells
+        for i, iid in enumerate(LMB_IDS)
     ]
 
 
@@ -224,13 +285,26 @@ def test_declared_fields_take_their_types_so_the_rows_are_a_livemathematicianben
     spec = _lmb_spec()
     path = _write(tmp_path, _lmb_lines())
     report = import_instances([path], declared=spec.results_extras())
-    assert {(r["variant"], r["sketch"]) for r in report.rows} == {("standard", False), ("substitution", False), ("standard", True), ("substitution", True)}
+    assert {(r["variant"], r["sketch"]) for r in report.rows} == {
+        ("standard", False),
+        ("substitution", False),
+        ("standard", True),
+        ("substitution", True),
+    }
     assert all(type(r["sketch"]) is bool and r["sample"] == 0 for r in report.rows)  # one sample per item in each cell
     assert "sample metadata fields" not in report.not_imported or not report.not_imported["sample metadata fields"]
     # the results parser and the coverage check of LiveMathematicianBench's bundles accept them
     data = b"".join(orjson.dumps(r) + b"\n" for r in report.rows)
-    dataset = DatasetManifest(benchmark="livemathematicianbench", version="v1", created=datetime(2026, 1, 1, tzinfo=timezone.utc), splits={"main": 6},
-                              commitments={i: "0" * 64 for i in LMB_IDS}, item_splits={i: "main" for i in LMB_IDS}, items_sha256="0" * 64, items_bytes=0)
+    dataset = DatasetManifest(
+        benchmark="livemathematicianbench",
+        version="v1",
+        created=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        splits={"main": 6},
+        commitments={i: "0" * 64 for i in LMB_IDS},
+        item_splits={i: "main" for i in LMB_IDS},
+        items_sha256="0" * 64,
+        items_bytes=0,
+    )
     coverage = measure(parse_results(data, "results.jsonl", spec.results_extras()), dataset, spec, "results.jsonl", data)
     assert coverage.rows == 24 and len(coverage.variants) == 4
     # the control: the same lines without the declared types are text, which that parser refuses
@@ -242,8 +316,10 @@ def test_declared_fields_take_their_types_so_the_rows_are_a_livemathematicianben
     assert "sketch" in str(refused.value)
 
 
-@pytest.mark.parametrize(("field", "value", "expected"), [("sketch", "yes", "true or false"), ("variant", "easy", "one of standard, substitution"),
-                                                           ("sketch", "", "true or false")])
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [("sketch", "yes", "true or false"), ("variant", "easy", "one of standard, substitution"), ("sketch", "", "true or false")],
+)
 def test_a_declared_field_of_another_type_is_refused_naming_line_and_field(tmp_path: Path, field: str, value: str, expected: str) -> None:
     lines = _lmb_lines([("standard", "false")])
     lines[2]["metadata"][field] = value
@@ -252,14 +328,27 @@ def test_a_declared_field_of_another_type_is_refused_naming_line_and_field(tmp_p
     assert f"metadata.{field} is {value!r}; {field} is declared by the benchmark as {expected}" in exc.message
 
 
-@pytest.mark.parametrize(("kind", "text", "value"), [("int", "8192", 8192), ("int", "-3", -3), ("number", "0.25", 0.25), ("number", "2", 2),
-                                                     ("bool", "True", True), ("bool", "false", False), (("a", "b"), "b", "b"), ("string", "x", "x")])
+@pytest.mark.parametrize(
+    ("kind", "text", "value"),
+    [
+        ("int", "8192", 8192),
+        ("int", "-3", -3),
+        ("number", "0.25", 0.25),
+        ("number", "2", 2),
+        ("bool", "True", True),
+        ("bool", "false", False),
+        (("a", "b"), "b", "b"),
+        ("string", "x", "x"),
+    ],
+)
 def test_declared_value_reads_each_kind(kind: Any, text: str, value: Any) -> None:
     assert eee_instances.declared_value(text, kind) == value and type(eee_instances.declared_value(text, kind)) is type(value)
 
 
-@pytest.mark.parametrize(("kind", "text"), [("int", "1.5"), ("int", "12345678901234567"), ("number", "nan"), ("number", "inf"), ("number", "x"),
-                                            ("bool", "1"), (("a", "b"), "A")])
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [("int", "1.5"), ("int", "12345678901234567"), ("number", "nan"), ("number", "inf"), ("number", "x"), ("bool", "1"), (("a", "b"), "A")],
+)
 def test_declared_value_refuses_what_is_not_of_its_kind(kind: Any, text: str) -> None:
     with pytest.raises(ValueError):
         eee_instances.declared_value(text, kind)
@@ -272,14 +361,32 @@ def test_sealboards_own_samples_export_imports_back_to_the_same_rows(tmp_path: P
     from builder.render.eee_samples import samples_file
 
     rows = [
-        {"submission": "acme/run-1", "item": iid, "lang": "en", "sample": 0, "answer": "C" if k % 2 else None, "correct": k % 3 == 0,
-         "graded_by": "regrade", "lab_correct": k % 3 == 0, "regrade_correct": None, "refused": False, "latency_s": 1.25,
-         "variant": variant, "sketch": sketch == "true"}
+        {
+            "submission": "acme/run-1",
+            "item": iid,
+            "lang": "en",
+            "sample": 0,
+            "answer": "C" if k % 2 else None,
+            "correct": k % 3 == 0,
+            "graded_by": "regrade",
+            "lab_correct": k % 3 == 0,
+            "regrade_correct": None,
+            "refused": False,
+            "latency_s": 1.25,
+            "variant": variant,
+            "sketch": sketch == "true",
+        }
         for k, (iid, (variant, sketch)) in enumerate((iid, cell) for cell in LMB_CELLS for iid in LMB_IDS)
     ]
     items = {iid: {"id": iid, "question": {"en": f"Which option for {iid}?"}, "answer": {"en": "C"}} for iid in LMB_IDS}
-    body = samples_file(rows, items, (), evaluation_id="sealboard/livemathematicianbench/acme/run-1", model_id="acme/model-x",
-                        benchmark="livemathematicianbench")
+    body = samples_file(
+        rows,
+        items,
+        (),
+        evaluation_id="sealboard/livemathematicianbench/acme/run-1",
+        model_id="acme/model-x",
+        benchmark="livemathematicianbench",
+    )
     path = tmp_path / "x_samples.jsonl"
     path.write_bytes(body)
     for line in body.splitlines():
@@ -302,14 +409,41 @@ def test_cli_with_benchmark_types_the_fields_and_checks_coverage(tmp_path: Path)
 
     inst = make_instance(tmp_path / "inst")
     config_path = inst.root / "leaderboards" / "livemathematicianbench.yaml"
-    config_path.write_text(_config_text("livemathematicianbench", "lmb-1", generate_identity().recipient, private=generate_identity().recipient))
-    items = [{"id": iid, "split": "main", "question": {"en": f"Which option holds for theorem {iid}? (A) (B) (C) (D) (E)"}, "answer": {"en": "C"},
-              "answer_type": "choice", "category": "Existence", "edition": "2026-01", "published": "2026-01-15"} for iid in LMB_IDS]
+    config_path.write_text(
+        _config_text("livemathematicianbench", "lmb-1", generate_identity().recipient, private=generate_identity().recipient)
+    )
+    items = [
+        {
+            "id": iid,
+            "split": "main",
+            "question": {"en": f"Which option holds for theorem {iid}? (A) (B) (C) (D) (E)"},
+            "answer": {"en": "C"},
+            "answer_type": "choice",
+            "category": "Existence",
+            "edition": "2026-01",
+            "published": "2026-01-15",
+        }
+        for iid in LMB_IDS
+    ]
     write_dataset(inst.root, load_config(config_path, inst.root), [dict(it, salt=new_salt()) for it in items], NOW)
     path = _write(tmp_path, _lmb_lines())
     out, describe = tmp_path / "results.jsonl", tmp_path / "run.yaml"
-    result = CliRunner().invoke(main, ["import", "eee", str(path), "--benchmark", "livemathematicianbench", "--root", str(inst.root),
-                                       "--out", str(out), "--describe-out", str(describe)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "import",
+            "eee",
+            str(path),
+            "--benchmark",
+            "livemathematicianbench",
+            "--root",
+            str(inst.root),
+            "--out",
+            str(out),
+            "--describe-out",
+            str(describe),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Coverage OK for livemathematicianbench: 6 items × en × 1 sample(s) = 24 rows" in result.output
     assert {json.loads(line)["sketch"] for line in out.read_text().splitlines()} == {True, False}

@@ -20,7 +20,9 @@ SCORING = SimpleNamespace(regrade_types=("integer", "choice"), regrade_when=Simp
 
 def _copy(tmp_path: Path, types: dict[str, str]) -> Path:
     path = tmp_path / "items.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "split": "mini", "question": {"en": "?"}, "answer_type": t}) + "\n" for i, t in types.items()))
+    path.write_text(
+        "".join(json.dumps({"id": i, "split": "mini", "question": {"en": "?"}, "answer_type": t}) + "\n" for i, t in types.items())
+    )
     return path
 
 
@@ -30,12 +32,20 @@ def _row(item: str, correct: bool, **extra) -> dict:
 
 def test_regraded_types_under_regrade_when_go_ungraded_the_rest_keep_the_verdict(tmp_path):
     copy = _copy(tmp_path, {"a": "integer", "b": "ill_posed", "c": "choice"})
-    report = ImportReport(rows=[_row("a", False, budget="high"), _row("b", True, budget="high"), _row("c", False, budget="high"),
-                                _row("a", False, budget="low")])
+    report = ImportReport(
+        rows=[
+            _row("a", False, budget="high"),
+            _row("b", True, budget="high"),
+            _row("c", False, budget="high"),
+            _row("a", False, budget="low"),
+        ]
+    )
     leave_ungraded(report, copy, SCORING)
     assert [r["correct"] for r in report.rows] == [None, True, None, False]  # budget=low is not regraded: kept
-    assert report.notes == ["2 sample(s) of regraded answer types written ungraded (correct: null, --no-gold): Sealboard's regrade decides "
-                            "them; 2 keep the harness's verdict"]
+    assert report.notes == [
+        "2 sample(s) of regraded answer types written ungraded (correct: null, --no-gold): Sealboard's regrade decides "
+        "them; 2 keep the harness's verdict"
+    ]
 
 
 def test_an_item_missing_from_the_copy_is_refused(tmp_path):
@@ -57,6 +67,8 @@ def test_no_gold_needs_the_benchmark(tmp_path):
     log = tmp_path / "samples.jsonl"
     log.write_text("")
     copy = _copy(tmp_path, {"a": "integer"})
-    result = CliRunner().invoke(main, ["import", "eee", str(log), "--no-gold", str(copy), "--out", str(tmp_path / "r.jsonl"),
-                                       "--describe-out", str(tmp_path / "r.yaml")])
+    result = CliRunner().invoke(
+        main,
+        ["import", "eee", str(log), "--no-gold", str(copy), "--out", str(tmp_path / "r.jsonl"), "--describe-out", str(tmp_path / "r.yaml")],
+    )
     assert result.exit_code == 2 and "--no-gold needs --benchmark" in result.output, result.output

@@ -63,7 +63,13 @@ def _invoke(*args: str) -> Any:
 def inspect_logs(inst: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     require("inspect_ai")
     samples = [
-        {"id": f"lab-{it['id']}", "input": it["question"]["en"], "target": _gold(it), "reply": _reply(it), "metadata": {"lang": "en", "difficulty": "hard"}}
+        {
+            "id": f"lab-{it['id']}",
+            "input": it["question"]["en"],
+            "target": _gold(it),
+            "reply": _reply(it),
+            "metadata": {"lang": "en", "difficulty": "hard"},
+        }
         for it in inst.items
     ]
     tmp = tmp_path_factory.mktemp("inspect")
@@ -93,7 +99,14 @@ def test_inspect_eval_log_imports_to_a_complete_bundle(inst: Any, id_map: Path, 
         assert row["latency_s"] >= 0
     description = yaml.safe_load(describe.read_text())
     assert description["model"]["id"] == "mockllm/model"
-    assert description["config"] == {"reasoning_effort": "high", "thinking": None, "temperature": 0.6, "max_output_tokens": 32768, "tts": False, "notes": description["config"]["notes"]}
+    assert description["config"] == {
+        "reasoning_effort": "high",
+        "thinking": None,
+        "temperature": 0.6,
+        "max_output_tokens": 32768,
+        "tts": False,
+        "notes": description["config"]["notes"],
+    }
     assert description["harness"]["name"] == "inspect_ai" and description["harness"]["version"][0].isdigit()
     # The skeleton and the results go straight into a bundle the builder accepts.
     result = _invoke(
@@ -114,13 +127,27 @@ def test_inspect_json_and_eval_formats_give_the_same_rows(id_map: Path, inspect_
     outs = {}
     for fmt, log in inspect_logs.items():
         outs[fmt] = tmp_path / f"{fmt}.jsonl"
-        result = _invoke("import", "inspect-ai", str(log), "--map", str(id_map), "--out", str(outs[fmt]), "--describe-out", str(tmp_path / f"{fmt}.yaml"))
+        result = _invoke(
+            "import", "inspect-ai", str(log), "--map", str(id_map), "--out", str(outs[fmt]), "--describe-out", str(tmp_path / f"{fmt}.yaml")
+        )
         assert result.exit_code == 0, result.output
     assert key(_rows(outs["eval"])) == key(_rows(outs["json"]))
 
 
 def test_inspect_without_map_reports_unknown_items(inst: Any, inspect_logs: dict[str, Path], tmp_path: Path) -> None:
-    result = _invoke("import", "inspect-ai", str(inspect_logs["json"]), "--benchmark", "soohak", "--root", str(inst.root), "--out", str(tmp_path / "r.jsonl"), "--describe-out", str(tmp_path / "r.yaml"))
+    result = _invoke(
+        "import",
+        "inspect-ai",
+        str(inspect_logs["json"]),
+        "--benchmark",
+        "soohak",
+        "--root",
+        str(inst.root),
+        "--out",
+        str(tmp_path / "r.jsonl"),
+        "--describe-out",
+        str(tmp_path / "r.yaml"),
+    )
     assert result.exit_code == 1
     assert "18 item id(s) are not in the soohak dataset test-1: lab-c000" in result.output
 
@@ -129,7 +156,10 @@ def test_inspect_without_map_reports_unknown_items(inst: Any, inspect_logs: dict
 def lm_eval_samples(inst: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     require("lm_eval")
     # lm-eval's dummy model always generates "lol": the lab's targets make mini items right.
-    docs = [{"id": f"lab-{it['id']}", "question": it["question"]["en"], "target": "lol" if it["split"] == "mini" else _gold(it)} for it in inst.items]
+    docs = [
+        {"id": f"lab-{it['id']}", "question": it["question"]["en"], "target": "lol" if it["split"] == "mini" else _gold(it)}
+        for it in inst.items
+    ]
     return run_lm_eval(tmp_path_factory.mktemp("lmeval"), docs, repeats=(1, 3))
 
 
@@ -152,16 +182,44 @@ def test_lm_eval_repeats_graded_by_target(inst: Any, id_map: Path, lm_eval_sampl
 
 
 def test_lm_eval_repeats_without_per_sample_grades_are_refused(lm_eval_samples: dict[int, Path], tmp_path: Path) -> None:
-    result = _invoke("import", "lm-eval", str(lm_eval_samples[3]), "--lang", "en", "--out", str(tmp_path / "r.jsonl"), "--describe-out", str(tmp_path / "r.yaml"))
+    result = _invoke(
+        "import",
+        "lm-eval",
+        str(lm_eval_samples[3]),
+        "--lang",
+        "en",
+        "--out",
+        str(tmp_path / "r.jsonl"),
+        "--describe-out",
+        str(tmp_path / "r.yaml"),
+    )
     assert result.exit_code == 1
     assert "has 3 responses but one exact_match value" in result.output and "--grade-by-target" in result.output
     assert not (tmp_path / "r.jsonl").exists()
 
 
-def test_lm_eval_one_file_per_sampling_run_uses_the_metric(inst: Any, id_map: Path, lm_eval_samples: dict[int, Path], tmp_path: Path) -> None:
+def test_lm_eval_one_file_per_sampling_run_uses_the_metric(
+    inst: Any, id_map: Path, lm_eval_samples: dict[int, Path], tmp_path: Path
+) -> None:
     out = tmp_path / "results.jsonl"
     runs = [str(lm_eval_samples[1])] * 3  # three runs of repeats 1 (here: the same run thrice)
-    result = _invoke("import", "lm-eval", *runs, "--map", str(id_map), "--lang", "en", "--benchmark", "soohak", "--root", str(inst.root), "--out", str(out), "--describe-out", str(tmp_path / "r.yaml"))
+    result = _invoke(
+        "import",
+        "lm-eval",
+        *runs,
+        "--map",
+        str(id_map),
+        "--lang",
+        "en",
+        "--benchmark",
+        "soohak",
+        "--root",
+        str(inst.root),
+        "--out",
+        str(out),
+        "--describe-out",
+        str(tmp_path / "r.yaml"),
+    )
     assert result.exit_code == 0, result.output
     rows = _rows(out)
     splits = {it["id"]: it["split"] for it in inst.items}

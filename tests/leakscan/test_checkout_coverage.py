@@ -19,8 +19,13 @@ QUESTION = "Compute the number of lattice paths from the origin to the point sev
 CANARY = "CANARY-q17-5d0c2e"
 NEEDLES = build_needles([("soohak item q17", CANARY, [QUESTION])])
 WINDOW = " ".join(QUESTION.split()[2:10])
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
 
 
 def git(root: Path, *args: str) -> None:

@@ -37,7 +37,13 @@ def _png(chunks: list[tuple[bytes, bytes]]) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"".join(chunk(k, b) for k, b in chunks) + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + b"".join(chunk(k, b) for k, b in chunks)
+        + chunk(b"IDAT", zlib.compress(b"\0\0"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _body(pem: bytes) -> bytes:
@@ -58,7 +64,7 @@ def test_age_key_in_base64_and_in_a_data_uri(age_secret: str) -> None:
     css = b".x{background:url(data:text/plain;charset=utf-8;base64," + encoded + b")}"
     assert key_material(css, "assets/extra.css") == AGE_KIND
     twice = base64.b64encode(b"k=" + encoded)
-    assert key_material(b"<img src=\"data:image/svg+xml;base64," + twice + b"\">", "x.html") == AGE_KIND
+    assert key_material(b'<img src="data:image/svg+xml;base64,' + twice + b'">', "x.html") == AGE_KIND
 
 
 @pytest.mark.parametrize("chunk", ["tEXt", "zTXt", "iTXt-compressed", "iTXt-plain"])
@@ -75,8 +81,11 @@ def test_age_key_in_a_png_text_chunk(age_secret: str, chunk: str) -> None:
 
 def test_age_key_in_svg_split_by_tspan(age_secret: str) -> None:
     parts = [age_secret[i : i + 9] for i in range(0, len(age_secret), 9)]
-    svg = '<svg xmlns="http://www.w3.org/2000/svg"><text x="0" y="10">' + "\n".join(
-        f'<tspan x="0" dy="{i}">{p}</tspan>' for i, p in enumerate(parts)) + "</text></svg>"
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><text x="0" y="10">'
+        + "\n".join(f'<tspan x="0" dy="{i}">{p}</tspan>' for i, p in enumerate(parts))
+        + "</text></svg>"
+    )
     assert key_material(svg.encode(), "assets/diagram.svg") == AGE_KIND
 
 
@@ -96,7 +105,7 @@ def test_age_key_split_over_two_files(tmp_path: Path, age_secret: str) -> None:
     (site / "assets").mkdir(parents=True)
     cut = len("AGE-SECRET-KEY-1") + 10  # fewer than the 20 body characters one file needs
     (site / "assets" / "a.js").write_text(f'const part = "{age_secret[:cut]}";\n')
-    (site / "assets" / "z.css").write_text(f".k::after {{ content: \"{age_secret[cut:]}\" }}\n")
+    (site / "assets" / "z.css").write_text(f'.k::after {{ content: "{age_secret[cut:]}" }}\n')
     assert key_material((site / "assets" / "a.js").read_bytes(), "a.js") is None
     hit, _, _ = scan_tree(site, Needles())
     assert hit is not None and (hit.path, hit.reason) == ("assets/a.js", "key-material")
@@ -119,13 +128,18 @@ def test_controls_pass(tmp_path: Path, age_secret: str) -> None:
     pub_line = (tmp_path / "k-ed25519.pub").read_bytes()
     site = tmp_path / "site"
     (site / "assets").mkdir(parents=True)
-    (site / "index.html").write_text("<p>Keys look like <code>AGE-SECRET-KEY-1…</code>; recipients: "
-                                     f"{identity.recipient}</p><p>&#65;&#71;&#69; and &amp; &lt;b&gt;</p>")
+    (site / "index.html").write_text(
+        f"<p>Keys look like <code>AGE-SECRET-KEY-1…</code>; recipients: {identity.recipient}</p><p>&#65;&#71;&#69; and &amp; &lt;b&gt;</p>"
+    )
     (site / "assets" / "pub.txt").write_bytes(pub_line + base64.b64encode(pub_line))
     (site / "assets" / "logo.png").write_bytes(_png([(b"tEXt", b"Software\0Inkscape 1.3")]))
-    (site / "assets" / "icon.svg").write_text('<svg><text><tspan>age</tspan> <tspan>recipients</tspan></text></svg>')
-    (site / "assets" / "x.css").write_text(".i{background:url(data:image/png;base64," + base64.b64encode(bytes(range(256)) * 4).decode() + ")}")
+    (site / "assets" / "icon.svg").write_text("<svg><text><tspan>age</tspan> <tspan>recipients</tspan></text></svg>")
+    (site / "assets" / "x.css").write_text(
+        ".i{background:url(data:image/png;base64," + base64.b64encode(bytes(range(256)) * 4).decode() + ")}"
+    )
     (site / "assets" / "digest.txt").write_text(base64.b64encode(bytes(range(48))).decode())
     assert scan_tree(site, Needles())[0] is None
     assert public  # the private half was made, never written to the site
-    assert is_age_identity(age_secret.lower().encode()) and not is_age_identity(age_secret.lower()[:-1].encode() + b"q" if age_secret.lower()[-1] != "q" else b"x")
+    assert is_age_identity(age_secret.lower().encode()) and not is_age_identity(
+        age_secret.lower()[:-1].encode() + b"q" if age_secret.lower()[-1] != "q" else b"x"
+    )

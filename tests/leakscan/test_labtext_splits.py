@@ -21,8 +21,15 @@ def test_three_of_many_fields_in_any_order_are_found() -> None:
     dealt = [tuple(WORDS[i::3]) for i in range(3)]
     fields = [Piece("lab/run-1", f"other{i}", (f"filler{i}", "text")) for i in range(6)]
     # the three dealt fields among others, in an order other than the reading order
-    pieces = [fields[0], Piece("lab/run-1", "z", dealt[2]), *fields[1:4], Piece("lab/run-1", "a", dealt[0]), fields[4],
-              Piece("lab/run-1", "m", dealt[1]), fields[5]]
+    pieces = [
+        fields[0],
+        Piece("lab/run-1", "z", dealt[2]),
+        *fields[1:4],
+        Piece("lab/run-1", "a", dealt[0]),
+        fields[4],
+        Piece("lab/run-1", "m", dealt[1]),
+        fields[5],
+    ]
     assert scan_together(pieces, FOLDED) == ("question text of soohak item q1", ("lab/run-1",))
 
 

@@ -62,7 +62,10 @@ def test_disguised_text_is_found_as_text_and_in_every_output_format(name):
     assert NEEDLES.scan_file(html.escape(text).encode(), "page.html") is not None
     assert NEEDLES.scan_file(html.escape(text).encode("ascii", "xmlcharrefreplace"), "page.html") is not None
     assert NEEDLES.scan_file(orjson.dumps({"notes": text}), "board.json") is not None
-    assert NEEDLES.scan_file(orjson.dumps({"notes": text}).decode().encode("ascii", "backslashreplace").replace(b"\\x", b"\\u00"), "x.json") is not None
+    assert (
+        NEEDLES.scan_file(orjson.dumps({"notes": text}).decode().encode("ascii", "backslashreplace").replace(b"\\x", b"\\u00"), "x.json")
+        is not None
+    )
     assert NEEDLES.scan_file(gzip.compress(text.encode()), "search.json.gz") is not None
 
 
@@ -115,7 +118,10 @@ OUTPUT_DISGUISES = {
     "html-entities-with-leading-zeros": lambda t: (t.replace("t", "&#0000116;").encode(), "page.html"),
     "html-legacy-nbsp-without-semicolon": lambda t: (t.replace(" ", "&nbsp").encode(), "page.html"),
     "html-full-width-entities": lambda t: ("".join(f"&#x{ord(c) + 0xFEE0:X};" if "!" <= c <= "~" else c for c in t).encode(), "page.html"),
-    "script-json-with-newline-escapes": lambda t: (b"<p>x</p><script>var d = " + json.dumps(t.replace(" ", "\n")).encode() + b";</script>", "page.html"),
+    "script-json-with-newline-escapes": lambda t: (
+        b"<p>x</p><script>var d = " + json.dumps(t.replace(" ", "\n")).encode() + b";</script>",
+        "page.html",
+    ),
     "png-text-chunk-binary-bytes-between-words": lambda t: (_png_text_chunk(t.replace(" ", "\xff").encode("latin-1")), "logo.png"),
     "csv-upper-case-quoted": lambda t: (f'1,"{t.upper()}",2\n'.encode(), "items.csv"),
 }
@@ -157,7 +163,6 @@ def test_escaped_backslash_is_not_an_escape():
     # JSON "\\u0041" is a backslash and the text "u0041", not "A": no false hit, no lost word.
     needles = build_needles([("b item u", "", ["alpha beta gamma delta u0041 epsilon zeta theta"])])
     assert needles.scan_file(b'{"q": "alpha beta gamma delta \\\\u0041 epsilon zeta theta"}', "x.json") == "question text of b item u"
-
 
 
 KOREAN = "참고 문제: 정수 해의 개수를 구하시오 단 조건은 다음과"

@@ -65,7 +65,13 @@ def reference_json_unescape(text: str) -> str:
         elif ch == "\\" and text[i + 1 : i + 2] == "u" and len(text) >= i + 6 and set(text[i + 2 : i + 6]) <= hexdigits:
             code = int(text[i + 2 : i + 6], 16)
             low = text[i + 8 : i + 12]
-            if 0xD800 <= code < 0xDC00 and text[i + 6 : i + 8] == "\\u" and len(low) == 4 and set(low) <= hexdigits and 0xDC00 <= int(low, 16) < 0xE000:
+            if (
+                0xD800 <= code < 0xDC00
+                and text[i + 6 : i + 8] == "\\u"
+                and len(low) == 4
+                and set(low) <= hexdigits
+                and 0xDC00 <= int(low, 16) < 0xE000
+            ):
                 out.append(chr(0x10000 + ((code - 0xD800) << 10) + int(low, 16) - 0xDC00))
                 i += 12
             else:
@@ -96,11 +102,45 @@ ALPHABET = st.sampled_from(
     + list("\u00a0\u3000\u2009\u2014·…«」\U0001f600")
 )
 SNIPPETS = st.sampled_from(
-    ["&amp;", "&lt;", "&nbsp;", "&nbsp", "&shy;", "&#173;", "&#xAD;", "&#x41;", "&#65;", "&#0000116;", "&notit;", "&bogus;", "&#xFF54;", "&#x1D400;", "&#00000000116;", "&#x00000000041", "&amp한", "&ab!;", "&#;"]
+    [
+        "&amp;",
+        "&lt;",
+        "&nbsp;",
+        "&nbsp",
+        "&shy;",
+        "&#173;",
+        "&#xAD;",
+        "&#x41;",
+        "&#65;",
+        "&#0000116;",
+        "&notit;",
+        "&bogus;",
+        "&#xFF54;",
+        "&#x1D400;",
+        "&#00000000116;",
+        "&#x00000000041",
+        "&amp한",
+        "&ab!;",
+        "&#;",
+    ]
     + ["\\u00ad", "\\u0041", "\\ud835\\udc00", "\\ud835", "\\udc00", "\\n", "\\\\", '\\"', "\\/", "\\t", "\\x", "\\\\u0041", "\\u00e9"]
     # Escapes Python's unicode_escape codec reads otherwise than JSON, runs of backslashes
     # (TeX in JSON), and Hangul as escapes and entities of syllables and of jamo.
-    + ["\\\\\\u0041", "\\U0001F600", "\\x41", "\\101", "\\a", "\\v", "\\'", "\\N{DIGIT ONE}", "\\\n", "\\u005c", "\\u005Cn", "\\\\frac", "\\\\\\\\x"]
+    + [
+        "\\\\\\u0041",
+        "\\U0001F600",
+        "\\x41",
+        "\\101",
+        "\\a",
+        "\\v",
+        "\\'",
+        "\\N{DIGIT ONE}",
+        "\\\n",
+        "\\u005c",
+        "\\u005Cn",
+        "\\\\frac",
+        "\\\\\\\\x",
+    ]
     + ["\\uac00", "\\uAC01", "\\u1100\\u1161", "\\u11a8", "&#xAC00;", "&#4449;", "&#x11A8;", "\u3131\u314f", "\uffa1", "\u326e"]
 )
 TEXT = st.lists(st.one_of(ALPHABET, SNIPPETS), max_size=60).map("".join)
@@ -131,7 +171,10 @@ def test_folding_by_runs_and_whole_agree(text: str) -> None:
 # it must fold in place (punctuation, spaces, invisible ones between spaces or in runs,
 # compatibility and conjoining jamo, full-width letters) or leave to the general route.
 DENSE = st.lists(
-    st.sampled_from(list("가나다한글힣" * 4) + list(" \u00a0\u00ad\u200b\u3000·—「」.,Ａｂ\u3131\u314f\u1100\u1161\u11a8\ud7a3\ud7a4\ud7b0ﬁ½e\u0301Σ\U0001f600")),
+    st.sampled_from(
+        list("가나다한글힣" * 4)
+        + list(" \u00a0\u00ad\u200b\u3000·—「」.,Ａｂ\u3131\u314f\u1100\u1161\u11a8\ud7a3\ud7a4\ud7b0ﬁ½e\u0301Σ\U0001f600")
+    ),
     max_size=80,
 ).map("".join)
 
@@ -224,7 +267,16 @@ def test_dense_korean_output_takes_the_vector_route_and_finds_the_window(monkeyp
 
 def test_deleted_characters_between_spaces_leave_one_space() -> None:
     # A NUL run (what is deleted) between two spaces would hide them from the squeeze.
-    for text in ["가 \u00ad 나", "가 \u00ad\u200b\u00ad 나", "가\u00ad 나", "가 \u00ad나", " \u200b가", "가\u200b ", "ﬁ\u00ad 가 ", "가 \u00ad\u3000\u00ad 나"]:
+    for text in [
+        "가 \u00ad 나",
+        "가 \u00ad\u200b\u00ad 나",
+        "가\u00ad 나",
+        "가 \u00ad나",
+        " \u200b가",
+        "가\u200b ",
+        "ﬁ\u00ad 가 ",
+        "가 \u00ad\u3000\u00ad 나",
+    ]:
         assert leaknorm._fold_vector(text.encode()) == reference_normalise(text), text
 
 
@@ -273,7 +325,20 @@ def test_same_hits_by_every_route(words: list[str]) -> None:
     assert needles.scan_file(gzip.compress(json.dumps({"q": question}, ensure_ascii=False).encode()), "q.json.gz") == expected
 
 
-@pytest.mark.parametrize("text", ["", " ", "a", "  a  b  ", "\u00ad", "가", "A\u0301", "x" * 5000 + "  " + "가" * 3000, "x " * 3000 + "가나다라" * 30 + "ＡＢ\u00ad" * 20])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "a",
+        "  a  b  ",
+        "\u00ad",
+        "가",
+        "A\u0301",
+        "x" * 5000 + "  " + "가" * 3000,
+        "x " * 3000 + "가나다라" * 30 + "ＡＢ\u00ad" * 20,
+    ],
+)
 def test_edges(text: str) -> None:
     assert normalise(text) == reference_normalise(text)
     assert output_forms(text.encode(), "x.json") == [reference_output(text)]

@@ -59,8 +59,13 @@ REAL = datetime.now(timezone.utc).replace(microsecond=0)
 T0 = REAL - timedelta(days=30)  # the leaderboard is created a month before this run
 SB = f"{sys.executable} -c 'from builder.cli import main; main()' "
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (shutil.which("age") and shutil.which("ssh-keygen") and shutil.which("git")),
-                                reason="the lifecycle runs the real age, ssh-keygen and git")]  # slow: a leaderboard's whole life: harness runs, PRs, builds
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("age") and shutil.which("ssh-keygen") and shutil.which("git")),
+        reason="the lifecycle runs the real age, ssh-keygen and git",
+    ),
+]  # slow: a leaderboard's whole life: harness runs, PRs, builds
 
 
 def stamp(when: datetime) -> str:
@@ -95,8 +100,14 @@ class Life:
 class World:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.invalid",
-                    "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@example.invalid"}
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "GIT_AUTHOR_NAME": "Ada",
+            "GIT_AUTHOR_EMAIL": "ada@example.invalid",
+            "GIT_COMMITTER_NAME": "GitHub",
+            "GIT_COMMITTER_EMAIL": "noreply@example.invalid",
+        }
         self.sealboard = [sys.executable, "-c", "from builder.cli import main; main()"]
 
     def run(self, args: list[str], cwd: Path, *, env: dict[str, str] | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
@@ -138,6 +149,7 @@ EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 def step_env(spec: dict[str, Any], values: dict[str, str]) -> dict[str, str]:
     """A step's own env: block with its ${{ … }} expressions filled in: a secret reaches a
     step only where the workflow gives it (an expression the story does not know fails)."""
+
     def fill(match: re.Match[str]) -> str:
         assert match[1] in values, f"the lifecycle does not know the workflow expression {match[0]}: add it to the story"
         return values[match[1]]
@@ -183,8 +195,22 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
 
     with life.step("init: three maintainers at 2-of-3, pushed to a bare origin"):
         people = [a for n in ("ada", "emmy", "sofia") for a in ("--maintainer", n, n.title(), f"{keys[n]}.pub")]
-        w.sb(tmp_path, "init", board, "--title", "Life", "--benchmark", "soohak", "--threshold", 2, *people,
-             "--identity-out", identity, "--wheel", make_wheel(tmp_path / "dist"))
+        w.sb(
+            tmp_path,
+            "init",
+            board,
+            "--title",
+            "Life",
+            "--benchmark",
+            "soohak",
+            "--threshold",
+            2,
+            *people,
+            "--identity-out",
+            identity,
+            "--wheel",
+            make_wheel(tmp_path / "dist"),
+        )
         w.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], tmp_path)
         w.git(board, "init", "-q", "-b", "main")
         w.git(board, "remote", "add", "origin", str(origin))
@@ -239,7 +265,9 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
             return "ANSWER: 7" if it["split"] == "refusal" else f"ANSWER: {int(gold[it['id']]) + 1}"
 
         # Neither lab holds gold answers: their tasks' targets are empty and the build grades.
-        samples = [{"id": it["id"], "input": it["question"]["en"], "target": "", "reply": reply(it), "metadata": {"lang": "en"}} for it in opened]
+        samples = [
+            {"id": it["id"], "input": it["question"]["en"], "target": "", "reply": reply(it), "metadata": {"lang": "en"}} for it in opened
+        ]
         acme_log = run_inspect(work["acme"], samples, epochs=3, log_format="eval")
 
     with life.step("beta runs lm-evaluation-harness's dummy model over the public item ids"):
@@ -253,8 +281,11 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
     def lab_bundle(lab: str, clone: Path) -> None:
         """sealboard import → bundle create → sign, from the lab's work folder."""
         # acme holds no gold answers (its targets are empty): its regraded samples go ungraded.
-        importer = (["inspect-ai", acme_log, "--no-gold", work["acme"] / "items.jsonl"] if lab == "acme"
-                    else ["lm-eval", beta_log, "--lang", "en", "--grade-by-target"])
+        importer = (
+            ["inspect-ai", acme_log, "--no-gold", work["acme"] / "items.jsonl"]
+            if lab == "acme"
+            else ["lm-eval", beta_log, "--lang", "en", "--grade-by-target"]
+        )
         out = w.sb(work[lab], "import", *importer, "--benchmark", "soohak", "--root", clone).stdout
         assert "Coverage OK for soohak: 18 items × en × 3 sample(s) = 54 rows" in out, out
         if lab == "acme":
@@ -262,18 +293,40 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         described = yaml.safe_load((work[lab] / "run.yaml").read_text())
         assert described["harness"]["name"] == ("inspect_ai" if lab == "acme" else "lm-evaluation-harness")
         # The lab fills in what the log cannot say.
-        described["model"].update({"id": f"{lab}-m1", "name": f"{lab.title()} Model", "family": lab.title(),
-                                   "training_cutoff": "2025-01-01", "release_date": "2025-06-01"})
+        described["model"].update(
+            {
+                "id": f"{lab}-m1",
+                "name": f"{lab.title()} Model",
+                "family": lab.title(),
+                "training_cutoff": "2025-01-01",
+                "release_date": "2025-06-01",
+            }
+        )
         described["config"]["thinking"] = True
         described["judge"] = "none"
         (work[lab] / "run.yaml").write_text(yaml.safe_dump(described))
-        w.sb(clone, "bundle", "create", "--benchmark", "soohak", "--lab", lab, "--submission", "run-1",
-             "--results", work[lab] / "results.jsonl", "--describe", work[lab] / "run.yaml")
+        w.sb(
+            clone,
+            "bundle",
+            "create",
+            "--benchmark",
+            "soohak",
+            "--lab",
+            lab,
+            "--submission",
+            "run-1",
+            "--results",
+            work[lab] / "results.jsonl",
+            "--describe",
+            work[lab] / "run.yaml",
+        )
         folder = clone / "bundles" / "soohak" / lab / "run-1"
         if lab == "acme":
             w.sb(clone, "bundle", "sign", folder, "--key", keys["acme"])
         else:
-            w.run(["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-bundle", "-f", str(keys[lab]), str(folder / "manifest.json")], tmp_path)
+            w.run(
+                ["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-bundle", "-f", str(keys[lab]), str(folder / "manifest.json")], tmp_path
+            )
         w.sb(clone, "bundle", "verify", folder)
 
     def lab_pr(lab: str, when: datetime, number: int, behind: str | None = None) -> None:
@@ -370,8 +423,21 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         # acme's next run: the retired key signs nothing new, the new one does.
         nxt = tmp_path / "acme-next"
         w.run(["git", "clone", "-q", str(origin), str(nxt)], tmp_path)
-        w.sb(nxt, "bundle", "create", "--benchmark", "soohak", "--lab", "acme", "--submission", "run-2",
-             "--results", work["acme"] / "results.jsonl", "--describe", work["acme"] / "run.yaml")
+        w.sb(
+            nxt,
+            "bundle",
+            "create",
+            "--benchmark",
+            "soohak",
+            "--lab",
+            "acme",
+            "--submission",
+            "run-2",
+            "--results",
+            work["acme"] / "results.jsonl",
+            "--describe",
+            work["acme"] / "run.yaml",
+        )
         folder = nxt / "bundles" / "soohak" / "acme" / "run-2"
         w.sb(nxt, "bundle", "sign", folder, "--key", keys["acme"])
         refused = w.sb(nxt, "bundle", "verify", folder, ok=False)
@@ -422,8 +488,10 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         assert bench["status"] == "released" and bench["released_items"] == len(items), bench
         assert "Rehearsal" not in page(site, "index.html")
         # The build's own grading: acme's mock model answered the mini items right, the rest wrong.
-        scores = {board_id: {r["submission"]: r["metrics"]["avg@3"]["value"] for r in data(site, f"soohak/{board_id}.json")["rows"]}
-                  for board_id in ("mini", "challenge")}
+        scores = {
+            board_id: {r["submission"]: r["metrics"]["avg@3"]["value"] for r in data(site, f"soohak/{board_id}.json")["rows"]}
+            for board_id in ("mini", "challenge")
+        }
         assert scores == {"mini": {"acme/run-1": 1.0}, "challenge": {"acme/run-1": 0.0}}, scores
         # acme graded nothing it could not: no false disagreements, its samples counted as lab-ungraded.
         (grading,) = [r["metrics"] for r in data(site, "soohak/grading.json")["rows"] if r["submission"] == "acme/run-1"]
@@ -440,9 +508,15 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         outputs, gh_log = tmp_path / "github_output", tmp_path / "gh.log"
         outputs.write_text("")
         repo_url = "https://x-access-token:token@github.com/life/board.git"
-        base = {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "GH_LOG": str(gh_log), "GITHUB_OUTPUT": str(outputs),
-                "GITHUB_REPOSITORY": "life/board",
-                "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{origin}.insteadOf", "GIT_CONFIG_VALUE_0": repo_url}
+        base = {
+            "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+            "GH_LOG": str(gh_log),
+            "GITHUB_OUTPUT": str(outputs),
+            "GITHUB_REPOSITORY": "life/board",
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": f"url.{origin}.insteadOf",
+            "GIT_CONFIG_VALUE_0": repo_url,
+        }
         values = {**secrets, "github.token": "token"}
         for spec in workflow_steps("build.yml", "publish-identity"):
             if not step_runs(spec, values):
@@ -508,17 +582,28 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         assert [b["id"] for b in data(site, "index.json")["benchmarks"]] == ["soohak", "soohak@v1"]
         v1 = soohak(site, "soohak@v1")
         assert (v1["version"], v1["status"], v1["superseded_by"], v1["benchmark"], v1["released_items"], v1["submissions"]) == (
-            "v1", "released", "1.1", "soohak", len(items), 1), v1
+            "v1",
+            "released",
+            "1.1",
+            "soohak",
+            len(items),
+            1,
+        ), v1
         assert sorted(r["submission"] for r in data(site, "soohak@v1/submissions.json")["rows"]) == ["acme/run-1"]
         assert len((site / "data" / "soohak@v1" / "items.jsonl").read_text().splitlines()) == len(items)
-        assert (site / "data" / "soohak@v1" / "matrix.csv").is_file() and (site / "soohak@v1" / "items" / f"{items[0]['id']}.html").is_file()
+        assert (site / "data" / "soohak@v1" / "matrix.csv").is_file() and (
+            site / "soohak@v1" / "items" / f"{items[0]['id']}.html"
+        ).is_file()
         assert "replaced by version 1.1" in (site / "soohak@v1" / "index.html").read_text()
         assert 'href="../soohak@v1/index.html">Version v1</a> (released)' in (site / "soohak" / "index.html").read_text()
         reasons = {(r["lab"], r["where"].split("/")[3], r["reason"]) for r in data(site, "rejected.json")["rejected"]}
         assert reasons == {("beta", "run-1", "key-revoked"), ("acme", "run-2", "wrong-version")}, reasons
         assert not (site / "data" / "soohak" / "items.jsonl").exists()  # nothing of 1.1 is public
         told = orjson.loads(w.sb(board, "status", "--lab", "acme", "--site", site, "--json").stdout)["bundles"]
-        assert {(b["submission"], b["status"], b["reason"]) for b in told} == {("run-1", "published", None), ("run-2", "rejected", "wrong-version")}, told
+        assert {(b["submission"], b["status"], b["reason"]) for b in told} == {
+            ("run-1", "published", None),
+            ("run-2", "rejected", "wrong-version"),
+        }, told
         # 1.0's release stays checkable by anyone: its published identity opens its dataset,
         # whose every item matches the commitment made during its embargo; a rebuild with no
         # secret shows 1.0's boards as the authorised build does.
@@ -527,7 +612,9 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         w.run(["git", "-C", str(public), "pull", "-q", "--ff-only"], tmp_path)
         w.sb(public, "build", "--root", public, "--out", public / "site")
         assert soohak(public / "site", "soohak@v1")["status"] == "released"
-        assert (public / "site" / "data" / "soohak@v1" / "mini.json").read_bytes() == (site / "data" / "soohak@v1" / "mini.json").read_bytes()
+        assert (public / "site" / "data" / "soohak@v1" / "mini.json").read_bytes() == (
+            site / "data" / "soohak@v1" / "mini.json"
+        ).read_bytes()
 
     with life.step("1.1's release time-locked to a beacon round: at its time, with every maintainer gone, anyone opens and rebuilds it"):
         # The beacon: a drand chain whose BLS key the test made, served on loopback as relays serve drand.
@@ -535,8 +622,9 @@ def test_a_leaderboards_life(tmp_path: Path) -> None:
         info = tmp_path / "chain-info.json"
         info.write_bytes(orjson.dumps(LoopbackBeacon(beacon_secret, chain).info()))
         due = REAL - timedelta(hours=2)
-        flipped = w.sb(board, "release", "flip", "soohak", "--not-before", stamp(due), "--timelock", "--chain-info", info,
-                       "--identity", new_key).stdout
+        flipped = w.sb(
+            board, "release", "flip", "soohak", "--not-before", stamp(due), "--timelock", "--chain-info", info, "--identity", new_key
+        ).stdout
         assert "time-locked to round" in flipped, flipped
         for m in ("ada", "sofia"):
             w.sb(board, "release", "sign", "soohak", "--key", keys[m])

@@ -25,8 +25,15 @@ EXPIRES = NOW + timedelta(days=10)
 
 def commit(root: Path, message: str, when: datetime) -> None:
     stamp = f"{int(when.timestamp())} +0000"
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_DATE": stamp,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "GitHub",
+        "GIT_COMMITTER_EMAIL": "noreply@example.invalid",
+    }
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
     subprocess.run(["git", "-C", str(root), "commit", "-q", "-m", message], check=True, env=env)
 
@@ -124,7 +131,9 @@ def test_admission_time_is_the_commit_that_brought_the_bytes(inst) -> None:  # t
     commit(inst.root, "re-sign", NOW + timedelta(days=12))
     raws = {r.where: r for r in discover(inst.root, {"soohak"}) if hasattr(r, "files")}
     assert Admissions(inst.root).time(raws["bundles/soohak/acme/run-2"]) == NOW + timedelta(days=12)
-    git_oid = subprocess.run(["git", "-C", str(inst.root), "hash-object", str(path)], capture_output=True, text=True, check=True).stdout.strip()
+    git_oid = subprocess.run(
+        ["git", "-C", str(inst.root), "hash-object", str(path)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert blob_id(path.read_bytes()) == git_oid
 
 

@@ -43,15 +43,20 @@ def inst(base_instance, tmp_path):
     return clone
 
 
-FLIPS = [
-    (name, pos)
-    for name in ("manifest.json", "manifest.json.sig", "results.jsonl.age")
-    for pos in ("first", "middle", "last")
-]
+FLIPS = [(name, pos) for name in ("manifest.json", "manifest.json.sig", "results.jsonl.age") for pos in ("first", "middle", "last")]
 # What a one-byte change may legitimately be reported as, per file.
 EXPECTED = {
     "manifest.json": {"bad-signature", "invalid-json", "invalid-utf8", "misplaced", "unknown-field", "missing-field"},
-    "manifest.json.sig": {"bad-armor", "bad-signature", "bad-magic", "truncated", "trailing-bytes", "bad-hash-alg", "wrong-namespace", "bad-version"},
+    "manifest.json.sig": {
+        "bad-armor",
+        "bad-signature",
+        "bad-magic",
+        "truncated",
+        "trailing-bytes",
+        "bad-hash-alg",
+        "wrong-namespace",
+        "bad-version",
+    },
     "results.jsonl.age": {"digest-mismatch"},
 }
 
@@ -131,7 +136,9 @@ def test_lab_text_leak_rejects_that_bundle_and_the_site_publishes(inst, tmp_path
 def test_leak_in_the_sites_own_output_fails_build_and_removes_output(inst, tmp_path):
     # A hand-written page quotes an item (with a soft hyphen inside): the site's own doing.
     words = inst.items[1]["question"]["en"].split()
-    (inst.root / "site_src" / "notes.md").write_text("# Notes\n\n" + " ".join(words[:4]) + " " + words[4][:2] + "\u00ad" + words[4][2:] + " " + " ".join(words[5:10]) + "\n")
+    (inst.root / "site_src" / "notes.md").write_text(
+        "# Notes\n\n" + " ".join(words[:4]) + " " + words[4][:2] + "\u00ad" + words[4][2:] + " " + " ".join(words[5:10]) + "\n"
+    )
     out = tmp_path / "site"
     with pytest.raises(LeakError) as err:
         build(inst.root, out, identities=[inst.identity], now=NOW)
@@ -210,10 +217,14 @@ def test_parallel_unseal_matches_sequential(base_instance, tmp_path, monkeypatch
         state = report.benchmarks[0]
         frame = state.results.sort_values(["submission", "item", "lang", "sample"]).reset_index(drop=True)
         outcomes[workers] = (frame, [(r.where, r.reason, r.message) for r in report.rejections], [b.to_dict() for b in state.boards])
-    assert outcomes["1"][1] == outcomes["2"][1] == [
-        ("bundles/soohak/acme/p-5/results.jsonl.age", "digest-mismatch", outcomes["1"][1][0][2]),
-        ("bundles/soohak/acme/p-bad/results.jsonl.age", "unknown-item", outcomes["1"][1][1][2]),
-    ]
+    assert (
+        outcomes["1"][1]
+        == outcomes["2"][1]
+        == [
+            ("bundles/soohak/acme/p-5/results.jsonl.age", "digest-mismatch", outcomes["1"][1][0][2]),
+            ("bundles/soohak/acme/p-bad/results.jsonl.age", "unknown-item", outcomes["1"][1][1][2]),
+        ]
+    )
     assert "line 4" in outcomes["1"][1][1][2] or ":4:" in outcomes["1"][1][1][2]
     import pandas.testing
 
@@ -235,7 +246,9 @@ def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
     from builder.bundles.create import sign_bundle
     from builder.bundles.manifest import RESULTS
 
-    sealed = __import__("builder.trust.seal", fromlist=["seal"]).seal(b"".join(orjson.dumps(r) + b"\n" for r in rows), [inst.identity.recipient])
+    sealed = __import__("builder.trust.seal", fromlist=["seal"]).seal(
+        b"".join(orjson.dumps(r) + b"\n" for r in rows), [inst.identity.recipient]
+    )
     (target / RESULTS).write_bytes(sealed)
     manifest = orjson.loads((target / "manifest.json").read_bytes())
     manifest["files"][0].update(sha256=hashlib.sha256(sealed).hexdigest(), bytes=len(sealed))
@@ -248,5 +261,3 @@ def test_rejection_messages_cannot_inject_markup(inst, tmp_path):
     assert "javascript:alert" in page  # shown as text…
     assert 'href="javascript:' not in page  # …never as a link
     assert "alert(1))<script>" not in page and "alert(1))&lt;script&gt;" in page  # …nor as a tag
-
-

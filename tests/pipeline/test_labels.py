@@ -34,7 +34,11 @@ def test_tts_and_lab_distinguish_when_reasoning_does_not() -> None:
 
 
 def test_identical_settings_fall_back_to_submission_id() -> None:
-    f = _frame({"submission": "acme/run-1", "model": "M"}, {"submission": "acme/run-2", "model": "M"}, {"submission": "acme/run-3", "model": "M", "reasoning": "low"})
+    f = _frame(
+        {"submission": "acme/run-1", "model": "M"},
+        {"submission": "acme/run-2", "model": "M"},
+        {"submission": "acme/run-3", "model": "M", "reasoning": "low"},
+    )
     labels = list(distinct_models(f))
     assert labels == ["M (acme/run-1)", "M (acme/run-2)", "M (acme/run-3)"]
     assert len(set(labels)) == 3

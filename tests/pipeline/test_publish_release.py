@@ -33,10 +33,18 @@ def test_an_item_a_new_version_keeps_from_a_released_one_is_public_the_rest_guar
 
     kept_text = f"Kept zebra quokka narwhal item. {TEMPLATE} alpha."
     new_text = "A brand new walrus lemming ocelot question about the modular curve of level eleven."
-    released = SimpleNamespace(status="released", config=SimpleNamespace(id="soohak@1.0"), embargoed_text=(),
-                               released_items=({"id": "k1", "canary": "CANARY-k1-0001", "question": {"en": kept_text}},))
-    current = SimpleNamespace(status="embargoed", config=SimpleNamespace(id="soohak"), released_items=(),
-                              embargoed_text=(("k1", "CANARY-k1-0001", (kept_text,)), ("n1", "CANARY-n1-0002", (new_text,))))
+    released = SimpleNamespace(
+        status="released",
+        config=SimpleNamespace(id="soohak@1.0"),
+        embargoed_text=(),
+        released_items=({"id": "k1", "canary": "CANARY-k1-0001", "question": {"en": kept_text}},),
+    )
+    current = SimpleNamespace(
+        status="embargoed",
+        config=SimpleNamespace(id="soohak"),
+        released_items=(),
+        embargoed_text=(("k1", "CANARY-k1-0001", (kept_text,)), ("n1", "CANARY-n1-0002", (new_text,))),
+    )
     needles = needles_for(SimpleNamespace(benchmarks=[current, released]))
     assert needles.scan_bytes(normalise(f"{kept_text} CANARY-k1-0001")) is None
     assert needles.scan_bytes(normalise(new_text)) == "question text of soohak item n1"

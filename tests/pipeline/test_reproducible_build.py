@@ -45,8 +45,9 @@ def assert_identical(a: Path, b: Path) -> dict[str, bytes]:
 def build_twin(first: Path, twins: Path, tmp_path: Path, *, identity: bool, generator: str, kind: str) -> dict[str, bytes]:
     """Build `first`'s commit again in a fresh interpreter, an hour later on the judging clock
     and with another PYTHONHASHSEED, and compare every byte with `first`."""
-    second = build_in_child(twins, tmp_path / "b", identity=identity, generator=generator, clock=DEMO_CLOCK + timedelta(hours=1),
-                            hash_seed=2, kind=kind)
+    second = build_in_child(
+        twins, tmp_path / "b", identity=identity, generator=generator, clock=DEMO_CLOCK + timedelta(hours=1), hash_seed=2, kind=kind
+    )
     return assert_identical(first, second)
 
 
@@ -65,8 +66,12 @@ def test_two_authorised_mkdocs_builds_are_byte_identical(demo_site, twins, tmp_p
     assert_stamped_with_the_commit_time(files, authorised=True)
     # The signed attestation too (Ed25519 signs deterministically): statement, sums, signatures,
     # and the DSSE envelopes of the statement and its SLSA provenance.
-    assert {"attestation/statement.json.sig", "attestation/SHA256SUMS.sig", "attestation/statement.intoto.jsonl",
-            "attestation/provenance.intoto.jsonl"} <= files.keys()
+    assert {
+        "attestation/statement.json.sig",
+        "attestation/SHA256SUMS.sig",
+        "attestation/statement.intoto.jsonl",
+        "attestation/provenance.intoto.jsonl",
+    } <= files.keys()
     statement = orjson.loads(files["attestation/statement.json"])
     assert statement["predicateType"] == f"{DEMO_SITE_URL}data/#site-attestation-v1"  # the site's own URL
     assert {"mkdocs", "mkdocs-material", "Markdown"} <= statement["predicate"]["generator"]["packages"].keys()

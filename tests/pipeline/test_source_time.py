@@ -19,9 +19,15 @@ COMMITTED = 1767225600  # 2026-01-01T00:00:00Z
 
 
 def commit(root: Path, epoch: int) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_AUTHOR_DATE": f"{epoch - 3600} +0000",
-           "GIT_COMMITTER_DATE": f"{epoch} +0200"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_AUTHOR_DATE": f"{epoch - 3600} +0000",
+        "GIT_COMMITTER_DATE": f"{epoch} +0200",
+    }
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
     (root / "f.txt").write_text("x\n")
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)

@@ -43,8 +43,16 @@ def statement_path(inst: Instance, name: str = "r1") -> Path:
     return inst.root / "leaderboards" / "soohak.release" / f"{name}.yaml"
 
 
-def write_statement(inst: Instance, name: str, *, registry_version: int, signers: tuple[str, ...], not_before: datetime = T,
-                    scope: Scope | None = None, publish: Publish | None = None) -> Path:
+def write_statement(
+    inst: Instance,
+    name: str,
+    *,
+    registry_version: int,
+    signers: tuple[str, ...],
+    not_before: datetime = T,
+    scope: Scope | None = None,
+    publish: Publish | None = None,
+) -> Path:
     """A statement naming any registry version (flip names the one in force), signed by `signers`."""
     import hashlib
 

@@ -64,7 +64,9 @@ def test_changelog_leaves_out_what_is_dated_after_the_rehearsal_clock(tmp_path):
     version dated later are not listed yet; the signed release is listed (scheduled)."""
     inst = released_instance(tmp_path / "inst")
     inst.add_submission("acme", "run-2", results_for(inst.items))
-    (inst.root / "bundles" / "soohak" / "acme" / "run-2.withdrawn").write_text(TOMBSTONE.replace("2026-11-30T08:15:00Z", "2027-01-16T10:00:00Z"))
+    (inst.root / "bundles" / "soohak" / "acme" / "run-2.withdrawn").write_text(
+        TOMBSTONE.replace("2026-11-30T08:15:00Z", "2027-01-16T10:00:00Z")
+    )
     subprocess.run(["git", "init", "-q", "-b", "main", str(inst.root)], check=True)
     commit(inst.root, "instance", NOW + timedelta(hours=1))
     remove_maintainer(inst.root, "m3")

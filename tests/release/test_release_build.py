@@ -100,15 +100,20 @@ def test_at_not_before_the_scope_appears_and_nothing_else(partial, tmp_path):
     assert {e[0] for e in state.embargoed_text} == {it["id"] for it in partial.items} - mini
     # a partial release keeps embargo suppression of small cells
     assert verify_site(site)[0].startswith("soohak: partly released: 6 item(s) match")
+
     # The boards stay right, released split or not. By hand from released_instance, in each
     # split of 6 items: acme gets 2 samples of the even-numbered items and 1 of the odd (9 of
     # 18; every item solved once), beta all 3 samples of every third item (6 of 18; 2 items).
     def board(out: Path, name: str) -> dict:
-        return {r["submission"]: {k: (v["value"], v["n"]) for k, v in r["metrics"].items()}
-                for r in orjson.loads((out / f"data/soohak/{name}.json").read_bytes())["rows"]}
+        return {
+            r["submission"]: {k: (v["value"], v["n"]) for k, v in r["metrics"].items()}
+            for r in orjson.loads((out / f"data/soohak/{name}.json").read_bytes())["rows"]
+        }
 
-    by_hand = {"acme/run-1": {"avg@3": (0.5, 6), "pass@3": (1.0, 6)},
-               "beta/run-1": {"avg@3": (pytest.approx(1 / 3), 6), "pass@3": (pytest.approx(1 / 3), 6)}}
+    by_hand = {
+        "acme/run-1": {"avg@3": (0.5, 6), "pass@3": (1.0, 6)},
+        "beta/run-1": {"avg@3": (pytest.approx(1 / 3), 6), "pass@3": (pytest.approx(1 / 3), 6)},
+    }
     assert board(site, "mini") == by_hand  # released
     assert board(site, "challenge") == by_hand  # embargoed
     # and the embargoed split's board is the one the embargoed build (before not_before) shows.

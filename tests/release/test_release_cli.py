@@ -39,7 +39,9 @@ def test_sign_refuses_a_lab_key(tmp_path):
 
 def test_flip_refuses_unknown_split(tmp_path):
     inst = make_instance(tmp_path / "inst")
-    r = CliRunner().invoke(main, ["release", "flip", "soohak", "--root", str(inst.root), "--not-before", "2099-01-15T09:00:00Z", "--scope", "splits:nope"])
+    r = CliRunner().invoke(
+        main, ["release", "flip", "soohak", "--root", str(inst.root), "--not-before", "2099-01-15T09:00:00Z", "--scope", "splits:nope"]
+    )
     assert r.exit_code == 1 and "has no split 'nope'" in r.output
 
 
@@ -49,7 +51,10 @@ def test_sign_picks_the_one_statement_short_of_its_threshold(tmp_path):
     inst = make_instance(tmp_path / "inst")
     keys, root = tmp_path / "inst-keys", str(inst.root)
     run = CliRunner().invoke
-    run(main, ["release", "flip", "soohak", "--root", root, "--not-before", "2099-01-01T00:00:00Z", "--scope", "splits:mini", "--name", "mini"])
+    run(
+        main,
+        ["release", "flip", "soohak", "--root", root, "--not-before", "2099-01-01T00:00:00Z", "--scope", "splits:mini", "--name", "mini"],
+    )
     for m in ("m1", "m2"):
         assert run(main, ["release", "sign", "soohak", "--root", root, "--key", str(keys / m)]).exit_code == 0
     run(main, ["release", "flip", "soohak", "--root", root, "--not-before", "2099-02-01T00:00:00Z", "--name", "all"])
@@ -79,7 +84,11 @@ def test_a_tally_beyond_the_threshold_reads_as_signatures_and_threshold(tmp_path
     # 2-of-3 statement, each counted once (m1 signs twice).
     from builder.trust.registry import signature_count
 
-    assert (signature_count(1, 2), signature_count(2, 2), signature_count(3, 2)) == ("1 of 2 signatures", "2 signatures, threshold 2", "3 signatures, threshold 2")
+    assert (signature_count(1, 2), signature_count(2, 2), signature_count(3, 2)) == (
+        "1 of 2 signatures",
+        "2 signatures, threshold 2",
+        "3 signatures, threshold 2",
+    )
     inst = make_instance(tmp_path / "inst")
     root, run = str(inst.root), CliRunner().invoke
     run(main, ["release", "flip", "soohak", "--root", root, "--not-before", "2099-01-15T09:00:00Z"])

@@ -130,9 +130,15 @@ def identity_due(root):
     return r.output.strip()
 
 
-@pytest.mark.parametrize("publish", [Publish(items=False, results=False, transcripts=False),
-                                     Publish(items=True, results=False, transcripts=False),
-                                     Publish(items=True, results=True, transcripts=False)], ids=["no-items", "no-results", "no-transcripts"])
+@pytest.mark.parametrize(
+    "publish",
+    [
+        Publish(items=False, results=False, transcripts=False),
+        Publish(items=True, results=False, transcripts=False),
+        Publish(items=True, results=True, transcripts=False),
+    ],
+    ids=["no-items", "no-results", "no-transcripts"],
+)
 def test_full_release_publishing_less_keeps_the_identity_private(tmp_path, publish):
     inst = instance(tmp_path, ("r1", Scope(), publish))
     state = states(inst.root)["soohak"]
@@ -299,7 +305,9 @@ def tampered(released_site, tmp_path):
 def test_control_untouched_site_verifies_every_copy(released_site):
     inst, site = released_site
     lines = verify_site(site, inst.root)
-    assert lines == ["soohak: released: 18 item(s) match their commitments; items.csv and 18 item page(s) agree; matrix 108 row(s) on published items only"]
+    assert lines == [
+        "soohak: released: 18 item(s) match their commitments; items.csv and 18 item page(s) agree; matrix 108 row(s) on published items only"
+    ]
 
 
 def test_items_csv_with_a_changed_question_is_refused(released_site, tmp_path):

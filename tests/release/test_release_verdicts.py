@@ -154,7 +154,10 @@ def test_maintainer_removed_before_time_counts_zero(inst):
     for clock in (BEFORE, AFTER):  # no git history here: the latest version (v0003) stands in
         v = only_verdict(state_of(inst, clock))
         assert (v.state, v.reason) == ("unsigned", "removed-signer")
-        assert f"1 of 2 signatures (m1); signature by {fp}, a maintainer removed from the registry in v0003, counts zero under registry v0003" in v.message
+        assert (
+            f"1 of 2 signatures (m1); signature by {fp}, a maintainer removed from the registry in v0003, counts zero under registry v0003"
+            in v.message
+        )
 
 
 def test_registry_change_keeping_the_signers_leaves_signatures_standing(inst):
@@ -175,7 +178,9 @@ def _new_key():
 
 
 def test_bad_statement_is_a_verdict_not_a_crash(inst):
-    (inst.root / "leaderboards" / "soohak.release" / "broken.yaml").write_text("format: sealboard-release/1\nbenchmark: soohak\nbenchmark: x\n")
+    (inst.root / "leaderboards" / "soohak.release" / "broken.yaml").write_text(
+        "format: sealboard-release/1\nbenchmark: soohak\nbenchmark: x\n"
+    )
     add_block(inst, inst.maintainer_keys["m1"])
     add_block(inst, inst.maintainer_keys["m2"])
     state = state_of(inst, AFTER)
@@ -197,8 +202,12 @@ def test_partial_scope(tmp_path):
 
 
 def _ssh_keygen_sign(key_path: Path, data_path: Path) -> bytes:
-    out = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-release", "-f", str(key_path)],
-                         stdin=data_path.open("rb"), capture_output=True, check=True)
+    out = subprocess.run(
+        ["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-release", "-f", str(key_path)],
+        stdin=data_path.open("rb"),
+        capture_output=True,
+        check=True,
+    )
     return out.stdout
 
 

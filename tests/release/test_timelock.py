@@ -175,7 +175,9 @@ def test_ciphertext_swapped_after_signing(locked: Locked) -> None:
     locked.commit_beacon()
     path = locked.directory / "r1.tle"
     # a fresh, well-formed time-lock of another identity to the same round: only the digest tells
-    path.write_bytes(tle.encrypt(identity_file_text(generate_identity()).encode(), locked.chain.public_key_bytes, locked.chain.hash, locked.round))
+    path.write_bytes(
+        tle.encrypt(identity_file_text(generate_identity()).encode(), locked.chain.public_key_bytes, locked.chain.hash, locked.round)
+    )
     assert _reasons(locked.opened(locked.due)[1]) == ["timelock-digest-mismatch"]
 
 

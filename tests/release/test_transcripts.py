@@ -37,9 +37,16 @@ def partial(tmp_path_factory):
     every item (one of them long); beta/closed keeps its transcripts private."""
     inst = released_instance(tmp_path_factory.mktemp("tr") / "inst", scope=Scope(splits=("mini",)))
     mini = [it for it in inst.items if it["split"] == "mini"]
-    inst.add_submission("acme", "open", results_for(inst.items), publish_transcripts=True,
-                        transcripts=_transcripts(inst.items, "OPENMARK", {mini[1]["id"]: LONG}))
-    inst.add_submission("beta", "closed", results_for(inst.items), publish_transcripts=False, transcripts=_transcripts(inst.items, "CLOSEDMARK"))
+    inst.add_submission(
+        "acme",
+        "open",
+        results_for(inst.items),
+        publish_transcripts=True,
+        transcripts=_transcripts(inst.items, "OPENMARK", {mini[1]["id"]: LONG}),
+    )
+    inst.add_submission(
+        "beta", "closed", results_for(inst.items), publish_transcripts=False, transcripts=_transcripts(inst.items, "CLOSEDMARK")
+    )
     inst.mini = mini
     return inst
 
@@ -61,7 +68,9 @@ def test_opted_in_transcripts_of_released_items_are_published(partial, site):
     assert [r["item"] for r in rows] == sorted(it["id"] for it in partial.mini)
     assert rows[1]["text"] == LONG  # whole in the data file
     assert sorted(p.relative_to(site).as_posix() for p in (site / "data/soohak/transcripts").rglob("*")) == [
-        "data/soohak/transcripts/acme", "data/soohak/transcripts/acme/open.jsonl"]
+        "data/soohak/transcripts/acme",
+        "data/soohak/transcripts/acme/open.jsonl",
+    ]
 
 
 def test_no_out_of_scope_or_private_transcript_appears_anywhere(partial, site):
@@ -93,8 +102,13 @@ def test_a_transcript_quoting_an_embargoed_item_is_not_published(tmp_path):
     inst = released_instance(tmp_path / "inst", scope=Scope(splits=("mini",)))
     mini = [it for it in inst.items if it["split"] == "mini"]
     hidden = next(it for it in inst.items if it["split"] == "challenge")
-    inst.add_submission("acme", "quoting", results_for(inst.items), publish_transcripts=True,
-                        transcripts=_transcripts(mini, "QUOTEMARK", {mini[0]["id"]: f"recall {hidden['canary']}"}))
+    inst.add_submission(
+        "acme",
+        "quoting",
+        results_for(inst.items),
+        publish_transcripts=True,
+        transcripts=_transcripts(mini, "QUOTEMARK", {mini[0]["id"]: f"recall {hidden['canary']}"}),
+    )
     report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=AFTER)
     [r] = report.rejections
     assert (r.reason, r.where) == ("embargoed-text", "bundles/soohak/acme/quoting/transcripts.jsonl.gz.age")
@@ -106,7 +120,9 @@ def test_a_transcript_quoting_an_embargoed_item_is_not_published(tmp_path):
 
 def test_private_transcripts_that_open_with_the_embargo_key_reject_the_bundle(tmp_path):
     inst = released_instance(tmp_path / "inst")
-    path = inst.add_submission("acme", "leaky", results_for(inst.items), publish_transcripts=True, transcripts=_transcripts(inst.items, "M"))
+    path = inst.add_submission(
+        "acme", "leaky", results_for(inst.items), publish_transcripts=True, transcripts=_transcripts(inst.items, "M")
+    )
     # the lab's tooling then flips the flag without resealing: sealed to the embargo key, marked private
     manifest = json.loads((path / "manifest.json").read_text())
     manifest["publish_on_release"]["transcripts"] = False

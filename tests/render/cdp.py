@@ -80,8 +80,9 @@ class Browser:
                         self.events.append(msg)
                     self._cond.notify_all()
 
-    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = DEADLINE,
-             what: str = "") -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = DEADLINE, what: str = ""
+    ) -> dict[str, Any]:
         with self._lock:
             self._next += 1
             mid = self._next
@@ -92,7 +93,9 @@ class Browser:
         started = time.monotonic()
         with self._cond:
             if not self._cond.wait_for(lambda: mid in self._replies or -1 in self._replies, timeout):
-                raise CDPError(f"{method}: no reply after {time.monotonic() - started:.0f}s (deadline {timeout:.0f}s){what and ', waiting for ' + what}")
+                raise CDPError(
+                    f"{method}: no reply after {time.monotonic() - started:.0f}s (deadline {timeout:.0f}s){what and ', waiting for ' + what}"
+                )
             reply = self._replies.pop(mid, None) or self._replies[-1]
         if "error" in reply:
             raise CDPError(f"{method}: {reply['error'].get('message')}")
@@ -113,7 +116,11 @@ class Browser:
         page = Page(self, session, target)
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.send(f"{domain}.enable", session=session)
-        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, session=session)
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+            session=session,
+        )
         return page
 
     def close(self) -> None:
@@ -139,17 +146,24 @@ class Page:
         self.b.wait_event("Page.loadEventFired", self.session, self.mark)
 
     def eval(self, expression: str) -> Any:
-        out = self.b.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=self.session,
-                          what=repr(expression[-160:]))
+        out = self.b.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            session=self.session,
+            what=repr(expression[-160:]),
+        )
         if "exceptionDetails" in out:
-            raise CDPError(f"{expression[:80]}: {out['exceptionDetails'].get('exception', {}).get('description') or out['exceptionDetails'].get('text')}")
+            raise CDPError(
+                f"{expression[:80]}: {out['exceptionDetails'].get('exception', {}).get('description') or out['exceptionDetails'].get('text')}"
+            )
         return out["result"].get("value")
 
     def draw_charts(self, timeout_ms: int = int(DEADLINE * 1000) // 2) -> bool:
         """Scroll each board chart into view and wait until sealboard.js has drawn it
         (plotly.js is fetched when a chart comes near the screen); back to the top after.
         True when every chart drew."""
-        return bool(self.eval(f"""(async () => {{
+        return bool(
+            self.eval(f"""(async () => {{
           const until = Date.now() + {timeout_ms};
           for (const el of document.querySelectorAll('.sb-chart')) {{
             el.scrollIntoView();
@@ -157,7 +171,8 @@ class Page:
           }}
           window.scrollTo(0, 0);
           return [...document.querySelectorAll('.sb-chart')].every(el => el.dataset.drawn);
-        }})()"""))
+        }})()""")
+        )
 
     def click(self, selector: str) -> None:
         self.eval(f"document.querySelector({json.dumps(selector)}).click()")
@@ -185,7 +200,9 @@ class Page:
         height = min(int(self.eval("document.documentElement.scrollHeight")), max_height)
         width = int(self.eval("window.innerWidth"))
         clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
-        data = self.b.send("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}, session=self.session)["data"]
+        data = self.b.send("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}, session=self.session)[
+            "data"
+        ]
         # The folder is gitignored and any test (or xdist worker) may be the first to shoot.
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))

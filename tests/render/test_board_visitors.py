@@ -108,7 +108,15 @@ def test_a_board_first_load_is_light_and_its_table_sorts_before_any_chart(served
                     if values != sorted(values, reverse=True):
                         problems.append(f"{rel} @{width}: the table did not sort before plotly loaded")
             t = page.eval(TIMING)
-            report.append((width, rel, own, sizes.get(next((u for u in sizes if u.endswith(SEARCH_INDEX)), ""), 0), t["ready"] - t["paint"] if t["paint"] and t["ready"] else None))
+            report.append(
+                (
+                    width,
+                    rel,
+                    own,
+                    sizes.get(next((u for u in sizes if u.endswith(SEARCH_INDEX)), ""), 0),
+                    t["ready"] - t["paint"] if t["paint"] and t["ready"] else None,
+                )
+            )
             if t["ready"] is None:
                 problems.append(f"{rel} @{width}: the table never became ready")
         assert far_boards >= 10, f"only {far_boards} boards have their chart below the fold at {width} px"
@@ -221,7 +229,9 @@ def test_wide_boards_pick_a_column_instead_of_cutting_columns_off(served, browse
     tiers = [o for o in facts["options"] if o.startswith("accuracy") or "tier" in o]
     assert facts["pick"] in facts["shown"] and facts["right"] <= 390, facts
     other = next(o for o in facts["options"] if o not in (facts["pick"], "all"))
-    page.eval(f"(() => {{ const s = document.querySelector('.sb-pick select'); s.value = {orjson.dumps(other).decode()}; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()")
+    page.eval(
+        f"(() => {{ const s = document.querySelector('.sb-pick select'); s.value = {orjson.dumps(other).decode()}; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"
+    )
     after = page.eval(PICKER)
     assert other in after["shown"] and facts["pick"] not in after["shown"] and after["right"] <= 390, after
     assert "col=" in page.eval("location.search")
@@ -312,7 +322,9 @@ def test_charts_follow_the_table_filters(served, browser):
         after = page.eval(CHARTED)
         # Exactly the shown rows are drawn (the lab's; no other lab's), fewer than before.
         assert after["drawn"] == after["want"] and len(after["want"]) < len(before["want"]), (rel, before, after)
-        page.eval("(() => { const s = document.querySelector('form.sb-filters select[name=lab]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); })()")
+        page.eval(
+            "(() => { const s = document.querySelector('form.sb-filters select[name=lab]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+        )
         _settle(page, 300)
         assert page.eval(CHARTED) == before, rel
         checked += 1
@@ -424,12 +436,20 @@ def test_compare_sets_models_side_by_side_with_honest_differences(served, browse
                 checked += 1
             assert checked >= (2 if name == "core" else 1), (name, table)
         assert page.draw_charts()
-        charts = page.eval("[...document.querySelectorAll('.sb-compare-chart')].map(el => ({type: el.dataset.compare, drawn: !!el.querySelector('svg.main-svg'), frontier: (el._fullData || []).some(t => t.name === 'Pareto frontier'), named: (el.spec.points || []).filter(p => p.named).length}))")
-        costed = sum(1 for p in pick if any(q["key"] == p for q in page.eval("document.querySelector('.sb-compare-chart[data-compare=cost]').spec.points")))
+        charts = page.eval(
+            "[...document.querySelectorAll('.sb-compare-chart')].map(el => ({type: el.dataset.compare, drawn: !!el.querySelector('svg.main-svg'), frontier: (el._fullData || []).some(t => t.name === 'Pareto frontier'), named: (el.spec.points || []).filter(p => p.named).length}))"
+        )
+        costed = sum(
+            1
+            for p in pick
+            if any(q["key"] == p for q in page.eval("document.querySelector('.sb-compare-chart[data-compare=cost]').spec.points"))
+        )
         assert {c["type"] for c in charts} == {"released", "cost"} and all(c["drawn"] for c in charts), charts
         assert [c["named"] for c in charts] == [3, costed] and costed >= 2, charts
         assert next(c for c in charts if c["type"] == "cost")["frontier"]
-        cut = page.eval("[...document.querySelectorAll('table.sb-compare-table')].filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).length")
+        cut = page.eval(
+            "[...document.querySelectorAll('table.sb-compare-table')].filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).length"
+        )
         assert cut == 0, f"{cut} compare tables wider than their box at {width} px"
         width_over = page.eval("document.documentElement.scrollWidth") - width
         assert width_over <= 0, f"compare page {width_over} px wider than a {width} px screen"

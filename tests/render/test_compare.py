@@ -38,7 +38,9 @@ def _payload(text: str) -> dict:
 
 
 def test_a_released_board_carries_each_pairs_rho_and_its_items():
-    data = compare_data([_board("mini", {"a/x": 0.5, "b/y": 0.5, "c/z": 0.33}), _board("other", {"a/x": 0.4, "b/y": 0.3})], SUBS, {"mini": PAIRED})
+    data = compare_data(
+        [_board("mini", {"a/x": 0.5, "b/y": 0.5, "c/z": 0.33}), _board("other", {"a/x": 0.4, "b/y": 0.3})], SUBS, {"mini": PAIRED}
+    )
     assert data is not None
     mini, other = data["boards"]
     assert mini["paired"] == {"n": 6, "table": 0} and "paired" not in other  # no ρ: the page pairs nothing there
@@ -85,6 +87,8 @@ def test_the_page_gets_each_boards_unit():
 
 
 def test_the_page_states_the_separability_rule():
-    text = pages.compare_page({"id": "soohak", "title": "SOOHAK", "status": "embargoed"}, [_board("mini", {"a/x": 0.5, "b/y": 0.5})], SUBS, None)
+    text = pages.compare_page(
+        {"id": "soohak", "title": "SOOHAK", "status": "embargoed"}, [_board("mini", {"a/x": 0.5, "b/y": 0.5})], SUBS, None
+    )
     assert text is not None
     assert "computed from the published figures before any rounding, lies above 0 or below 0; an interval that reaches 0 never is" in text

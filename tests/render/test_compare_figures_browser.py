@@ -60,7 +60,9 @@ def compare_file(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("compare")
     shutil.copy(ASSETS / "sealboard.js", root / "sealboard.js")
     page = root / "compare.html"
-    page.write_text(f'<!doctype html><meta charset=utf-8><title>Compare</title><body>{box.group(0)}<script src="sealboard.js"></script></body>')
+    page.write_text(
+        f'<!doctype html><meta charset=utf-8><title>Compare</title><body>{box.group(0)}<script src="sealboard.js"></script></body>'
+    )
     return page
 
 

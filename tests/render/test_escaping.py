@@ -104,7 +104,10 @@ def test_lab_markup_in_a_page_is_inert_in_every_markdown_context(value: str, ext
     for context, source in _contexts(value).items():
         page = _parse(_render(source, extensions))
         assert _active(page.tags) == [], (context, source)
-        assert all(tag in ("h1", "p", "a", "table", "tr", "th", "td", "select", "option", "tbody") for tag, _ in page.tags), (context, page.tags)
+        assert all(tag in ("h1", "p", "a", "table", "tr", "th", "td", "select", "option", "tbody") for tag, _ in page.tags), (
+            context,
+            page.tags,
+        )
 
 
 @pytest.mark.parametrize("value", HOSTILE + PLAIN)

@@ -79,7 +79,9 @@ SUB = {
 BENCH = {"id": "soohak", "benchmark": "soohak", "title": "Soohak", "version": "1", "status": "embargoed"}
 
 
-def _board(board: str, kind: str, metrics: list[tuple[str, str, bool | None]], cells: dict[str, dict[str, Any]], rank_by: str | None = None) -> dict[str, Any]:
+def _board(
+    board: str, kind: str, metrics: list[tuple[str, str, bool | None]], cells: dict[str, dict[str, Any]], rank_by: str | None = None
+) -> dict[str, Any]:
     return {
         "benchmark": "soohak",
         "board": board,
@@ -91,8 +93,13 @@ def _board(board: str, kind: str, metrics: list[tuple[str, str, bool | None]], c
     }
 
 
-def _record(boards: list[dict[str, Any]], sub: dict[str, Any] = SUB, bench: dict[str, Any] = BENCH, retrieved: str | None = "2026-11-30T12:00:00Z",
-            **kwargs: Any) -> dict[str, Any] | None:
+def _record(
+    boards: list[dict[str, Any]],
+    sub: dict[str, Any] = SUB,
+    bench: dict[str, Any] = BENCH,
+    retrieved: str | None = "2026-11-30T12:00:00Z",
+    **kwargs: Any,
+) -> dict[str, Any] | None:
     where = place(bench["benchmark"], sub.get("model_id") or sub["submission"], sub["lab"], (bench["id"], sub["manifest_sha256"]))
     return eee_record([(b, b["rows"][0]) for b in boards], sub, bench, retrieved, where, **kwargs)
 
@@ -127,8 +134,17 @@ def test_one_record_per_run_carries_every_cell_of_every_board_with_its_interval(
         "confidence_interval": {"lower": 0.1, "upper": 0.45, "confidence_level": 0.95, "method": WILSON},
         "num_samples": 40,
     }
-    assert acc["score_details"]["details"] == {"board": "Board b", "board_data": "data/soohak/b.json", "items": "40", "rank": "2", "rank_range": "1-3"}
-    assert acc["metric_config"]["lower_is_better"] is False and (acc["metric_config"]["min_score"], acc["metric_config"]["max_score"]) == (0, 1)
+    assert acc["score_details"]["details"] == {
+        "board": "Board b",
+        "board_data": "data/soohak/b.json",
+        "items": "40",
+        "rank": "2",
+        "rank_range": "1-3",
+    }
+    assert acc["metric_config"]["lower_is_better"] is False and (acc["metric_config"]["min_score"], acc["metric_config"]["max_score"]) == (
+        0,
+        1,
+    )
     assert acc["source_data"]["source_type"] == "other" and acc["source_data"]["additional_details"]["access"] == "private (embargoed)"
     assert acc["generation_config"] == {"generation_args": {"temperature": 0.6, "max_tokens": 32000, "reasoning": True}}
     tokens = results["b/output_tokens"]
@@ -172,12 +188,20 @@ def test_record_names_are_uuid4_derived_from_the_site_folder_and_the_manifest_di
 
 def test_withheld_or_empty_submission_fields_still_make_a_valid_record() -> None:
     """A build that withholds a lab's free text (or a lab that left it empty) still exports valid records."""
-    board = _board("b", "table", [("accuracy", "fraction", True)], {"accuracy": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7, "n": 12}}, rank_by="accuracy")
+    board = _board(
+        "b",
+        "table",
+        [("accuracy", "fraction", True)],
+        {"accuracy": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7, "n": 12}},
+        rank_by="accuracy",
+    )
     sparse = {k: v for k, v in SUB.items() if k not in ("model", "model_id", "harness", "created", "open_weights")}
     record = _record([board], sparse, retrieved=None)
     _valid(record)
     assert record["model_info"]["name"] == "acme/run-1"
-    assert record["model_info"]["id"] == "acme/run-1" and record["model_info"]["developer"] == "acme"  # the key stands in: filed under its prefix
+    assert (
+        record["model_info"]["id"] == "acme/run-1" and record["model_info"]["developer"] == "acme"
+    )  # the key stands in: filed under its prefix
     assert record["model_info"]["additional_details"]["model_availability"] == "unknown"
     assert record["eval_library"] == {"name": "unknown", "version": "unknown"} and record["retrieved_timestamp"] == "0"
 
@@ -191,14 +215,26 @@ def test_interval_method_follows_uncertainty_py() -> None:
 
 
 def test_released_benchmark_points_at_its_items_and_an_all_withheld_row_has_no_record() -> None:
-    board = _board("b", "table", [("accuracy", "fraction", True)], {"accuracy": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7, "n": 12}}, rank_by="accuracy")
+    board = _board(
+        "b",
+        "table",
+        [("accuracy", "fraction", True)],
+        {"accuracy": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7, "n": 12}},
+        rank_by="accuracy",
+    )
     released = dict(BENCH, status="released")
     assert _record([board], bench=released)["evaluation_results"][0]["source_data"]["url"] == ["data/soohak/items.jsonl"]
     absolute = _record([board], bench=released, base=SITE_URL)
     _valid(absolute)
     assert absolute["evaluation_results"][0]["source_data"]["url"] == [SITE_URL + "data/soohak/items.jsonl"]
     assert absolute["source_metadata"]["source_organization_url"] == SITE_URL
-    sealed = _board("b", "table", [("accuracy", "fraction", True)], {"accuracy": {"value": None, "ci_low": None, "ci_high": None, "n": None}}, rank_by="accuracy")
+    sealed = _board(
+        "b",
+        "table",
+        [("accuracy", "fraction", True)],
+        {"accuracy": {"value": None, "ci_low": None, "ci_high": None, "n": None}},
+        rank_by="accuracy",
+    )
     assert _record([sealed]) is None
     assert export_files(BENCH, [sealed], [SUB], site_url=SITE_URL, hf_dataset=HF_DATASET) == {}
 
@@ -216,7 +252,13 @@ def _hf(files: dict[str, bytes]) -> dict[str, list[Any]]:
 
 
 def test_hf_entries_only_with_a_hub_dataset_and_the_sites_address() -> None:
-    ranked = _board("b", "table", [("accuracy", "fraction", True), ("pass@3", "fraction", True)], {"accuracy": {"value": 0.5, "n": 12}, "pass@3": {"value": 0.75, "n": 12}}, rank_by="accuracy")
+    ranked = _board(
+        "b",
+        "table",
+        [("accuracy", "fraction", True), ("pass@3", "fraction", True)],
+        {"accuracy": {"value": 0.5, "n": 12}, "pass@3": {"value": 0.75, "n": 12}},
+        rank_by="accuracy",
+    )
     unranked = _board("u", "breakdown", [("x", "fraction", True)], {"x": {"value": 0.1, "n": 12}})
     where = place("soohak", "model-x", "acme", ("soohak", "ab" * 32))
     record = f"soohak/eee/{where.aggregate}"
@@ -228,8 +270,10 @@ def test_hf_entries_only_with_a_hub_dataset_and_the_sites_address() -> None:
     [entry] = _hf(files)["soohak/eval_results/acme/run-1.yaml"]  # the ranked board only
     assert (entry.dataset_id, entry.task_id, entry.value, entry.date) == (HF_DATASET, "b", 0.5, "2026-11-30T12:00:00Z")
     assert entry.source_url == SITE_URL + "soohak/b.html" and entry.source_name == "Soohak leaderboard (Sealboard)"
-    assert entry.notes == (f"accuracy (fraction) on board b; manifest sha256 {'ab' * 32}; attestation {SITE_URL}attestation/statement.json; "
-                           f"Every Eval Ever record {SITE_URL}data/{record}")
+    assert entry.notes == (
+        f"accuracy (fraction) on board b; manifest sha256 {'ab' * 32}; attestation {SITE_URL}attestation/statement.json; "
+        f"Every Eval Ever record {SITE_URL}data/{record}"
+    )
 
 
 def _item(iid: str) -> dict[str, Any]:
@@ -238,33 +282,101 @@ def _item(iid: str) -> dict[str, Any]:
 
 def test_samples_file_is_the_published_rows_with_items_and_transcripts() -> None:
     board = _board("b", "table", [("accuracy", "fraction", True)], {"accuracy": {"value": 0.5, "n": 2}}, rank_by="accuracy")
-    rows = pd.DataFrame([
-        {"submission": "acme/run-1", "item": "i1", "lang": "en", "sample": 0, "answer": "12", "correct": True, "graded_by": "regrade",
-         "lab_correct": True, "regrade_correct": True, "refused": False, "output_tokens": 812.0, "latency_s": 0.55, "variant": "standard", "sketch": True},
-        {"submission": "acme/run-1", "item": "i2", "lang": "ko", "sample": 1, "answer": None, "correct": False, "graded_by": "lab",
-         "lab_correct": False, "regrade_correct": None, "refused": True, "output_tokens": None, "latency_s": None, "variant": "standard", "sketch": False},
-        {"submission": "beta/run-1", "item": "i1", "lang": "en", "sample": 0, "answer": "3", "correct": False, "graded_by": "regrade",
-         "lab_correct": False, "regrade_correct": False, "refused": False, "output_tokens": 5.0, "latency_s": 1.0, "variant": "standard", "sketch": True},
-    ])
-    transcripts = {"acme/run-1": ({"item": "i1", "lang": "en", "sample": 0, "sketch": True, "text": "so 12"},
-                                  {"item": "i1", "lang": "en", "sample": 0, "sketch": False, "text": "another cell's"})}
+    rows = pd.DataFrame(
+        [
+            {
+                "submission": "acme/run-1",
+                "item": "i1",
+                "lang": "en",
+                "sample": 0,
+                "answer": "12",
+                "correct": True,
+                "graded_by": "regrade",
+                "lab_correct": True,
+                "regrade_correct": True,
+                "refused": False,
+                "output_tokens": 812.0,
+                "latency_s": 0.55,
+                "variant": "standard",
+                "sketch": True,
+            },
+            {
+                "submission": "acme/run-1",
+                "item": "i2",
+                "lang": "ko",
+                "sample": 1,
+                "answer": None,
+                "correct": False,
+                "graded_by": "lab",
+                "lab_correct": False,
+                "regrade_correct": None,
+                "refused": True,
+                "output_tokens": None,
+                "latency_s": None,
+                "variant": "standard",
+                "sketch": False,
+            },
+            {
+                "submission": "beta/run-1",
+                "item": "i1",
+                "lang": "en",
+                "sample": 0,
+                "answer": "3",
+                "correct": False,
+                "graded_by": "regrade",
+                "lab_correct": False,
+                "regrade_correct": False,
+                "refused": False,
+                "output_tokens": 5.0,
+                "latency_s": 1.0,
+                "variant": "standard",
+                "sketch": True,
+            },
+        ]
+    )
+    transcripts = {
+        "acme/run-1": (
+            {"item": "i1", "lang": "en", "sample": 0, "sketch": True, "text": "so 12"},
+            {"item": "i1", "lang": "en", "sample": 0, "sketch": False, "text": "another cell's"},
+        )
+    }
     released = dict(BENCH, status="released")
     files = export_files(released, [board], [SUB], published=PublishedSamples(rows, transcripts), items=(_item("i1"), _item("i2")))
     where = place("soohak", "model-x", "acme", ("soohak", "ab" * 32))
     record = orjson.loads(files[f"soohak/eee/{where.aggregate}"])
     body = files[f"soohak/eee/{where.samples}"]
-    assert record["detailed_evaluation_results"] == {"format": "jsonl", "file_path": where.samples, "hash_algorithm": "sha256",
-                                                     "checksum": hashlib.sha256(body).hexdigest(), "total_rows": 2}
+    assert record["detailed_evaluation_results"] == {
+        "format": "jsonl",
+        "file_path": where.samples,
+        "hash_algorithm": "sha256",
+        "checksum": hashlib.sha256(body).hexdigest(),
+        "total_rows": 2,
+    }
     lines = [orjson.loads(line) for line in body.splitlines()]
     for line in lines:
         jsonschema.validate(line, INSTANCE_SCHEMA)
-        assert (line["evaluation_id"], line["model_id"], line["evaluation_name"]) == (record["evaluation_id"], record["model_info"]["id"], "soohak")
+        assert (line["evaluation_id"], line["model_id"], line["evaluation_name"]) == (
+            record["evaluation_id"],
+            record["model_info"]["id"],
+            "soohak",
+        )
     first, second = lines
-    assert first["input"] == {"raw": "Question i1?", "reference": ["12"]} and first["output"] == {"raw": ["so 12"]}  # its own cell's transcript
+    assert first["input"] == {"raw": "Question i1?", "reference": ["12"]} and first["output"] == {
+        "raw": ["so 12"]
+    }  # its own cell's transcript
     assert first["answer_attribution"][0]["extracted_value"] == "12" and first["evaluation"] == {"score": 1.0, "is_correct": True}
     assert first["performance"] == {"latency_ms": 550.0}
-    assert first["metadata"] == {"lang": "en", "sample": "0", "graded_by": "regrade", "lab_correct": "true", "regrade_correct": "true",
-                                 "refused": "false", "output_tokens": "812", "variant": "standard", "sketch": "true"}
+    assert first["metadata"] == {
+        "lang": "en",
+        "sample": "0",
+        "graded_by": "regrade",
+        "lab_correct": "true",
+        "regrade_correct": "true",
+        "refused": "false",
+        "output_tokens": "812",
+        "variant": "standard",
+        "sketch": "true",
+    }
     assert second["input"]["raw"] == "문제 i2?" and second["output"] == {"raw": []} and second["answer_attribution"] == []
     assert second["evaluation"] == {"score": 0.0, "is_correct": False} and "performance" not in second
     assert "regrade_correct" not in second["metadata"] and second["metadata"]["refused"] == "true"
@@ -279,8 +391,13 @@ def built(tmp_path_factory):
     beta/closed kept its results private; mkdocs.yml gives the site's address and the
     config the Hub dataset."""
     inst = released_instance(tmp_path_factory.mktemp("exports") / "inst", scope=Scope(splits=("mini",)))
-    inst.add_submission("acme", "open", results_for(inst.items, {it["id"]: [True, False, True] for it in inst.items}),
-                        publish_transcripts=True, transcripts=_transcripts(inst.items, "OPENMARK"))
+    inst.add_submission(
+        "acme",
+        "open",
+        results_for(inst.items, {it["id"]: [True, False, True] for it in inst.items}),
+        publish_transcripts=True,
+        transcripts=_transcripts(inst.items, "OPENMARK"),
+    )
     inst.add_submission("beta", "closed", results_for(inst.items), publish_results=False)
     with (inst.root / "mkdocs.yml").open("a") as f:
         f.write(f"site_url: {SITE_URL}\n")
@@ -373,11 +490,14 @@ def test_samples_files_hold_exactly_the_published_matrix_rows(built) -> None:
         record = orjson.loads(path.with_name(path.name.removesuffix("_samples.jsonl") + ".json").read_bytes())
         key = record["source_metadata"]["additional_details"]["submission"]
         rows = published[key]
-        assert [(ln["sample_id"], ln["metadata"]["lang"], int(ln["metadata"]["sample"]), ln["evaluation"]["is_correct"]) for ln in lines] == [
-            (r.item, r.lang, int(r.sample), r.correct == "True") for r in rows.itertuples()]
+        assert [
+            (ln["sample_id"], ln["metadata"]["lang"], int(ln["metadata"]["sample"]), ln["evaluation"]["is_correct"]) for ln in lines
+        ] == [(r.item, r.lang, int(r.sample), r.correct == "True") for r in rows.itertuples()]
         assert {ln["sample_id"] for ln in lines} <= mini  # released items only
-        assert all(json.loads(r.answer) == (ln["answer_attribution"][0]["extracted_value"] if ln["answer_attribution"] else None)
-                   for r, ln in zip(rows.itertuples(), lines))
+        assert all(
+            json.loads(r.answer) == (ln["answer_attribution"][0]["extracted_value"] if ln["answer_attribution"] else None)
+            for r, ln in zip(rows.itertuples(), lines)
+        )
         transcripts = [t for ln in lines for t in ln["output"]["raw"]]
         assert bool(transcripts) == (key == "acme/open") and all(t.startswith("OPENMARK-") for t in transcripts)
 
@@ -449,8 +569,15 @@ def test_build_summary_says_when_a_hub_dataset_gets_no_entries(tmp_path, capsys)
 
     config = parse_config(_text(f"hf_dataset: {HF_DATASET}\n"), "leaderboards/soohak.yaml", "soohak")
     state = BenchmarkState(config=config, status="embargoed", bundles=(), dataset_where=None, dataset_commitments={})
-    report = BuildReport(root=tmp_path, out=tmp_path / "site", now=datetime(2026, 12, 1, tzinfo=timezone.utc), authorised=True, as_of=None,
-                         registry=None, benchmarks=[state])
+    report = BuildReport(
+        root=tmp_path,
+        out=tmp_path / "site",
+        now=datetime(2026, 12, 1, tzinfo=timezone.utc),
+        authorised=True,
+        as_of=None,
+        registry=None,
+        benchmarks=[state],
+    )
     (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
     summarise(report)
     assert "hugging face: no .eval_results written for soohak: mkdocs.yml sets no site_url" in capsys.readouterr().err

@@ -26,7 +26,6 @@ from tests.shared_demo import DEMO_SITE_URL as SITE_URL
 pytestmark = pytest.mark.slow
 
 
-
 @pytest.fixture(scope="module")
 def site(demo_site) -> Path:
     """The session's authorised demo site (tests/conftest.py: site_url and Hub datasets set)."""

@@ -115,8 +115,7 @@ CASES = [  # (site, benchmark, the filters its data calls for)
     ("small", "soohak", {"split", "subfield", "type", "language", "difficulty"}),
 ]
 # Options in the order a reader expects, said by hand: numbers by value.
-ORDERED = {("small", "difficulty"): ["2", "3", "10", "12"], ("demo", "difficulty"): ["2", "3", "4"],
-           ("small", "subfield"): ["05", "11"]}
+ORDERED = {("small", "difficulty"): ["2", "3", "10", "12"], ("demo", "difficulty"): ["2", "3", "4"], ("small", "subfield"): ["05", "11"]}
 
 
 @pytest.mark.parametrize(("site_name", "bench", "expected_filters"), CASES, ids=[c[1] for c in CASES])
@@ -150,8 +149,11 @@ def test_every_filter_shows_exactly_the_matching_items(sites, browser, site_name
             # Filters combine: the first two offered, each at its first value, and solved-by-none.
             pick = {name: opts[0] for name, opts in list(offered.items())[:2]}
             shown = page.eval(f"{APPLY}({json.dumps(pick)}, true)")
-            want = {it["id"] for it in items if it["id"] in solved_by_none
-                    and all(v in [str(x) for x in MEANING[n](it)] for n, v in pick.items())}
+            want = {
+                it["id"]
+                for it in items
+                if it["id"] in solved_by_none and all(v in [str(x) for x in MEANING[n](it)] for n, v in pick.items())
+            }
             assert sorted(shown["visible"]) == sorted(want), (width, pick)
             shown = page.eval(f"{APPLY}({{}}, false)")
             assert len(shown["visible"]) == len(items)
@@ -243,8 +245,11 @@ def _math_pages(site: Path) -> list[tuple[str, dict[str, Any]]]:
     """A KCSAT-ML item (Korean around formulas) whose gold answer is bare TeX, and a
     LiveMathematicianBench item (English) with four transcripts."""
     kcsat = next(it for it in _items(site, "kcsat-ml") if "\\" in it["answer"]["ko"] and _INLINE.search(it["question"]["ko"]))
-    lmb = next(it for it in _items(site, "livemathematicianbench")
-               if (site / "livemathematicianbench/items" / f"{it['id']}.html").read_text().count('class="sb-transcript"') == 4)
+    lmb = next(
+        it
+        for it in _items(site, "livemathematicianbench")
+        if (site / "livemathematicianbench/items" / f"{it['id']}.html").read_text().count('class="sb-transcript"') == 4
+    )
     return [(f"kcsat-ml/items/{kcsat['id']}.html", kcsat), (f"livemathematicianbench/items/{lmb['id']}.html", lmb)]
 
 
@@ -273,7 +278,7 @@ def test_formulas_render_on_item_pages_in_both_languages(sites, browser):
                     problems.append(f"{where}: KaTeX errors {facts['errors']}, font loaded {facts['katexFont']}")
                 seen = page.eval(SEEN_TEXT)
                 if "$" in seen:
-                    problems.append(f"{where}: raw $ in the rendered text: …{seen[seen.index('$') - 40:seen.index('$') + 40]}…")
+                    problems.append(f"{where}: raw $ in the rendered text: …{seen[seen.index('$') - 40 : seen.index('$') + 40]}…")
                 requests = page.requests()
                 if not any(u.endswith("/assets/katex/katex.min.js") for u in requests):
                     problems.append(f"{where}: KaTeX not loaded")
@@ -353,7 +358,13 @@ def _matrix_counts(site: Path, bench: str) -> dict[tuple[str, str], list[int]]:
 
 
 def _mouse(page, kind: str, x: float, y: float) -> None:
-    params = {"type": kind, "x": x, "y": y, "button": "left" if kind != "mouseMoved" else "none", "clickCount": 1 if kind != "mouseMoved" else 0}
+    params = {
+        "type": kind,
+        "x": x,
+        "y": y,
+        "button": "left" if kind != "mouseMoved" else "none",
+        "clickCount": 1 if kind != "mouseMoved" else 0,
+    }
     page.b.send("Input.dispatchMouseEvent", params, session=page.session)
 
 
@@ -423,8 +434,10 @@ def test_items_index_sorts_and_filters_with_its_view_in_the_url(sites, browser):
             shown = page.eval(ROWS)
             assert [rate[i] for i in shown] == sorted((rate[i] for i in of_2020), reverse=True), "a click sorts descending"
             kind = items[shown[0]]["answer_type"]
-            page.eval(f"(s => {{ s.value = {json.dumps(kind)}; s.dispatchEvent(new Event('change')); }})"
-                      "(document.querySelector('[data-sb-filter=type]'))")
+            page.eval(
+                f"(s => {{ s.value = {json.dumps(kind)}; s.dispatchEvent(new Event('change')); }})"
+                "(document.querySelector('[data-sb-filter=type]'))"
+            )
             query = page.eval("location.search")
             assert {"year=2020", "sort=solve_rate", "dir=desc", f"type={kind}"} <= set(query.lstrip("?").split("&")), query
             view = page.eval(ROWS)
@@ -450,15 +463,21 @@ def test_model_and_item_pages_link_both_ways_for_released_results_only(sites, br
             sub = r["submission"]
             model = (site / bench / "models" / f"{sub}.html").read_text()
             table_anchor = re.search(r'<table class="sb-items sb-model-items" data-anchor="(m-[^"]+)">', model)
-            links = [(name, table_anchor.group(1), *rest) for name, *rest in
-                     re.findall(r'<a href="../../items/([^"#]+)\.html">([^<]+)</a><td class="sb-num"[^>]*>(\d+) / (\d+)', model)]
+            links = [
+                (name, table_anchor.group(1), *rest)
+                for name, *rest in re.findall(
+                    r'<a href="../../items/([^"#]+)\.html">([^<]+)</a><td class="sb-num"[^>]*>(\d+) / (\d+)', model
+                )
+            ]
             if sub not in opted:  # private per-item results: listed nowhere
                 assert not links and "Per-item results" not in model, sub
                 continue
             assert {iid for _, _, iid, _, _ in links} == {item for s, item in counts if s == sub} <= released
             for page_name, anchor, iid, correct, samples in links:
                 assert anchor == "m-" + sub.replace("/", ".") and [int(correct), int(samples)] == counts[(sub, iid)]
-                text = item_pages.get(page_name) or item_pages.setdefault(page_name, (site / bench / "items" / f"{page_name}.html").read_text())
+                text = item_pages.get(page_name) or item_pages.setdefault(
+                    page_name, (site / bench / "items" / f"{page_name}.html").read_text()
+                )
                 row = re.search(rf'<tr id="{re.escape(anchor)}"[^>]*><td><a href="../models/{re.escape(sub)}\.html">', text)
                 assert row, (sub, iid)
         for text in item_pages.values():  # every verdict row is an opted-in submission's
@@ -506,7 +525,9 @@ def test_the_palette_follows_the_operating_system_until_the_reader_toggles(sites
             page.goto(f"{base}demo/index.html")
             page.eval("localStorage.clear()")
             for os_scheme, shown in (("dark", "slate"), ("light", "default"), ("dark", "slate")):
-                page.b.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": os_scheme}]}, session=page.session)
+                page.b.send(
+                    "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": os_scheme}]}, session=page.session
+                )
                 page.goto(f"{base}demo/kcsat-ml/grid.html")
                 assert page.eval(PALETTE) == shown, (width, os_scheme)
                 if shown == "slate":
@@ -562,7 +583,9 @@ def test_the_404_page_is_styled_at_any_depth_below_a_sub_path(sites, browser):
                     # What the page uses resolves to the site's files. (Chromium's preload
                     # scanner may also guess them against the address before the <base> exists:
                     # speculative requests the page never uses.)
-                    broken = [u for u in facts["uses"] if not u.startswith(base + "demo/assets/") or not _url_to_file(www, base, u).is_file()]
+                    broken = [
+                        u for u in facts["uses"] if not u.startswith(base + "demo/assets/") or not _url_to_file(www, base, u).is_file()
+                    ]
                     assert len(facts["uses"]) >= 5 and not broken, (missing, broken)
                     assert not overflow_problems(page, width, missing), overflow_problems(page, width, missing)
                 page.screenshot(SHOTS / f"404-deep-{width}.png")

@@ -193,7 +193,9 @@ def _hover_titles(page, where: str) -> None:
 def _probe(page, where: str) -> dict:
     _hover_titles(page, where)
     out = page.eval(PROBE)
-    assert out["ran"] is not None and "sentinel" in out["ran"], f"{where}: the sentinel handler never ran, so the probe proves nothing: {out['ran']}"
+    assert out["ran"] is not None and "sentinel" in out["ran"], (
+        f"{where}: the sentinel handler never ran, so the probe proves nothing: {out['ran']}"
+    )
     ran = [f for f in out["ran"] if f != "sentinel"]
     assert ran == [], f"{where}: planted markup ran: {ran}"
     assert out["planted"] == [], f"{where}: planted markup became live elements: {out['planted']}"

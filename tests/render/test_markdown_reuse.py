@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # runs mkdocs
 
 PAGES = {
     "index.md": "# Home\n\nA footnote[^1] and an HTML abbreviation.\n\n*[HTML]: HyperText Markup Language\n\n[^1]: The note.\n",
-    "a.md": "# A\n\n## Same title\n\nText with a note[^1].\n\n[^1]: Another note.\n\n<div id=\"box\">\n<p>raw</p>\n</div>\n\n[back](#box)\n",
+    "a.md": '# A\n\n## Same title\n\nText with a note[^1].\n\n[^1]: Another note.\n\n<div id="box">\n<p>raw</p>\n</div>\n\n[back](#box)\n',
     "b.md": "# B\n\n## Same title\n\nNo abbreviation here: HTML.\n\n<table><tr><td>cell</td></tr></table>\n",
     "c/d.md": "# D\n\n[link to a](../a.md#same-title) and [to b](../b.md)\n",
 }
@@ -33,7 +33,12 @@ def build(tmp: Path, name: str, hooks: list[Path]) -> dict[str, bytes]:
               "markdown_extensions": ["footnotes", "abbr", "attr_list", "tables", {"toc": {"permalink": True}}],
               "hooks": [str(h) for h in hooks]}  # fmt: skip
     (site / "mkdocs.yml").write_bytes(orjson.dumps(config))
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "--strict", "-f", "mkdocs.yml", "-d", "out"], cwd=site, env=scrubbed_env(), check=True)
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "--strict", "-f", "mkdocs.yml", "-d", "out"],
+        cwd=site,
+        env=scrubbed_env(),
+        check=True,
+    )
     return {p.relative_to(site / "out").as_posix(): p.read_bytes() for p in (site / "out").rglob("*.html")}
 
 

@@ -44,7 +44,9 @@ def build(tmp: Path, name: str, hooks: list[Path], override: str | None = None) 
     config = {"site_name": "T", "docs_dir": "docs", "use_directory_urls": False, "theme": theme, "nav": NAV,
               "not_in_nav": NOT_IN_NAV, "plugins": [], "hooks": [str(h) for h in hooks]}  # fmt: skip
     (site / "mkdocs.yml").write_bytes(orjson.dumps(config))
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", "mkdocs.yml", "-d", "out"], cwd=site, env=scrubbed_env(), check=True)
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", "mkdocs.yml", "-d", "out"], cwd=site, env=scrubbed_env(), check=True
+    )
     return {p.relative_to(site / "out").as_posix(): p.read_text() for p in (site / "out").rglob("*.html")}
 
 

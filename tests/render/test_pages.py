@@ -29,8 +29,13 @@ def test_intervals_read_with_negative_bounds_and_without_width():
 
 
 def test_column_titles_are_human_readable():
-    assert metric_title({"name": "output_tokens", "title": "output_tokens", "unit": "tokens", "measure": "output_tokens"}) == "Output tokens"
-    assert metric_header({"name": "output_tokens", "title": "output_tokens", "unit": "tokens"}) == 'Output tokens <small class="sb-unit">tokens</small>'
+    assert (
+        metric_title({"name": "output_tokens", "title": "output_tokens", "unit": "tokens", "measure": "output_tokens"}) == "Output tokens"
+    )
+    assert (
+        metric_header({"name": "output_tokens", "title": "output_tokens", "unit": "tokens"})
+        == 'Output tokens <small class="sb-unit">tokens</small>'
+    )
     msc = {"name": "msc=05", "title": "msc 05", "unit": "fraction", "group": {"field": "msc", "value": "05"}}
     assert metric_header(msc) == '05 <small class="sb-sub">Combinatorics</small> <small class="sb-unit">%</small>'
     tier = {"name": "tier=easy", "title": "tier easy", "unit": "fraction", "group": {"field": "tier", "value": "easy"}}
@@ -45,7 +50,14 @@ def test_filter_options_order_numbers_by_value():
     assert option_order(["10", "2", "0.5", "-1"]) == ["-1", "0.5", "2", "10"]
     # Numbers first, then efforts low to high, then other labels in natural, case-blind order.
     assert option_order(["high", "low", "medium", "minimal"]) == ["minimal", "low", "medium", "high"]
-    assert option_order(["Geometry", "algebra", "Level 10", "Level 9", "4", "high"]) == ["4", "high", "algebra", "Geometry", "Level 9", "Level 10"]
+    assert option_order(["Geometry", "algebra", "Level 10", "Level 9", "4", "high"]) == [
+        "4",
+        "high",
+        "algebra",
+        "Geometry",
+        "Level 9",
+        "Level 10",
+    ]
     assert option_order(["nan", "inf", "7"]) == ["7", "inf", "nan"]  # words, not floats
     # Model names: digit runs as numbers, and a number never compared with a word.
     assert sorted(["Acme 14B", "Acme 8B", "Acme 0.6B", "Acme X"], key=natural_key) == ["Acme 0.6B", "Acme 8B", "Acme 14B", "Acme X"]
@@ -157,7 +169,7 @@ def test_pages_are_files_without_webfonts_and_plotly_only_where_charted(built):
     overview = (site / "soohak/index.html").read_text()
     assert "built-in method" not in overview and "Committed items</th><td>18<" in overview
     assert ":class:" not in (site / "methodology.html").read_text()
-    assert "href=\"/" not in (site / "404.html").read_text()
+    assert 'href="/' not in (site / "404.html").read_text()
 
 
 def test_demo_flag_travels_with_board_files(tmp_path):
@@ -219,16 +231,31 @@ def test_board_summary_facts_read_as_words_and_an_empty_one_is_left_out():
     md = pages.board_page({"id": "soohak", "title": "S", "status": "released"}, board, {}, {})
     assert "- **Items**: 340\n" in md and "- **Items solved by no submission**: 124\n" in md
     assert "unsolved_items" not in md
-    empty = pages.board_page({"id": "soohak", "title": "S", "status": "released"}, dict(board, summary={"items": 340, "unsolved_items": None}), {}, {})
+    empty = pages.board_page(
+        {"id": "soohak", "title": "S", "status": "released"}, dict(board, summary={"items": 340, "unsolved_items": None}), {}, {}
+    )
     assert "Items solved by no submission" not in empty and "- **Items**: 340\n" in empty
-    assert "## Summary" not in pages.board_page({"id": "soohak", "title": "S", "status": "released"}, dict(board, summary={"unsolved_items": ""}), {}, {})
+    assert "## Summary" not in pages.board_page(
+        {"id": "soohak", "title": "S", "status": "released"}, dict(board, summary={"unsolved_items": ""}), {}, {}
+    )
 
 
-@pytest.mark.parametrize(("text", "math"), [
-    ("함수 $f(x) = x^3 -8x^2$ 에 대하여", True),  # Korean around a formula
-    ("with $k=4$ samples", True), ("$x$", True), ("$$\\int_0^1 f$$", True), ("\\(a+b\\)", True), ("\\[a\\]", True),
-    ("cost $0.18 per item, $1.20 in all", False), ("price $5 and $6", False), ("$ x $", False), ("no formula", False), (None, False),
-])
+@pytest.mark.parametrize(
+    ("text", "math"),
+    [
+        ("함수 $f(x) = x^3 -8x^2$ 에 대하여", True),  # Korean around a formula
+        ("with $k=4$ samples", True),
+        ("$x$", True),
+        ("$$\\int_0^1 f$$", True),
+        ("\\(a+b\\)", True),
+        ("\\[a\\]", True),
+        ("cost $0.18 per item, $1.20 in all", False),
+        ("price $5 and $6", False),
+        ("$ x $", False),
+        ("no formula", False),
+        (None, False),
+    ],
+)
 def test_pages_with_formulas_are_told_from_prose_with_prices(text, math):
     from builder.render.formulas import has_math
 

@@ -175,7 +175,11 @@ def _one_of_each_kind(site: Path) -> list[str]:
     rels = sorted(p.name for p in site.glob("*.html"))
     rels += [f"labs/{min(p.name for p in (site / 'labs').glob('*.html'))}"]
     for bench in sorted(p.parent.name for p in site.glob("*/submissions.html")):
-        rels += [f"{bench}/{name}" for name in ("index.html", "submissions.html", "items.html", "compare.html") if (site / bench / name).is_file()]
+        rels += [
+            f"{bench}/{name}"
+            for name in ("index.html", "submissions.html", "items.html", "compare.html")
+            if (site / bench / name).is_file()
+        ]
         for sub in ("models", "items"):
             pages = sorted((site / bench / sub).rglob("*.html"))
             rels += [str(pages[0].relative_to(site))] if pages else []
@@ -204,8 +208,10 @@ def test_the_overflow_check_sees_a_wide_element_and_spares_a_scroll_box(browser)
     box that scrolls sideways is not, and neither is the box."""
     page = browser.page(390, 844)
     try:
-        page.goto("data:text/html,<meta name=viewport content='width=device-width'><body style='margin:0'>"
-                  "<div id=box><p id=wide style='width:600px'>x</p></div>")
+        page.goto(
+            "data:text/html,<meta name=viewport content='width=device-width'><body style='margin:0'>"
+            "<div id=box><p id=wide style='width:600px'>x</p></div>"
+        )
         problems = overflow_problems(page, 390, "wide")
         assert any("p#wide reaches 600 px" in p for p in problems), problems
         assert problems[0] == "wide: page is 210 px wider than the screen", problems
@@ -247,7 +253,9 @@ def test_filters_hide_the_right_rows_and_the_url_restores_them(served, browser):
         page.goto(base + rel)
         page.eval(f"""(() => {{ const s = document.querySelector('form.sb-filters select[name=lab]');
                        s.value = {orjson.dumps(lab).decode()}; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()""")
-        visible = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).map(tr => tr.querySelector('.sb-model a').getAttribute('href'))")
+        visible = page.eval(
+            "[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).map(tr => tr.querySelector('.sb-model a').getAttribute('href'))"
+        )
         want = sorted(f"models/{r['submission']}.html" for r in data["rows"] if r["lab"] == lab)
         assert sorted(visible) == want, rel
         url = page.eval("location.href")
@@ -256,10 +264,14 @@ def test_filters_hide_the_right_rows_and_the_url_restores_them(served, browser):
         name = next(r["model"] for r in data["rows"] if r["lab"] == lab)
         page.eval(f"""(() => {{ const q = document.querySelector('form.sb-filters input[name=q]');
                        q.value = {orjson.dumps(name).decode()}; q.dispatchEvent(new Event('input', {{bubbles: true}})); }})()""")
-        narrowed = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).length")
+        narrowed = page.eval(
+            "[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).length"
+        )
         assert 1 <= narrowed <= len(want)
         page.goto(page.eval("location.href"))
-        again = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).length")
+        again = page.eval(
+            "[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).length"
+        )
         assert again == narrowed, rel
         assert page.eval("document.querySelector('form.sb-filters select[name=lab]').value") == lab
         # Reference rows stay for comparison.
@@ -269,8 +281,14 @@ def test_filters_hide_the_right_rows_and_the_url_restores_them(served, browser):
     # Open weights: only open-weights rows remain.
     page.goto(base + "kcsat-ml/core.html?open=1")
     subs = {r["submission"]: r for r in orjson.loads((site / "data/kcsat-ml/submissions.json").read_bytes())["rows"]}
-    shown = page.eval("[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).map(tr => tr.querySelector('.sb-model a').getAttribute('href'))")
-    opened = sorted(f"models/{s}.html" for s, r in subs.items() if r["open_weights"] and s in {x["submission"] for x in orjson.loads((site / "data/kcsat-ml/core.json").read_bytes())["rows"]})
+    shown = page.eval(
+        "[...document.querySelectorAll('table.sb-board[data-sortable] tbody tr')].filter(tr => !tr.hidden && !tr.hasAttribute('data-ref')).map(tr => tr.querySelector('.sb-model a').getAttribute('href'))"
+    )
+    opened = sorted(
+        f"models/{s}.html"
+        for s, r in subs.items()
+        if r["open_weights"] and s in {x["submission"] for x in orjson.loads((site / "data/kcsat-ml/core.json").read_bytes())["rows"]}
+    )
     assert sorted(shown) == opened and 0 < len(opened)
     assert page.eval("document.querySelector('form.sb-filters input[name=open]').checked") is True
     page.close()

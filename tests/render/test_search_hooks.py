@@ -81,7 +81,9 @@ def test_the_re_stand_in_takes_materials_pattern_and_is_installed(monkeypatch):
     assert isinstance(material.re, search_index._ReSkippingAbsentAttributes)
 
 
-@given(st.lists(st.sampled_from(["<p", " ", "\n", 'data-search-exclude="1"', "data-search-", "x", '"', "=", ">"]), max_size=12).map("".join))
+@given(
+    st.lists(st.sampled_from(["<p", " ", "\n", 'data-search-exclude="1"', "data-search-", "x", '"', "=", ">"]), max_size=12).map("".join)
+)
 def test_the_re_stand_in_substitutes_exactly_as_re(text):
     stand_in = search_index._ReSkippingAbsentAttributes()
     assert stand_in.sub(MATERIAL_SEARCH_ATTRIBUTES, "", text) == re.sub(MATERIAL_SEARCH_ATTRIBUTES, "", text)

@@ -25,8 +25,18 @@ PAGE = Path(__file__).resolve().parents[2] / "builder/render/site_template/docs/
 # Embargoed, the page's grid is 0.25 (rates over >= 2/0.25 + 1 = 9 items are shown):
 #   avg@2 -> round(0.35 / 0.25) * 0.25 = 0.25, pass@2 -> round(0.7 / 0.25) * 0.25 = 0.75;
 #   the five-item sessions (a: 4/10, b: 3/10) are withheld.
-VERDICTS = {"a1": (1, 0), "a2": (1, 0), "a3": (0, 1), "a4": (1, 0), "a5": (0, 0),
-            "b1": (1, 0), "b2": (0, 1), "b3": (0, 0), "b4": (1, 0), "b5": (0, 0)}
+VERDICTS = {
+    "a1": (1, 0),
+    "a2": (1, 0),
+    "a3": (0, 1),
+    "a4": (1, 0),
+    "a5": (0, 0),
+    "b1": (1, 0),
+    "b2": (0, 1),
+    "b3": (0, 0),
+    "b4": (1, 0),
+    "b5": (0, 0),
+}
 
 
 def page_files() -> dict[str, str]:
@@ -64,8 +74,10 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
     #    are public (the site prints them), and the leak scan rightly refuses a site showing
     #    an embargoed question: so, as the page says, the real questions differ from them.
     page_items = [orjson.loads(line) for line in files["items.jsonl"].splitlines()]
-    private = [dict(it, question={"en": f"Private problem {it['id']} whose wording only the sealed dataset holds (zq{it['id']}x)."})
-               for it in page_items]
+    private = [
+        dict(it, question={"en": f"Private problem {it['id']} whose wording only the sealed dataset holds (zq{it['id']}x)."})
+        for it in page_items
+    ]
     (tmp_path / "items.jsonl").write_bytes(b"".join(orjson.dumps(it) + b"\n" for it in private))
     assert "1 of 2" in run("dataset", "create", "putnam-lite", "--root", root, "--items", tmp_path / "items.jsonl", "--key", keys / "m1")
     assert "2 maintainer signature(s), threshold 2" in run("dataset", "sign", "putnam-lite", "--root", root, "--key", keys / "m2")
@@ -88,8 +100,16 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
     for it in items:
         gold = gold_of[it["id"]]
         for sample, ok in enumerate(VERDICTS[it["id"]]):
-            rows.append({"item": it["id"], "lang": "en", "sample": sample, "answer": gold if ok else str(int(gold) + 1),
-                         "correct": bool(ok), "refused": False})
+            rows.append(
+                {
+                    "item": it["id"],
+                    "lang": "en",
+                    "sample": sample,
+                    "answer": gold if ok else str(int(gold) + 1),
+                    "correct": bool(ok),
+                    "refused": False,
+                }
+            )
     (tmp_path / "results.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     (tmp_path / "run.yaml").write_text(
         "model: {id: m-1, name: Model One, family: One, open_weights: false, params_b: null, active_params_b: null,\n"
@@ -97,14 +117,34 @@ def test_a_fourth_benchmark_from_yaml_and_a_dataset_alone(tmp_path: Path) -> Non
         "config: {reasoning_effort: high, thinking: true, temperature: 1.0, max_output_tokens: 32768, tts: false, notes: ''}\n"
         "harness: {name: test-harness, version: '1.0'}\njudge: none\npublish_on_release: {results: true, transcripts: false}\n"
     )
-    run("bundle", "create", "--root", root, "--benchmark", "putnam-lite", "--lab", "acme", "--submission", "run-1",
-        "--results", tmp_path / "results.jsonl", "--describe", tmp_path / "run.yaml")
+    run(
+        "bundle",
+        "create",
+        "--root",
+        root,
+        "--benchmark",
+        "putnam-lite",
+        "--lab",
+        "acme",
+        "--submission",
+        "run-1",
+        "--results",
+        tmp_path / "results.jsonl",
+        "--describe",
+        tmp_path / "run.yaml",
+    )
     manifest = root / "bundles/putnam-lite/acme/run-1/manifest.json"
-    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-bundle", "-f", str(inst.lab_key_paths["acme"]), str(manifest)], check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-Y", "sign", "-n", "sealboard-bundle", "-f", str(inst.lab_key_paths["acme"]), str(manifest)], check=True
+    )
 
     # 5. Build with both benchmarks' identities in one identity file.
     both = secure / "identity.txt"
-    both.write_text("".join(path.read_text() for path in (keys / "identity.txt", secure / "putnam-lite-identity.txt", secure / "putnam-lite-private.txt")))
+    both.write_text(
+        "".join(
+            path.read_text() for path in (keys / "identity.txt", secure / "putnam-lite-identity.txt", secure / "putnam-lite-private.txt")
+        )
+    )
     output = run("build", "--root", root, "--identity", both)
     assert "putnam-lite: embargoed, 1 submission(s), 2 board(s)" in output and "rejected:" not in output
 

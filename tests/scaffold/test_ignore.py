@@ -15,16 +15,35 @@ ROOT = Path(__file__).resolve().parents[2]
 # Written by: the labs page's `age -d … > items.jsonl` (root or any folder), `sealboard
 # import` (results.jsonl, run.yaml in the current folder), `build --as-of` (older default
 # rehearsal/), the build's staging and output, identity files.
-PLAINTEXT = ("items.jsonl", "lab/items.jsonl", "soohak.items.jsonl", "results.jsonl", "runs/acme/results.jsonl",
-             "run.yaml", "runs/run.yaml", "transcripts.jsonl.gz", "rehearsal/index.html", ".sealboard/staged/a.md",
-             "site/data/index.json", "identity.txt", "embargo-identity.txt")
-KEPT = ("bundles/soohak/acme/run-1/results.jsonl.age", "bundles/soohak/acme/run-1/manifest.json",
-        "keys/registry/v0001.yaml", "leaderboards/soohak.yaml", "site_src/index.md", "keys/access/soohak/1.0/acme.jsonl.age")
+PLAINTEXT = (
+    "items.jsonl",
+    "lab/items.jsonl",
+    "soohak.items.jsonl",
+    "results.jsonl",
+    "runs/acme/results.jsonl",
+    "run.yaml",
+    "runs/run.yaml",
+    "transcripts.jsonl.gz",
+    "rehearsal/index.html",
+    ".sealboard/staged/a.md",
+    "site/data/index.json",
+    "identity.txt",
+    "embargo-identity.txt",
+)
+KEPT = (
+    "bundles/soohak/acme/run-1/results.jsonl.age",
+    "bundles/soohak/acme/run-1/manifest.json",
+    "keys/registry/v0001.yaml",
+    "leaderboards/soohak.yaml",
+    "site_src/index.md",
+    "keys/access/soohak/1.0/acme.jsonl.age",
+)
 
 
 def ignored(repo: Path, paths: tuple[str, ...]) -> set[str]:
-    proc = subprocess.run(["git", "-C", str(repo), "check-ignore", "--no-index", "--stdin"], input="\n".join(paths),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "check-ignore", "--no-index", "--stdin"], input="\n".join(paths), capture_output=True, text=True
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return set(proc.stdout.split())
 

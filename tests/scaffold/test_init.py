@@ -34,8 +34,13 @@ def keygen(directory: Path, name: str) -> Path:
 
 
 def git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
@@ -48,8 +53,20 @@ def keys(tmp_path: Path) -> dict[str, Path]:
 
 def init(tmp_path: Path, keys: dict[str, Path], *extra: str):  # type: ignore[no-untyped-def]
     people = [a for name in ("ada", "emmy", "sofia") for a in ("--maintainer", name, name.title(), f"{keys[name]}.pub")]
-    return run("init", tmp_path / "board", "--title", "Test Board", "--threshold", 2, *people,
-               "--identity-out", tmp_path / "secure" / "identity.txt", "--wheel", make_wheel(tmp_path / "dist"), *extra)
+    return run(
+        "init",
+        tmp_path / "board",
+        "--title",
+        "Test Board",
+        "--threshold",
+        2,
+        *people,
+        "--identity-out",
+        tmp_path / "secure" / "identity.txt",
+        "--wheel",
+        make_wheel(tmp_path / "dist"),
+        *extra,
+    )
 
 
 def test_init_then_first_build_and_validation(tmp_path: Path, keys: dict[str, Path]) -> None:
@@ -85,9 +102,23 @@ def test_init_then_first_build_and_validation(tmp_path: Path, keys: dict[str, Pa
 
     # The dataset, by the threshold; then the authorised build scores the benchmark.
     items = tmp_path / "items.jsonl"
-    items.write_bytes(b"".join(orjson.dumps({"id": f"m{i}", "split": "mini", "question": {"en": f"Q{i}?", "ko": f"문제 {i}?"},
-                                             "answer": {"en": str(i), "ko": str(i)}, "answer_type": "integer",
-                                             "msc": "11", "problem_type": "olympiad"}) + b"\n" for i in range(6)))
+    items.write_bytes(
+        b"".join(
+            orjson.dumps(
+                {
+                    "id": f"m{i}",
+                    "split": "mini",
+                    "question": {"en": f"Q{i}?", "ko": f"문제 {i}?"},
+                    "answer": {"en": str(i), "ko": str(i)},
+                    "answer_type": "integer",
+                    "msc": "11",
+                    "problem_type": "olympiad",
+                }
+            )
+            + b"\n"
+            for i in range(6)
+        )
+    )
     assert run("dataset", "create", "soohak", "--root", board, "--items", items, "--key", keys["ada"]).exit_code == 0
     assert "2 maintainer signature(s), threshold 2" in run("dataset", "sign", "soohak", "--root", board, "--key", keys["emmy"]).output
     result = run("build", "--root", board, "--identity", identity)
@@ -107,7 +138,10 @@ def test_scaffold_workflows_are_the_projects(tmp_path: Path, keys: dict[str, Pat
     board = tmp_path / "board"
     assert (board / "requirements/build.txt").read_text() == (ROOT / "requirements/build.txt").read_text()
     wheel = (board / "vendor/sealboard-0.1.0-py3-none-any.whl").read_bytes()
-    assert f"./vendor/sealboard-0.1.0-py3-none-any.whl --hash=sha256:{hashlib.sha256(wheel).hexdigest()}" in (board / "requirements/sealboard.txt").read_text()
+    assert (
+        f"./vendor/sealboard-0.1.0-py3-none-any.whl --hash=sha256:{hashlib.sha256(wheel).hexdigest()}"
+        in (board / "requirements/sealboard.txt").read_text()
+    )
 
 
 def _pip_pinned(board: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -115,8 +149,25 @@ def _pip_pinned(board: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     # installed; --ignore-installed: CI's fresh Python has no Sealboard, this one has).
     build = (board / ".github/workflows/build.yml").read_text()
     assert "python -m pip install --require-hashes --no-deps --no-index -r requirements/sealboard.txt" in build
-    return subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--require-hashes", "--no-deps", "--no-index",
-                           "-r", "requirements/sealboard.txt"], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--require-hashes",
+            "--no-deps",
+            "--no-index",
+            "-r",
+            "requirements/sealboard.txt",
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_ci_installs_the_pinned_wheel_and_refuses_another(tmp_path: Path, keys: dict[str, Path]) -> None:

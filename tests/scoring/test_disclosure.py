@@ -118,9 +118,13 @@ def equations(boards: dict, sub: str, meta: dict[str, dict], cutoff: str) -> tup
         return chosen
 
     columns = {  # column -> [(coefficient, stream)] of its per-item results
-        "accuracy": [(1, "std")], "standard": [(1, "std")], "no_sketch": [(1, "std")],
-        "substitution": [(1, "sub")], "with_sketch": [(1, "sketch")],
-        "substitution_minus_standard": [(1, "sub"), (-1, "std")], "sketch_gain": [(1, "sketch"), (-1, "std")],
+        "accuracy": [(1, "std")],
+        "standard": [(1, "std")],
+        "no_sketch": [(1, "std")],
+        "substitution": [(1, "sub")],
+        "with_sketch": [(1, "sketch")],
+        "substitution_minus_standard": [(1, "sub"), (-1, "std")],
+        "sketch_gain": [(1, "sketch"), (-1, "std")],
     }
     out = []
     for name, board in boards.items():
@@ -162,7 +166,14 @@ def test_subtraction_attack_no_longer_recovers_the_cut_off_items(grid):
                 assert not determined(eqs, target(names, few, stream), basis), (sub, few, stream)
     if grid is None:  # exact figures (the demo's insecure mode): the audit alone decides
         withheld = {
-            sub: {(b, c) for b, t in boards.items() for r in t.rows if r.submission == sub for c, cell in r.metrics.items() if cell.suppressed and not cell.flag}
+            sub: {
+                (b, c)
+                for b, t in boards.items()
+                for r in t.rows
+                if r.submission == sub
+                for c, cell in r.metrics.items()
+                if cell.suppressed and not cell.flag
+            }
             for sub in CUTOFFS
         }
         # acme: the 3 pre-cutoff items of 2025-03 = (2025-03 all) − (2025-03 after cutoff);
@@ -217,7 +228,9 @@ def _figures(sets: list[tuple[int, ...]], diffs: list[tuple[int, int]], public: 
         elig = np.zeros(len(public), dtype=bool)
         elig[list(members)] = True
         packed = np.packbits(elig & ~public).tobytes()
-        out.append(Figure(("b", f"c{f}", 0), len(members), [(1.0, ("avg", 0, b""), 0, elig, np.ones(len(public)), packed, float(len(members)))]))
+        out.append(
+            Figure(("b", f"c{f}", 0), len(members), [(1.0, ("avg", 0, b""), 0, elig, np.ones(len(public)), packed, float(len(members)))])
+        )
     for a, b in diffs:  # a difference of two cells (a contrast's delta, a twin gap)
         ta, tb = out[a].terms[0], out[b].terms[0]
         out.append(Figure(("b", f"d{a}-{b}", 0), 0, [ta, (-1.0, *tb[1:])]))
@@ -242,7 +255,10 @@ def test_after_the_audit_no_small_item_set_is_in_the_span(data):
     k = data.draw(st.integers(2, 4), label="k")
     subsets = st.sets(st.integers(0, n_items - 1), min_size=1, max_size=n_items).map(lambda s: tuple(sorted(s)))
     sets = data.draw(st.lists(subsets, min_size=1, max_size=7), label="item sets")
-    diffs = data.draw(st.lists(st.tuples(st.integers(0, len(sets) - 1), st.integers(0, len(sets) - 1)).filter(lambda p: p[0] != p[1]), max_size=2), label="differences")
+    diffs = data.draw(
+        st.lists(st.tuples(st.integers(0, len(sets) - 1), st.integers(0, len(sets) - 1)).filter(lambda p: p[0] != p[1]), max_size=2),
+        label="differences",
+    )
     public = np.array(data.draw(st.lists(st.booleans(), min_size=n_items, max_size=n_items), label="released"))
     figs = _figures(sets, diffs, public)
     withheld, constant = audit(figs, public, k)
@@ -286,7 +302,9 @@ def _release_instance() -> Instance:
     sizes = {"2025-01": 3, "2025-02": 20, "2025-03": 3, "2025-04": 20}
     for edition, n in sizes.items():
         for j in range(n):
-            inst.item(f"{edition}-{j:02d}", answer_type="choice", gold="A", edition=edition, category=f"c{j % 2}", published=f"{edition}-10")
+            inst.item(
+                f"{edition}-{j:02d}", answer_type="choice", gold="A", edition=edition, category=f"c{j % 2}", published=f"{edition}-10"
+            )
     for sub in ("acme/a", "beta/b"):
         inst.sub(sub, training_cutoff="2024-06")
         for it in inst.items:

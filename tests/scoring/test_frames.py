@@ -38,7 +38,9 @@ def _demo_frames(module, benchmark: str, subs: int) -> tuple[pd.DataFrame, pd.Da
             "model": [s.model["name"] for s in synth.submissions[:subs]],
             "model_id": [s.model["id"] for s in synth.submissions[:subs]],
             "family": [s.model.get("family") for s in synth.submissions[:subs]],
-            "training_cutoff": [pd.Timestamp(s.model["training_cutoff"]) if s.model.get("training_cutoff") else pd.NaT for s in synth.submissions[:subs]],
+            "training_cutoff": [
+                pd.Timestamp(s.model["training_cutoff"]) if s.model.get("training_cutoff") else pd.NaT for s in synth.submissions[:subs]
+            ],
             "tts": False,
         }
     )
@@ -62,7 +64,9 @@ def test_boards_do_not_depend_on_how_the_frames_hold_their_strings(module, name,
         base = [t.to_dict() for t in score_benchmark(spec, items, results, submissions, embargoed=embargoed)]
         assert base and any(t["rows"] for t in base)
         for other in (_as_objects(results), _as_categories(results).iloc[::-1].reset_index(drop=True)):
-            assert [t.to_dict() for t in score_benchmark(spec, _as_objects(items), other, _as_objects(submissions), embargoed=embargoed)] == base
+            assert [
+                t.to_dict() for t in score_benchmark(spec, _as_objects(items), other, _as_objects(submissions), embargoed=embargoed)
+            ] == base
 
 
 def test_prepared_sums_equal_a_pandas_groupby_of_the_rows() -> None:
@@ -87,7 +91,10 @@ def test_prepared_sums_equal_a_pandas_groupby_of_the_rows() -> None:
         tok=results["output_tokens"].fillna(0.0),
         tok_known=results["output_tokens"].notna().astype(float),
         refused=results["refused"].astype(float),
-        **{c: results[c].map(lambda v: "<none>" if v is None or v != v else ("true" if v is True else "false" if v is False else v)) for c in cond_cols},
+        **{
+            c: results[c].map(lambda v: "<none>" if v is None or v != v else ("true" if v is True else "false" if v is False else v))
+            for c in cond_cols
+        },
     )
     keys = ["submission", "item", *cond_cols]
     want = rows.groupby(keys, sort=True)[["n", "refused", "tok", "tok_known"]].sum().reset_index()

@@ -60,9 +60,17 @@ def test_confusion_matrix_has_no_false_positive_and_agrees_with_the_human():
 
 @pytest.mark.parametrize(
     "answer, reason",
-    [("not 12", "negated"), ("12가 아니다", "negated"), ("x ≠ 12", "negated"), ("approximately 12", "hedged"),
-     ("약 12", "hedged"), ("less than 12", "bounded"), ("12 이상", "bounded"), ("12 or 13", "several-candidates"),
-     ("12 또는 13", "several-candidates")],
+    [
+        ("not 12", "negated"),
+        ("12가 아니다", "negated"),
+        ("x ≠ 12", "negated"),
+        ("approximately 12", "hedged"),
+        ("약 12", "hedged"),
+        ("less than 12", "bounded"),
+        ("12 이상", "bounded"),
+        ("12 or 13", "several-candidates"),
+        ("12 또는 13", "several-candidates"),
+    ],
 )
 def test_a_claim_is_wrong_and_says_which(answer, reason):
     v = grade("integer", "12", answer)
@@ -117,8 +125,9 @@ def test_vectorised_regrade_matches_grade_on_the_table_with_tolerances():
     item_tol = [Fraction(tol) if tol else None for _, _, tol in golds]
     row_item = np.array([index[(r["answer_type"], r["gold"], r.get("tolerance") or "")] for r in rows])
     answers = pd.Series([r["answer"] for r in rows], dtype=object)
-    correct, parsed, how = regrade(answers, row_item, np.ones(len(rows), dtype=bool), item_type, item_gold, types,
-                                   [g for _, g, _ in golds], item_tolerance=item_tol)
+    correct, parsed, how = regrade(
+        answers, row_item, np.ones(len(rows), dtype=bool), item_type, item_gold, types, [g for _, g, _ in golds], item_tolerance=item_tol
+    )
     for k, r in enumerate(rows):
         v = grade(r["answer_type"], r["gold"], r["answer"], tolerance=r.get("tolerance") or None)
         assert (bool(correct[k]), bool(parsed[k])) == (v.correct, v.parsed), r

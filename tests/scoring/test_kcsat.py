@@ -77,7 +77,7 @@ def test_tier_board_and_cohort_reference():
     hard = _core(inst, [0.8, 0.9])
     extra = inst.item("x1", gold="5", year=2020, points=2)  # outside the core: no cohort rate
     a = inst.sub("acme/a")
-    for item, p in zip(easy + medium + hard + [extra], "1110" "01"):
+    for item, p in zip(easy + medium + hard + [extra], "111001"):
         inst.answer(a, item, p)
     boards = inst.score()
     tiers = boards["tiers"]
@@ -128,14 +128,14 @@ def _drg_instance(close_hard_first: bool) -> tuple[Instance, str, str]:
     on = inst.sub("acme/on", family="fam", tts=True)
     # TTS off: wrong on 2 Easy items (error 1 > 0.2 → a_E = 2, ā_E = 2) and on all Hard
     # items (1 > 0.9 → a_H = 4): SCF_E^off = 2/4 = 0.5, SCF_H^off = 4/4 = 1.0.
-    for item, p in zip(easy + hard, "1100" "0000"):
+    for item, p in zip(easy + hard, "11000000"):
         inst.answer(off, item, p, budget=0)
     if close_hard_first:
         # TTS on closes the Hard gap: 3 Hard right → SCF_H^on = 1/4; Easy unchanged 0.5.
-        pattern = "1100" "1110"
+        pattern = "11001110"
     else:
         # TTS on cleans up Easy instead: all Easy right → SCF_E^on = 0; Hard unchanged 1.0.
-        pattern = "1111" "0000"
+        pattern = "11110000"
     for item, p in zip(easy + hard, pattern):
         inst.answer(on, item, p, budget=8192)
     return inst, off, on
@@ -172,7 +172,7 @@ def test_scf_ties_with_the_cohort_count_in_neither():
     on = inst.sub("acme/on", family="fam", tts=True)
     # item at 100% cohort error answered wrong: model error 1 = cohort 1 → a tie.
     for sub in (off, on):
-        for item, p in zip(hard + easy, "010" "11"):
+        for item, p in zip(hard + easy, "01011"):
             inst.answer(sub, item, p)
     r = row(inst.score()["drg"], on)
     # Hard: untied items are the two at 0.9: one wrong (above), one right (below) → 1/2

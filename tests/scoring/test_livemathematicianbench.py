@@ -93,7 +93,19 @@ def test_substitution_variant_keeps_the_lab_verdict_and_is_contrasted():
     # substitution-resistant runs: the options change, so the item's gold letter does not
     # apply and the lab judge's verdict stands (answers "Z" would regrade as wrong).
     for item, verdict in (("p1", True), ("p2", False), ("p3", False)):
-        inst.results.append(dict(submission=a, item=item, lang="en", sample=0, answer="Z", lab_correct=verdict, refused=False, variant="substitution", sketch=False))
+        inst.results.append(
+            dict(
+                submission=a,
+                item=item,
+                lang="en",
+                sample=0,
+                answer="Z",
+                lab_correct=verdict,
+                refused=False,
+                variant="substitution",
+                sketch=False,
+            )
+        )
     sub = inst.score()["substitution"]
     assert value(sub, a, "standard") == 1.0
     assert value(sub, a, "substitution") == pytest.approx(1 / 3)

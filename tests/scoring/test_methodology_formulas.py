@@ -179,7 +179,9 @@ def check_wald() -> None:
         infl = rng.normal(size=(1, n)) / n
         est = U.wald(np.array([1.5]), infl, np.arange(n), np.array([n]), NONE.copy())
         v = float((infl**2).sum())
-        assert (est.lo[0], est.hi[0]) == pytest.approx((1.5 - t975(n - 1) * math.sqrt(v), 1.5 + t975(n - 1) * math.sqrt(v)), abs=2e-5 * math.sqrt(v))
+        assert (est.lo[0], est.hi[0]) == pytest.approx(
+            (1.5 - t975(n - 1) * math.sqrt(v), 1.5 + t975(n - 1) * math.sqrt(v)), abs=2e-5 * math.sqrt(v)
+        )
 
 
 READINGS = {
@@ -209,7 +211,7 @@ BARE = re.compile(rf"{SYMBOL}(?: - {SYMBOL})?(?: = (?:0|1|{SYMBOL}))?")
 
 def test_every_formula_on_the_page_has_a_reading_and_agrees_with_the_code(page):
     formulas = [t for t in shown(page[1]) if not BARE.fullmatch(t) or re.search(r"\\(?:frac|sqrt|sum|pm|mp)\b", t)]
-    assert set(formulas) == set(READINGS), (set(formulas) ^ set(READINGS))
+    assert set(formulas) == set(READINGS), set(formulas) ^ set(READINGS)
     assert set(formulas) == set(U.FORMULAS.values())  # each formula the code defines is on the page
     for check in {READINGS[t] for t in formulas}:
         check()
@@ -272,9 +274,11 @@ def test_the_vendored_katex_parses_every_formula_on_the_page(page, tmp_path):
         pytest.skip("node is not installed")
     katex = Path(scaffold.__file__).parents[1] / "render" / "site_template" / "assets" / "katex" / "katex.min.js"
     (tmp_path / "f.json").write_text(json.dumps(shown(page[1])))
-    script = ("const k = require(process.argv[1]); const bad = [];"
-              "for (const t of JSON.parse(require('fs').readFileSync(process.argv[2]))) {"
-              " try { k.renderToString(t, {throwOnError: true}); } catch (e) { bad.push(t + ': ' + e.message); } }"
-              "console.log(JSON.stringify(bad));")
+    script = (
+        "const k = require(process.argv[1]); const bad = [];"
+        "for (const t of JSON.parse(require('fs').readFileSync(process.argv[2]))) {"
+        " try { k.renderToString(t, {throwOnError: true}); } catch (e) { bad.push(t + ': ' + e.message); } }"
+        "console.log(JSON.stringify(bad));"
+    )
     out = subprocess.run([node, "-e", script, str(katex), str(tmp_path / "f.json")], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []

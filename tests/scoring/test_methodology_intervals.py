@@ -40,8 +40,15 @@ def test_the_page_names_the_adjustment_and_both_intervals():
     text = " ".join(METHODOLOGY.split())
     # the formulas themselves are TeX in uncertainty.FORMULAS, each checked against the code
     # by test_methodology_formulas.py
-    for words in ("Korn & Graubard", ":formula:`korn_graubard`", "Wilson's with :math:`n^*` trials: :formula:`wilson`",
-                  "Clopper–Pearson", ":formula:`small_counts`", ":formula:`lower`", ":formula:`upper`"):
+    for words in (
+        "Korn & Graubard",
+        ":formula:`korn_graubard`",
+        "Wilson's with :math:`n^*` trials: :formula:`wilson`",
+        "Clopper–Pearson",
+        ":formula:`small_counts`",
+        ":formula:`lower`",
+        ":formula:`upper`",
+    ):
         assert words in text, words
 
 

@@ -43,7 +43,14 @@ def _instance(extra: dict[str, list[str]] | None = None) -> Instance:
 
 def _paired(inst: Instance, items=None, subs=None):
     items_f, results, subs_f = inst.frames()
-    return paired_boards(inst.spec, items_f, results, subs_f, public_items=items or [*MINI, "c0"], public_submissions=subs or [s["submission"] for s in inst.subs])
+    return paired_boards(
+        inst.spec,
+        items_f,
+        results,
+        subs_f,
+        public_items=items or [*MINI, "c0"],
+        public_submissions=subs or [s["submission"] for s in inst.subs],
+    )
 
 
 def test_rho_of_each_pair_is_the_correlation_of_item_scores():

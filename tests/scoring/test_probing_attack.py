@@ -97,7 +97,7 @@ def attack(gold: list[str], *, budget: Budget | None, grid: float | None, probes
     for sub, answers in admitted.items():
         if not answers:
             continue
-        (i, letter), = answers.items()
+        ((i, letter),) = answers.items()
         probed.add(i)
         view = mallory_view(boards, sub)
         for (_, _, b), (_, _, p) in zip(base, view):
@@ -179,7 +179,16 @@ def test_attack_through_the_full_build_recovers_no_better_than_chance(tmp_path):
                     out.append({"item": it["id"], "lang": "en", "sample": s, "answer": "7", "correct": False, "refused": False})
                 else:
                     answer = guess.get(it["id"], "1")
-                    out.append({"item": it["id"], "lang": "en", "sample": s, "answer": answer, "correct": answer == it["answer"]["en"], "refused": False})
+                    out.append(
+                        {
+                            "item": it["id"],
+                            "lang": "en",
+                            "sample": s,
+                            "answer": answer,
+                            "correct": answer == it["answer"]["en"],
+                            "refused": False,
+                        }
+                    )
         return out
 
     mini = [it["id"] for it in items if it["split"] == "mini"]

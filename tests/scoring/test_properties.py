@@ -37,7 +37,13 @@ def _soohak_frames(correct: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame, pd.
                 for lang in ("en", "ko"):
                     rows.append(("s%d/run" % s, f"i{i}", lang, j, str(i) if ok else "x", ok, bool((s + i + j) % 5 == 0), float(10 * i + j)))
     results = pd.DataFrame(rows, columns=["submission", "item", "lang", "sample", "answer", "lab_correct", "refused", "output_tokens"])
-    subs = pd.DataFrame({"submission": [f"s{s}/run" for s in range(n_subs)], "lab": [f"s{s}" for s in range(n_subs)], "model": [f"M{s}" for s in range(n_subs)]})
+    subs = pd.DataFrame(
+        {
+            "submission": [f"s{s}/run" for s in range(n_subs)],
+            "lab": [f"s{s}" for s in range(n_subs)],
+            "model": [f"M{s}" for s in range(n_subs)],
+        }
+    )
     return items, results, subs
 
 
@@ -51,7 +57,9 @@ def _by_submission(tables, rename=lambda s: s) -> dict:
 
 
 patterns = st.integers(min_value=2, max_value=5).flatmap(
-    lambda n_subs: st.lists(st.booleans(), min_size=n_subs * 9 * 3, max_size=n_subs * 9 * 3).map(lambda bits: np.array(bits).reshape(n_subs, 9, 3))
+    lambda n_subs: st.lists(st.booleans(), min_size=n_subs * 9 * 3, max_size=n_subs * 9 * 3).map(
+        lambda bits: np.array(bits).reshape(n_subs, 9, 3)
+    )
 )
 
 
@@ -82,7 +90,11 @@ def test_renaming_submissions_changes_no_score_or_rank(correct, names):
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(bits=st.lists(st.booleans(), min_size=4 * 12, max_size=4 * 12), rates=st.lists(st.integers(0, 100), min_size=12, max_size=12), seed=st.integers(0, 2**16))
+@given(
+    bits=st.lists(st.booleans(), min_size=4 * 12, max_size=4 * 12),
+    rates=st.lists(st.integers(0, 100), min_size=12, max_size=12),
+    seed=st.integers(0, 2**16),
+)
 def test_kcsat_pairs_and_drg_invariant_to_order_and_names(bits, rates, seed):
     correct = np.array(bits).reshape(4, 12)
     items = pd.DataFrame(
@@ -174,7 +186,9 @@ def test_contamination_boards_invariant_to_order_and_names(bits, cutoffs, seed):
         for c, (v, k) in enumerate(conds)
     ]
     results = pd.DataFrame(rows, columns=["submission", "item", "lang", "sample", "answer", "lab_correct", "refused", "variant", "sketch"])
-    subs = pd.DataFrame({"submission": [f"s{s}/r" for s in range(3)], "lab": ["s0", "s1", "s2"], "model": ["A", "B", "C"], "training_cutoff": cutoffs})
+    subs = pd.DataFrame(
+        {"submission": [f"s{s}/r" for s in range(3)], "lab": ["s0", "s1", "s2"], "model": ["A", "B", "C"], "training_cutoff": cutoffs}
+    )
     mapping = {"s0/r": "zz/9", "s1/r": "aa/1", "s2/r": "mm/5"}
     back = {v: k for k, v in mapping.items()}
     rng = np.random.default_rng(seed)
@@ -182,5 +196,7 @@ def test_contamination_boards_invariant_to_order_and_names(bits, cutoffs, seed):
         base = _by_submission(score_benchmark(LMB, items, results, subs, embargoed=embargoed))
         other_results = results.assign(submission=results["submission"].map(mapping)).sample(frac=1.0, random_state=rng)
         other_subs = subs.assign(submission=subs["submission"].map(mapping)).sample(frac=1.0, random_state=rng)
-        other = _by_submission(score_benchmark(LMB, items.sample(frac=1.0, random_state=rng), other_results, other_subs, embargoed=embargoed), rename=back.get)
+        other = _by_submission(
+            score_benchmark(LMB, items.sample(frac=1.0, random_state=rng), other_results, other_subs, embargoed=embargoed), rename=back.get
+        )
         assert base == other

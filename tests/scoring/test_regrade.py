@@ -65,7 +65,9 @@ def test_fraction_different_or_unparsed(a, b):
     assert not same("fraction", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("1.5", "1.50"), ("1.5", "+1.5"), ("15", "15.000"), ("1.5", "15e-1"), ("0.0", "-0"), ("0.25", ".25"), ("1.5", "3/2")])
+@pytest.mark.parametrize(
+    "a, b", [("1.5", "1.50"), ("1.5", "+1.5"), ("15", "15.000"), ("1.5", "15e-1"), ("0.0", "-0"), ("0.25", ".25"), ("1.5", "3/2")]
+)
 def test_decimal_exact_equal(a, b):
     assert same("decimal", a, b)
 
@@ -269,8 +271,15 @@ def test_gold_that_does_not_parse_is_a_dataset_error_that_does_not_echo_it():
 
 
 # Items of every regraded type and one judge-graded (type -1), golds from the table above.
-_ITEMS = [("integer", "12"), ("fraction", "1/2"), ("decimal", "2.5"), ("expression", "x^2+1"), ("expression", "\\sqrt{2}"),
-          ("choice", "B"), ("ill_posed", "ill-posed")]
+_ITEMS = [
+    ("integer", "12"),
+    ("fraction", "1/2"),
+    ("decimal", "2.5"),
+    ("expression", "x^2+1"),
+    ("expression", "\\sqrt{2}"),
+    ("choice", "B"),
+    ("ill_posed", "ill-posed"),
+]
 _TYPES = ("integer", "fraction", "decimal", "expression", "choice")
 _ANSWERS = sorted({a for _, _, a, _ in SPELLINGS} | {"", "  ", "1e9999", "0"}) + [None]
 

@@ -39,16 +39,26 @@ class LoopbackBeacon:
         return (int(time.time()) - self.chain.genesis_time) // self.chain.period + 1
 
     def info(self) -> dict[str, object]:
-        return {"public_key": self.chain.public_key, "period": self.chain.period, "genesis_time": self.chain.genesis_time,
-                "hash": self.chain.hash, "groupHash": hashlib.sha256(self.chain.hash.encode()).hexdigest(),
-                "schemeID": self.chain.scheme, "metadata": {"beaconID": "sealboard-test"}}
+        return {
+            "public_key": self.chain.public_key,
+            "period": self.chain.period,
+            "genesis_time": self.chain.genesis_time,
+            "hash": self.chain.hash,
+            "groupHash": hashlib.sha256(self.chain.hash.encode()).hexdigest(),
+            "schemeID": self.chain.scheme,
+            "metadata": {"beaconID": "sealboard-test"},
+        }
 
 
 def make_chain(genesis_ago_s: int = 30 * 24 * 3600, period: int = 3) -> tuple[int, Chain]:
     secret = secrets.randbelow(ibe.R_ORDER - 1) + 1
     public_key = ibe.public_key_of(secret).hex()
-    chain = Chain(hash=hashlib.sha256(b"sealboard test chain " + public_key.encode()).hexdigest(), public_key=public_key,
-                  period=period, genesis_time=int(time.time()) - genesis_ago_s)
+    chain = Chain(
+        hash=hashlib.sha256(b"sealboard test chain " + public_key.encode()).hexdigest(),
+        public_key=public_key,
+        period=period,
+        genesis_time=int(time.time()) - genesis_ago_s,
+    )
     return secret, chain
 
 

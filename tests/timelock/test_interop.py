@@ -45,7 +45,18 @@ def beacon() -> Iterator[LoopbackBeacon]:
 
 
 def _tlock_js(modules: Path, beacon: LoopbackBeacon, mode: str, round_number: int, source: Path, target: Path) -> None:
-    args = ["node", str(PEER), str(modules), mode, beacon.url, beacon.chain.hash, beacon.chain.public_key, str(round_number), str(source), str(target)]
+    args = [
+        "node",
+        str(PEER),
+        str(modules),
+        mode,
+        beacon.url,
+        beacon.chain.hash,
+        beacon.chain.public_key,
+        str(round_number),
+        str(source),
+        str(target),
+    ]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"tlock-js {mode} failed: {done.stderr[-2000:]}"
 

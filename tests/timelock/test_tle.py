@@ -47,8 +47,11 @@ def test_tampered_header_payload_and_stanza_are_refused() -> None:
 
 def test_a_second_stanza_or_a_wrong_shape_is_refused() -> None:
     data = _binary(tle.encrypt(b"secret", QUICKNET.public_key_bytes, QUICKNET.hash, QUICKNET_ROUND))
-    extra = data.replace(b"\n---", b"\n-> X25519 " + base64.b64encode(bytes(32)).rstrip(b"=") + b"\n"
-                         + base64.b64encode(bytes(32)).rstrip(b"=") + b"\n---", 1)
+    extra = data.replace(
+        b"\n---",
+        b"\n-> X25519 " + base64.b64encode(bytes(32)).rstrip(b"=") + b"\n" + base64.b64encode(bytes(32)).rstrip(b"=") + b"\n---",
+        1,
+    )
     with pytest.raises(tle.TleError, match="exactly one stanza"):
         tle.read_stanza(extra, "x")
     with pytest.raises(tle.TleError, match="64 hex"):

@@ -3,9 +3,7 @@ TestDecryptText): `tle` encrypted "hello world" to round 12040883 of drand's mai
 quicknet, and the beacon's signature of that round."""
 
 QUICKNET_ROUND = 12040883
-QUICKNET_SIGNATURE = bytes.fromhex(
-    "929906c959032ab363c9f26570d215d66f5c06cb0c44fe508c12bb5839f04ec895bb6868e5b9ff13ab289bdb5266b394"
-)
+QUICKNET_SIGNATURE = bytes.fromhex("929906c959032ab363c9f26570d215d66f5c06cb0c44fe508c12bb5839f04ec895bb6868e5b9ff13ab289bdb5266b394")
 QUICKNET_HELLO = b"""-----BEGIN AGE ENCRYPTED FILE-----
 YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IHRsb2NrIDEyMDQwODgzIDUyZGI5YmE3
 MGUwY2MwZjZlYWY3ODAzZGQwNzQ0N2ExZjU0Nzc3MzVmZDNmNjYxNzkyYmE5NDYw

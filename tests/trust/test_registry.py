@@ -86,9 +86,12 @@ def pending(root: Path, in_force: int, now: datetime = NOW) -> str:
     assert registry.version == in_force and registry.pending is not None
     with pytest.raises(TrustError) as info:  # the proposal itself is still below threshold
         verify_transition(
-            (root / REG / f"v{in_force:04d}.yaml").read_bytes(), None,
+            (root / REG / f"v{in_force:04d}.yaml").read_bytes(),
+            None,
             (root / REG / f"v{in_force + 1:04d}.yaml").read_bytes(),
-            (root / REG / f"v{in_force + 1:04d}.yaml.sig").read_bytes() if (root / REG / f"v{in_force + 1:04d}.yaml.sig").exists() else None,
+            (root / REG / f"v{in_force + 1:04d}.yaml.sig").read_bytes()
+            if (root / REG / f"v{in_force + 1:04d}.yaml.sig").exists()
+            else None,
         )
     assert info.value.reason == "below-threshold"
     return describe_pending(registry.pending) + " | " + info.value.message
@@ -181,9 +184,7 @@ def test_signature_by_removed_maintainer_refused(tmp_path: Path, m: dict[str, Pe
     assert info.value.reason == "signer-not-maintainer"
     # Appended by hand, carol's signature makes the version invalid, not merely uncounted.
     data = (root / REG / "v0003.yaml").read_bytes()
-    (root / REG / "v0003.yaml.sig").write_text(
-        sign(m["alice"].private, data, NS_REGISTRY) + sign(m["carol"].private, data, NS_REGISTRY)
-    )
+    (root / REG / "v0003.yaml.sig").write_text(sign(m["alice"].private, data, NS_REGISTRY) + sign(m["carol"].private, data, NS_REGISTRY))
     error = reason(root)
     assert error.reason == "signer-not-maintainer" and m["carol"].key.fingerprint in error.message
 
@@ -192,9 +193,7 @@ def test_maintainer_change_needs_old_and_new_sets(tmp_path: Path, m: dict[str, P
     root = genesis(tmp_path, m)
 
     def hand_over(data: dict) -> None:
-        data["maintainers"] = [
-            {"id": p.id, "name": p.id.title(), "key": p.key.openssh} for p in (m["dave"], m["erin"])
-        ]
+        data["maintainers"] = [{"id": p.id, "name": p.id.title(), "key": p.key.openssh} for p in (m["dave"], m["erin"])]
 
     propose_next(root, hand_over)
     signed(root, m, "alice bob")
@@ -312,8 +311,21 @@ def test_no_registry(tmp_path: Path) -> None:
         (lambda t: t + "threshold: 1\n", "duplicate-key", "threshold"),
         (lambda t: t.replace("ssh-ed25519", "ssh-dss", 1), "unsupported-key", "maintainers[0].key"),
     ],
-    ids=["unknown-top", "unknown-nested", "identifier", "dup-id", "offset", "date-only", "nfkc", "zero-width",
-         "threshold-too-high", "bool", "format", "dup-yaml-key", "key-type"],
+    ids=[
+        "unknown-top",
+        "unknown-nested",
+        "identifier",
+        "dup-id",
+        "offset",
+        "date-only",
+        "nfkc",
+        "zero-width",
+        "threshold-too-high",
+        "bool",
+        "format",
+        "dup-yaml-key",
+        "key-type",
+    ],
 )
 def test_strict_parsing(tmp_path: Path, m: dict[str, Person], edit, expected: str, needle: str) -> None:  # type: ignore[no-untyped-def]
     root = genesis(tmp_path, m, signers="")
@@ -340,8 +352,14 @@ def test_key_may_not_appear_twice(tmp_path: Path, m: dict[str, Person]) -> None:
 @pytest.fixture
 def labs(tmp_path: Path, m: dict[str, Person], lab_keys: dict[str, Person]) -> Path:
     root = genesis(tmp_path, m)
-    add_lab(root, "acme", "Acme AI", [lab_keys["acme1"].key],
-            valid_after=datetime(2026, 1, 1, tzinfo=UTC), valid_before=datetime(2026, 12, 31, tzinfo=UTC))
+    add_lab(
+        root,
+        "acme",
+        "Acme AI",
+        [lab_keys["acme1"].key],
+        valid_after=datetime(2026, 1, 1, tzinfo=UTC),
+        valid_before=datetime(2026, 12, 31, tzinfo=UTC),
+    )
     add_lab(root, "zeta", "Zeta Labs", [lab_keys["zeta1"].key])  # amends the unsigned v2
     signed(root, m, "alice bob")
     return root
@@ -487,21 +505,36 @@ def test_allowed_signers_agrees_with_ssh_keygen(tmp_path: Path, m: dict[str, Per
         sig = tmp_path / "manifest.json.sig"
         sig.write_text(armored)
         result = subprocess.run(
-            ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", principal, "-n", namespace, "-s", str(sig),
-             f"-Overify-time={at.strftime('%Y%m%d%H%M%S')}Z"],
-            stdin=message.open("rb"), capture_output=True,
+            [
+                "ssh-keygen",
+                "-Y",
+                "verify",
+                "-f",
+                str(allowed),
+                "-I",
+                principal,
+                "-n",
+                namespace,
+                "-s",
+                str(sig),
+                f"-Overify-time={at.strftime('%Y%m%d%H%M%S')}Z",
+            ],
+            stdin=message.open("rb"),
+            capture_output=True,
         )
         return result.returncode == 0
 
     times = [switch - timedelta(seconds=1), switch, switch + timedelta(seconds=1), NOW]
-    cases = [
-        (signer, principal, NS_BUNDLE, at)
-        for signer in (acme_old, acme_new, acme_lost, zeta, m["alice"])
-        for principal in ("acme", "zeta")
-        for at in times
-    ] + [(m["alice"], "alice", ns, NOW) for ns in (NS_RELEASE, NS_REGISTRY, NS_BUNDLE)] + [
-        (m["carol"], "alice", NS_RELEASE, NOW), (acme_new, "acme", NS_RELEASE, NOW)
-    ]
+    cases = (
+        [
+            (signer, principal, NS_BUNDLE, at)
+            for signer in (acme_old, acme_new, acme_lost, zeta, m["alice"])
+            for principal in ("acme", "zeta")
+            for at in times
+        ]
+        + [(m["alice"], "alice", ns, NOW) for ns in (NS_RELEASE, NS_REGISTRY, NS_BUNDLE)]
+        + [(m["carol"], "alice", NS_RELEASE, NOW), (acme_new, "acme", NS_RELEASE, NOW)]
+    )
     outcomes = []
     for signer, principal, namespace, at in cases:
         armored = sign(signer.private, message.read_bytes(), namespace)
@@ -540,8 +573,15 @@ def test_allowed_signers_namespace_filter(labs: Path) -> None:
 def test_maintainer_recipients(tmp_path: Path, m: dict[str, Person]) -> None:
     recipient = "age1" + "q" * 58
     root = tmp_path
-    init_registry(root, [{"id": "alice", "name": "Alice", "key": m["alice"].key, "age_recipient": recipient},
-                         {"id": "bob", "name": "Bob", "key": m["bob"].key}], 1, EXPIRES)
+    init_registry(
+        root,
+        [
+            {"id": "alice", "name": "Alice", "key": m["alice"].key, "age_recipient": recipient},
+            {"id": "bob", "name": "Bob", "key": m["bob"].key},
+        ],
+        1,
+        EXPIRES,
+    )
     signed(root, m, "alice")
     assert load_registry(root, NOW).maintainer_recipients == (recipient,)
     with pytest.raises(ParseError) as info:
@@ -564,8 +604,14 @@ def test_item_access_grants_parse_strictly_and_round_trip(labs: Path, m: dict[st
     for bad, reason_ in (
         (text.replace("granted:", "since:"), "missing-field"),
         (text.replace("benchmark: soohak", "benchmark: Soohak!"), "bad-identifier"),
-        (text.replace("granted: '2026-06-01T12:00:00Z'",
-                      "granted: '2026-06-01T12:00:00Z'\n  - {benchmark: soohak, granted: '2026-07-01T00:00:00Z'}", 1), "duplicate"),
+        (
+            text.replace(
+                "granted: '2026-06-01T12:00:00Z'",
+                "granted: '2026-06-01T12:00:00Z'\n  - {benchmark: soohak, granted: '2026-07-01T00:00:00Z'}",
+                1,
+            ),
+            "duplicate",
+        ),
     ):
         with pytest.raises(BuilderError) as error:
             parse_version(bad.encode(), "v3")

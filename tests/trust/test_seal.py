@@ -32,8 +32,12 @@ from tests import age_vectors  # noqa: E402
 from tests.peers import age_passphrase_encrypt, need_tool
 
 SEAL_REASONS = {
-    "armored-refused", "bad-header", "scrypt-refused", "no-matching-recipient",
-    "decrypt-failed", "bad-recipient",
+    "armored-refused",
+    "bad-header",
+    "scrypt-refused",
+    "no-matching-recipient",
+    "decrypt-failed",
+    "bad-recipient",
 }
 
 # Identities reused across tests (generating is cheap, but fixed ones keep output stable).
@@ -91,8 +95,7 @@ def run(*cmd, **kw) -> subprocess.CompletedProcess:
 
 def test_identity_repr_hides_secret():
     for ident in (ALICE, load_identity(ALICE.reveal_secret() + BOB.reveal_secret())):
-        for text in (repr(ident), str(ident), f"{ident}", f"{ident!r}", str([ident]),
-                     str({"id": ident})):
+        for text in (repr(ident), str(ident), f"{ident}", f"{ident!r}", str([ident]), str({"id": ident})):
             assert_no_secret(text)
             assert ident.recipient in text
     assert repr(ALICE) == f"Identity(recipient={ALICE.recipient!r})"
@@ -260,8 +263,7 @@ def test_age_cli_multiple_recipients(tmp_path):
     plain = tmp_path / "p"
     plain.write_bytes(b"sealed to three\n")
     out = tmp_path / "p.age"
-    run("age", "-r", ALICE.recipient, "-r", BOB.recipient, "-r", CAROL.recipient,
-        "-o", str(out), str(plain))
+    run("age", "-r", ALICE.recipient, "-r", BOB.recipient, "-r", CAROL.recipient, "-o", str(out), str(plain))
     data = out.read_bytes()
     for ident in (ALICE, BOB, CAROL):
         assert unseal(data, [ident], out) == plain.read_bytes()
@@ -299,10 +301,7 @@ def test_age_passphrase_file_is_refused(tmp_path):
     data = out.read_bytes()
     assert f"\n-> {SCRYPT_LABEL} ".encode() in data
     e = expect_error(SealError, "scrypt-refused", unseal, data, [ALICE], out)
-    assert e.message == (
-        "passphrase-encrypted files are not accepted from bundles; "
-        "encrypt to the benchmark's recipient"
-    )
+    assert e.message == ("passphrase-encrypted files are not accepted from bundles; encrypt to the benchmark's recipient")
     assert e.where == str(out)
 
 
@@ -489,16 +488,38 @@ AGREE = {
 #    is `armored-refused`, whatever it expects; except armor_garbage_leading, whose
 #    leading "garbage" line is neither armor nor an age v1 line: `bad-header`.
 _ARMORED = [
-    "armor_crlf", "armor_empty", "armor_empty_last_line", "armor_empty_line_begin",
-    "armor_empty_line_end", "armor_eol_between_padding", "armor_full_last_line",
-    "armor_garbage_encoded", "armor_garbage_trailing", "armor_header_crlf",
-    "armor_headers", "armor_hybrid", "armor_invalid_character_header",
-    "armor_invalid_character_payload", "armor_long_line", "armor_lowercase",
-    "armor_no_end_line", "armor_no_eol", "armor_no_match", "armor_no_padding",
-    "armor_not_canonical", "armor_pgp_checksum", "armor_scrypt", "armor_short_line",
-    "armor_whitespace_begin", "armor_whitespace_end", "armor_whitespace_eol",
-    "armor_whitespace_last_line", "armor_whitespace_line_start", "armor_whitespace_outside",
-    "armor_wrong_type", "armor_x25519",
+    "armor_crlf",
+    "armor_empty",
+    "armor_empty_last_line",
+    "armor_empty_line_begin",
+    "armor_empty_line_end",
+    "armor_eol_between_padding",
+    "armor_full_last_line",
+    "armor_garbage_encoded",
+    "armor_garbage_trailing",
+    "armor_header_crlf",
+    "armor_headers",
+    "armor_hybrid",
+    "armor_invalid_character_header",
+    "armor_invalid_character_payload",
+    "armor_long_line",
+    "armor_lowercase",
+    "armor_no_end_line",
+    "armor_no_eol",
+    "armor_no_match",
+    "armor_no_padding",
+    "armor_not_canonical",
+    "armor_pgp_checksum",
+    "armor_scrypt",
+    "armor_short_line",
+    "armor_whitespace_begin",
+    "armor_whitespace_end",
+    "armor_whitespace_eol",
+    "armor_whitespace_last_line",
+    "armor_whitespace_line_start",
+    "armor_whitespace_outside",
+    "armor_wrong_type",
+    "armor_x25519",
 ]
 # 2. scrypt (passphrase) stanzas are refused by policy, checked right after the generic
 #    header grammar and before scrypt's own argument rules, so scrypt vectors whose
@@ -506,15 +527,29 @@ _ARMORED = [
 #    scrypt_not_canonical_body (grammar: body base64 -> bad-header) and scrypt_uppercase
 #    ("SCRYPT" is not the scrypt type, so it is an unknown stanza -> no match).
 _SCRYPT = [
-    "scrypt", "scrypt_and_x25519", "scrypt_bad_tag", "scrypt_double",
-    "scrypt_extra_argument", "scrypt_long_file_key", "scrypt_no_match",
-    "scrypt_not_canonical_salt", "scrypt_salt_long", "scrypt_salt_missing",
-    "scrypt_salt_short", "scrypt_work_factor_23", "scrypt_work_factor_hex",
-    "scrypt_work_factor_leading_garbage", "scrypt_work_factor_leading_plus",
-    "scrypt_work_factor_leading_zero_decimal", "scrypt_work_factor_leading_zero_octal",
-    "scrypt_work_factor_missing", "scrypt_work_factor_negative",
-    "scrypt_work_factor_overflow", "scrypt_work_factor_trailing_garbage",
-    "scrypt_work_factor_wrong", "scrypt_work_factor_zero",
+    "scrypt",
+    "scrypt_and_x25519",
+    "scrypt_bad_tag",
+    "scrypt_double",
+    "scrypt_extra_argument",
+    "scrypt_long_file_key",
+    "scrypt_no_match",
+    "scrypt_not_canonical_salt",
+    "scrypt_salt_long",
+    "scrypt_salt_missing",
+    "scrypt_salt_short",
+    "scrypt_work_factor_23",
+    "scrypt_work_factor_hex",
+    "scrypt_work_factor_leading_garbage",
+    "scrypt_work_factor_leading_plus",
+    "scrypt_work_factor_leading_zero_decimal",
+    "scrypt_work_factor_leading_zero_octal",
+    "scrypt_work_factor_missing",
+    "scrypt_work_factor_negative",
+    "scrypt_work_factor_overflow",
+    "scrypt_work_factor_trailing_garbage",
+    "scrypt_work_factor_wrong",
+    "scrypt_work_factor_zero",
 ]
 # 3. Post-quantum hybrid (mlkem768x25519) identities are not supported (embargo keys are
 #    X25519, and pyrage 1.4 cannot decrypt them): load_identity refuses every
@@ -526,9 +561,17 @@ _SCRYPT = [
 #    hybrid_currupted_enc_x25519, hybrid_no_match, hybrid_uppercase (no match),
 #    hybrid_not_canonical_body (grammar) and hybrid_x25519_arg (bad X25519 stanza).
 _HYBRID = [
-    "hybrid", "hybrid_and_x25519", "hybrid_extra_argument", "hybrid_grease",
-    "hybrid_identity", "hybrid_long_file_key", "hybrid_long_share", "hybrid_low_order",
-    "hybrid_multiple_recipients", "hybrid_not_canonical_enc", "hybrid_short_share",
+    "hybrid",
+    "hybrid_and_x25519",
+    "hybrid_extra_argument",
+    "hybrid_grease",
+    "hybrid_identity",
+    "hybrid_long_file_key",
+    "hybrid_long_share",
+    "hybrid_low_order",
+    "hybrid_multiple_recipients",
+    "hybrid_not_canonical_enc",
+    "hybrid_short_share",
 ]
 EXPECTED_DIFFERENCES: dict[str, str] = {
     **{n: "armored-refused" for n in _ARMORED},
@@ -584,16 +627,14 @@ def test_c2sp_age_vectors():
             mismatches.append(f"{v.name}: expect={v.expect!r} want={want} got={outcome} {problems}")
     assert not mismatches, "age vector mismatches:\n" + "\n".join(mismatches)
     assert tally["agree"] + tally["expected difference"] == len(vectors)
-    print(f"C2SP age vectors: {len(vectors)} total, {tally['agree']} agree, "
-          f"{tally['expected difference']} expected differences")
+    print(f"C2SP age vectors: {len(vectors)} total, {tally['agree']} agree, {tally['expected difference']} expected differences")
 
 
 def test_c2sp_vectors_cover_every_reason():
     """The vector set exercises each unseal outcome at least once (guards the mapping)."""
     vectors = age_vectors.vectors_or_skip()
     outcomes = Counter(_run_vector(v)[0] for v in vectors)
-    for reason in ("success", "bad-header", "no-matching-recipient", "decrypt-failed",
-                   "scrypt-refused", "armored-refused"):
+    for reason in ("success", "bad-header", "no-matching-recipient", "decrypt-failed", "scrypt-refused", "armored-refused"):
         assert outcomes[reason] > 0, outcomes
 
 

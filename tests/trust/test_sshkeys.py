@@ -94,7 +94,9 @@ def assert_no_key_material(message: str, file_text: str) -> None:
     [
         b"not a key",
         b"-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
-        b"-----BEGIN OPENSSH PRIVATE KEY-----\n" + base64.b64encode(b"openssh-key-v1\x00" + b"\x00" * 40) + b"\n-----END OPENSSH PRIVATE KEY-----\n",
+        b"-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + base64.b64encode(b"openssh-key-v1\x00" + b"\x00" * 40)
+        + b"\n-----END OPENSSH PRIVATE KEY-----\n",
     ],
     ids=["garbage", "short", "damaged"],
 )
@@ -141,8 +143,16 @@ def test_missing_private_key_file(tmp_path: Path) -> None:
         ("ssh-ed25519 " + base64.b64encode(put_string("ssh-ed25519") + b"\x00\x00\x00\x20abc").decode(), "truncated"),
         # The line names one algorithm, the blob another: refuse rather than guess.
         ("ssh-rsa " + base64.b64encode(put_string("ssh-ed25519") + put_string(b"x" * 32)).decode(), "bad-key"),
-        ("ecdsa-sha2-nistp256 " + base64.b64encode(put_string(ECDSA_P256) + put_string("nistp384") + put_string(b"\x04" + b"\x01" * 64)).decode(), "bad-key"),
-        ("ecdsa-sha2-nistp256 " + base64.b64encode(put_string(ECDSA_P256) + put_string("nistp256") + put_string(b"\x04" + b"\x01" * 64)).decode(), "bad-key"),
+        (
+            "ecdsa-sha2-nistp256 "
+            + base64.b64encode(put_string(ECDSA_P256) + put_string("nistp384") + put_string(b"\x04" + b"\x01" * 64)).decode(),
+            "bad-key",
+        ),
+        (
+            "ecdsa-sha2-nistp256 "
+            + base64.b64encode(put_string(ECDSA_P256) + put_string("nistp256") + put_string(b"\x04" + b"\x01" * 64)).decode(),
+            "bad-key",
+        ),
     ],
     ids=["dsa", "no-blob", "bad-base64", "short-ed25519", "trailing", "truncated", "mismatch", "p384-curve", "off-curve"],
 )

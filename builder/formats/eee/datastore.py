@@ -46,8 +46,13 @@ def _component(value: str, what: str) -> str:
     if not value or value.lower() == UNKNOWN:
         raise ValueError(f"{what} is empty or {UNKNOWN!r}")
     value = value.replace(":", "_")
-    if value in (".", "..", DATA) or "/" in value or _INVALID_CHARS.search(value) or value.endswith((".", " ")) \
-            or value.split(".", 1)[0].upper() in _DEVICE_NAMES:
+    if (
+        value in (".", "..", DATA)
+        or "/" in value
+        or _INVALID_CHARS.search(value)
+        or value.endswith((".", " "))
+        or value.split(".", 1)[0].upper() in _DEVICE_NAMES
+    ):
         raise ValueError(f"{what} {value!r} is not a portable folder name")
     return value
 
@@ -120,7 +125,13 @@ def place(collection: str, model_id: str, lab: str, key: tuple[str, ...]) -> Pla
         return Placement(flat, lab_folder, source, PurePosixPath(DATA, bench, lab_folder, flat), name)
     if "/" in model_id:
         return Placement(model_id, model_id.split("/", 1)[0], "the model id's prefix", PurePosixPath(DATA, bench, dev, model), name)
-    return Placement(model_id, lab_folder, "the submitting lab (registry id): the model id names no developer", PurePosixPath(DATA, bench, dev, model), name)
+    return Placement(
+        model_id,
+        lab_folder,
+        "the submitting lab (registry id): the model id names no developer",
+        PurePosixPath(DATA, bench, dev, model),
+        name,
+    )
 
 
 def is_datastore_file(rel: str) -> bool:

@@ -31,4 +31,6 @@ class Kind:
     # (ctx, board, column, contaminated) -> the per-item scores the column is the plain mean
     # of, and the column's item mask; None where it is no such mean (a difference, a
     # composite, a slope): builder.scoring.paired pairs only such columns.
-    item_scores: Callable[[Context, BoardSpec, str, bool], tuple[Scores, np.ndarray] | None] = field(default=lambda ctx, board, column, contaminated: None)
+    item_scores: Callable[[Context, BoardSpec, str, bool], tuple[Scores, np.ndarray] | None] = field(
+        default=lambda ctx, board, column, contaminated: None
+    )

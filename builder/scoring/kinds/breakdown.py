@@ -25,7 +25,9 @@ class Params(KindParams):
     min_group_items: int = 1
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     measure = p._measure(b.get("measure"), f"{path}.measure")
     by = b.get("by")
     if by not in p._item_filter_fields() or by in ("answer_type",):

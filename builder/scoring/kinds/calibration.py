@@ -28,7 +28,9 @@ class Params(KindParams):
     measure: Measure
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     return Params(p._versus(b, path), Measure("accuracy", "avg", p.samples)), list(COLUMNS)
 
 

@@ -22,7 +22,9 @@ class Params(KindParams):
     rank_shift: tuple[str, str] | None = None  # (from, to): each row's rank difference (SOOHAK Figure 4)
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     composites = _composites(p, b.get("metrics"), path, earlier)
     cols = [c.name for c in composites]
     shift = b.get("rank_shift")

@@ -24,7 +24,9 @@ class Params(KindParams):
     delta: str | None
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     measure = p._measure(b.get("measure"), f"{path}.measure")
     over = b.get("over")
     known = p._result_filter_fields()

@@ -35,7 +35,9 @@ class Params(KindParams):
     profiles: tuple[float, float] | None = None  # (HIGH when DRG >=, LOW when DRG <=)
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     if pairing is None:
         p.err(f"{path}.kind", "drg boards need the top-level pairing declaration")
     bins = {x.name: x for x in p.item_bins}
@@ -50,7 +52,12 @@ def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | Non
     versus = p._versus(b, path)
     prof, profiles = b.get("profiles"), None
     if prof is not None:
-        if not isinstance(prof, Mapping) or set(prof) != {"high", "low"} or not all(isinstance(prof[k], (int, float)) and not isinstance(prof[k], bool) for k in prof) or prof["low"] >= prof["high"]:
+        if (
+            not isinstance(prof, Mapping)
+            or set(prof) != {"high", "low"}
+            or not all(isinstance(prof[k], (int, float)) and not isinstance(prof[k], bool) for k in prof)
+            or prof["low"] >= prof["high"]
+        ):
             p.err(f"{path}.profiles", "must be {high: x, low: y} with low < high (as fractions)")
         else:
             profiles = (float(prof["high"]), float(prof["low"]))

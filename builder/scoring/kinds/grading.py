@@ -29,7 +29,9 @@ class Params(KindParams):
     pass
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     return Params(), list(COLUMNS)
 
 
@@ -66,8 +68,15 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
     raw.est["disagreements"].basis = (Term(1.0, stream, rows, elig, None),)
     raw.est["equivalence_graded"].basis = (Term(1.0, ("equivalence", 0, sel.conds.tobytes()), rows, elig, None),)
     raw.est["unparsed_answers"] = count(total("unparsed"), n_items, flag)
-    for name in ("regraded_samples", "equivalence_graded", "judge_graded_samples", "lab_ungraded_samples", "disagreements", "disagreement_rate",
-                 "unparsed_answers"):
+    for name in (
+        "regraded_samples",
+        "equivalence_graded",
+        "judge_graded_samples",
+        "lab_ungraded_samples",
+        "disagreements",
+        "disagreement_rate",
+        "unparsed_answers",
+    ):
         unit = "fraction" if name == "disagreement_rate" else "count"
         better = False if name in ("disagreements", "disagreement_rate", "unparsed_answers") else None
         raw.columns.append(MetricDef(name, name.replace("_", " ").capitalize(), D.GRADING[name], unit, better))

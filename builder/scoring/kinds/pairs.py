@@ -24,7 +24,9 @@ class Params(KindParams):
     measure: Measure | None
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     if pairing is None:
         p.err(f"{path}.kind", "pairs boards need the top-level pairing declaration")
     m = p._measure(b.get("measure", "accuracy"), f"{path}.measure")

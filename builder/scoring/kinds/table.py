@@ -21,7 +21,9 @@ class Params(KindParams):
     metrics: tuple[MetricSpec, ...]
 
 
-def parse(p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]) -> tuple[Params, list[str]]:
+def parse(
+    p: ParserBase, b: Mapping[str, Any], path: str, pairing: Pairing | None, earlier: dict[str, dict[str, str]]
+) -> tuple[Params, list[str]]:
     metrics = _metrics(p, b.get("metrics"), path)
     return Params(metrics), [m.name for m in metrics]
 
@@ -98,4 +100,6 @@ def _item_scores(ctx: Context, board: BoardSpec, column: str, contaminated: bool
     return scores(ctx.prep, sel, m.measure), ctx.prep.item_mask(items)
 
 
-KIND = Kind("table", frozenset({"metrics"}), parse, build, summaries=frozenset({"unsolved"}), metric_kinds=_metric_kinds, item_scores=_item_scores)
+KIND = Kind(
+    "table", frozenset({"metrics"}), parse, build, summaries=frozenset({"unsolved"}), metric_kinds=_metric_kinds, item_scores=_item_scores
+)
