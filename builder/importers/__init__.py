@@ -4,6 +4,8 @@
 - ``common``: What every importer shares: item-id mapping, the import report, writing the
   outputs
 - ``eee_instances``: Every Eval Ever 0.3 instance-level JSONL (one sample a line)
+- ``eval_layout``: Where the samples are in an inspect_ai ``.eval`` zip: the classic and the
+  chunked layout
 - ``inspect_log``: Import inspect_ai evaluation logs (`.eval` archives or `.json`)
 - ``limits``: Limits on harness logs: the importers read files a lab did not write by hand and
   may not trust (issue 22, "Hostile logs and answers")

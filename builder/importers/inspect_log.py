@@ -5,7 +5,9 @@ Format (inspect_ai ``EvalLog``): ``eval`` (task, model, model_generate_config, p
 ``samples``, each with ``id``, ``epoch`` (from 1), ``output`` (``choices[0].stop_reason``,
 ``usage``), ``scores`` (scorer name → ``{value, answer, explanation, metadata}``),
 ``metadata``, ``model_usage``, ``total_time`` and ``error``. A ``.eval`` file is a zip
-holding ``header.json`` (the log without samples) and ``samples/<id>_epoch_<n>.json``.
+holding ``header.json`` (the log without samples) and each sample either as
+``samples/<id>_epoch_<n>.json`` or in the chunked layout (``samples/<id>_epoch_<n>/sample.json``
+and ``metadata.json`` beside transcript chunks, which are not read): ``eval_layout``.
 
 One results row per sample: ``item`` = the sample id (or ``--id-field`` from its metadata,
 then ``--map``), ``lang`` = ``--lang-field`` from its metadata or ``--lang``, ``sample`` =
@@ -26,6 +28,7 @@ from typing import Any
 
 from builder.errors import ParseError
 from builder.importers.common import MAX_LOG_BYTES, IdMap, ImportReport, read_capped, skeleton
+from builder.importers.eval_layout import SampleEntry, check_named, sample_entries
 from builder.importers.limits import MAX_MEMBER, ItemSources, check_epoch, check_id, load_json, read_member, shown
 
 HARNESS = "inspect_ai"
@@ -34,6 +37,7 @@ USED = {"id", "epoch", "output", "scores", "metadata", "model_usage", "total_tim
 TRANSCRIPT = {
     "input", "target", "messages", "events", "store", "role_usage", "started_at", "completed_at", "working_time", "uuid",
     "error_retries", "attachments", "events_data", "turn_count", "limit", "invalidation", "choices", "sandbox", "files", "setup",
+    "message_refs",  # the chunked layout's shell: where its final messages are in the chunks
 }  # fmt: skip
 CORRECT = {"C": True, "I": False, "P": False, "N": False}
 
@@ -107,11 +111,11 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
         if "header.json" not in names:
             raise ParseError("is a zip without header.json, not an inspect .eval log", where=where, reason="bad-log")
         header = _json(_member(archive, "header.json", path), f"{where}!header.json")
-        sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
+        entries = sample_entries(names, where)  # refuses an unknown layout before any sample is read
 
         def samples() -> Iterator[dict[str, Any]]:
-            for name in sample_names:
-                yield _json(_member(archive, name, path), f"{where}!{name}")
+            for entry in entries:
+                yield _sample(archive, entry, path)
 
         return header, samples()
     log = _json(read_capped(path), where)
@@ -123,6 +127,22 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
             hint="pass the .eval or .json file inspect wrote under its log directory",
         )
     return log, iter(log.get("samples") or [])
+
+
+def _sample(archive: zipfile.ZipFile, entry: SampleEntry, path: Path) -> dict[str, Any]:
+    """One sample, whole: a classic entry, or a chunked sample's shell with its metadata
+    (the transcript chunks are never read: no results field comes from them)."""
+    where = str(path)
+    sample = check_named(_json(_member(archive, entry.shell, path), f"{where}!{entry.shell}"), entry, where)
+    if entry.metadata is not None:
+        if "metadata" in sample:
+            raise ParseError(
+                f"chunked sample {shown(entry.stem)!r} has metadata both in {shown(entry.shell)!r} and in {shown(entry.metadata)!r}",
+                where=where,
+                reason="eval-layout",
+            )
+        sample["metadata"] = _json(_member(archive, entry.metadata, path), f"{where}!{entry.metadata}")
+    return sample
 
 
 def _scorer(scores: dict[str, Any], chosen: str | None, where: str) -> str:

@@ -145,3 +145,18 @@ def run_lm_eval(tmp: Path, docs: list[dict[str, Any]], repeats: tuple[int, ...])
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, **OFFLINE}, cwd=tmp)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return {r: next(out.rglob(f"samples_{name}_*.jsonl")) for r, name in zip(repeats, names)}
+
+
+def convert_chunked(log: Path, out_dir: Path) -> Path:
+    """The same .eval log in inspect_ai's chunked sample layout, written by inspect's own
+    converter (``inspect log convert-chunked``, a hidden command of inspect_ai 0.3.285)."""
+    require("inspect_ai.log._recorders.chunked")
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "log", "convert-chunked", str(log), "--output-dir", str(out_dir)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **OFFLINE},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out_dir / log.name
