@@ -43,7 +43,7 @@ LAYOUTS = (
     "(samples/<id>_epoch_<n>/sample.json with metadata.json, skeleton.json and the chunk folders "
     "messages/, events/, calls/, attachments/)"
 )
-HINT = "export the log again with inspect_ai; if it is an inspect_ai log, the layout is newer than this importer"
+HINT = "a damaged archive, or a layout newer than this importer: export the log again with inspect_ai"
 
 
 @dataclass(frozen=True)
