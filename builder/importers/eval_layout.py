@@ -66,7 +66,7 @@ def _refuse(message: str, where: str) -> ParseError:
 
 
 def sample_entries(names: list[str], where: str) -> list[SampleEntry]:
-    """The samples of an archive whose entry names are ``names``, in name order.
+    """The samples of an archive whose entry names are ``names``, ordered by ``stem``.
 
     A name repeated in the zip (inspect re-logs a requeued sample under the same name) is
     one sample: reading by name gives its last entry, as inspect's own reader does."""
