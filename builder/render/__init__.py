@@ -5,6 +5,7 @@
   non-dumpable for the build while it holds a secret
 - ``compare``: The compare page of a benchmark: 2–5 models side by side on every board
 - ``data``: The public data contract: `site/data/index.json` and one JSON + CSV per board
+- ``data_files``: the Data page's download links: every file the build published under ``data/``, grouped
 - ``eee_export``: `sealboard export eee DIR`: a built site's Every Eval Ever records merged into
   one datastore, byte for byte
 - ``eee_samples``: Every Eval Ever instance-level samples files of released, opted-in results
