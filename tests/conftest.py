@@ -66,6 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[_COUNT_FILE] = str(Path(tempfile.mkdtemp(prefix="sealboard-tests-")) / "demo-builds")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers that follow from the fixtures a test uses, so none can be forgotten: a shared
     whole-site build makes a test ``slow`` (and groups it onto that build's xdist worker);

@@ -197,6 +197,10 @@ def verify_site(site: Path, root: Path | None = None) -> list[str]:
     return lines
 
 
+# The reasons of builder.timelock's refusals (reasons.yaml): an unopened time-lock, not a wrong identity.
+_TIMELOCK_REASONS = ("beacon-", "round-not-reached", "timelock-")
+
+
 def verify_repo(root: Path, clock: Any) -> list[str]:
     """Statements' verdicts and published identities, checked with no secret."""
     from builder.bundles.ingest import DATASET_DIR, RawBundle, discover
@@ -215,7 +219,11 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
             raise facts.changed
     states = release_states(root, configs, registry, clock)
     lines = [f"{bid}: {s.summary()}" for bid, s in states.items()]
-    identities, problems = published_identities(root, configs, states)
+    identities, found = published_identities(root, configs, states)
+    # A time-lock that cannot be opened yet (its round's signature not committed, no relay) or
+    # at all falls back to the maintainers' route: a line to act on, as before.
+    lines += [f"problem: {p}" for p in found if p.reason.startswith(_TIMELOCK_REASONS)]
+    problems = [p for p in found if not p.reason.startswith(_TIMELOCK_REASONS)]
     if problems:
         # A published identity that its release does not authorise (published before the
         # release, or unreadable) is a failed check, not a line to read past (issue 44).

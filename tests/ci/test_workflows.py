@@ -405,7 +405,9 @@ def test_record_attestation_job_opens_one_pull_request_per_new_deploy(tmp_path: 
         text=True,
         check=True,
     ).stdout.split()
-    assert sorted(files) == sorted([f"{folder}/statement.json", f"{folder}/statement.json.sig", f"{folder}/boards/b/full.json"])
+    assert sorted(files) == sorted(
+        [f"{folder}/statement.json", f"{folder}/statement.json.sig", f"{folder}/boards/b/full.json", f"{folder}/index.json"]
+    )  # a record keeps the deploy's index too
     assert len(Path(workflow_env["FAKE_PRS"]).read_text().splitlines()) == 1
     # Next run, the pull request merged: the same deploy shows nothing new, so nothing is recorded.
     subprocess.run(["git", "-C", str(repo), "switch", "-q", "main"], check=True)

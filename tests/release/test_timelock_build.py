@@ -55,7 +55,7 @@ def test_timelocked_release_publishes_with_no_maintainer_and_no_secret(tmp_path:
     page = (inst.root / ".sealboard" / "staged" / "pages" / "verify-release.md").read_text()
     assert (
         f"the embargo identity time-locked to drand round {round_number} (≈ {chain.time_of(round_number):%Y-%m-%dT%H:%M:%SZ}) "
-        f"of chain `{chain.hash}`" in page
+        f"of chain <code>{chain.hash}</code>" in page
     )
 
     # The maintainers' own authorised build at the same time publishes the same data.

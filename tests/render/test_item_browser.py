@@ -33,6 +33,7 @@ from builder.release.statement import Publish, Scope
 from tests.factory import NOW, make_instance, results_for
 from tests.release.support import AFTER, T, distinct_items
 from tests.render.test_pages_browser import SHOTS, WIDTHS, _Quiet, _url_to_file, overflow_problems
+from tests.shared_demo import DEMO_SITE_URL
 
 # What each filter means, from the published item's fields (design: the item browser).
 MEANING: dict[str, Callable[[dict[str, Any]], list[Any]]] = {
@@ -67,6 +68,10 @@ OFFERED = """(() => Object.fromEntries([...document.querySelectorAll('[data-sb-f
 LINKS = "[...document.querySelectorAll('table.sb-items tbody a')].map(a => a.href)"
 
 
+# The shared demo's site_url path ("math"): its 404.html links there, root-absolute.
+SUB = urlsplit(DEMO_SITE_URL).path.strip("/")
+
+
 def _serve(www: Path) -> tuple[ThreadingHTTPServer, int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -80,6 +85,8 @@ def sites(tmp_path_factory, demo_site):
     www = tmp_path_factory.mktemp("item-browser") / "www"
     www.mkdir()
     (www / "demo").symlink_to(demo_site.site, target_is_directory=True)
+    # And where its site_url puts it (mkdocs writes 404.html's links under that path).
+    (www / SUB).symlink_to(demo_site.site, target_is_directory=True)
     (www.parent / "demo").symlink_to(demo_site.root, target_is_directory=True)
 
     items = distinct_items()
@@ -574,17 +581,22 @@ def test_the_404_page_is_styled_at_any_depth_below_a_sub_path(sites, browser):
         for width, height in WIDTHS:
             page = browser.page(width, height)
             try:
-                for missing in ("demo/nope.html", "demo/kcsat-ml/nope.html", "demo/kcsat-ml/items/nope.html", "demo/labs/x/y/nope.html"):
+                for missing in (
+                    f"{SUB}/nope.html",
+                    f"{SUB}/kcsat-ml/nope.html",
+                    f"{SUB}/kcsat-ml/items/nope.html",
+                    f"{SUB}/labs/x/y/nope.html",
+                ):
                     page.goto(base + missing)
                     facts = page.eval(STYLED)
                     assert facts["sheets"] and all(facts["sheets"]), (missing, facts)
                     assert facts["header"] == "sticky", (missing, facts)
-                    assert facts["home"] == facts["logo"] == base + "demo/index.html", (missing, facts)
+                    assert facts["home"] == facts["logo"] == base + f"{SUB}/index.html", (missing, facts)
                     # What the page uses resolves to the site's files. (Chromium's preload
                     # scanner may also guess them against the address before the <base> exists:
                     # speculative requests the page never uses.)
                     broken = [
-                        u for u in facts["uses"] if not u.startswith(base + "demo/assets/") or not _url_to_file(www, base, u).is_file()
+                        u for u in facts["uses"] if not u.startswith(base + f"{SUB}/assets/") or not _url_to_file(www, base, u).is_file()
                     ]
                     assert len(facts["uses"]) >= 5 and not broken, (missing, broken)
                     assert not overflow_problems(page, width, missing), overflow_problems(page, width, missing)
