@@ -74,6 +74,10 @@ def scrubbed_env(environ: dict[str, str] | None = None, *, source_date_epoch: in
     env["NO_MKDOCS_2_WARNING"] = "1"  # Material's end-of-life banner; the maintainers' page covers it
     env["PYTHONHASHSEED"] = "0"
     env[PROGRESS_ENV] = "1"
+    # The hooks are loaded by path from this process's builder package; what they import must
+    # be the same code, not another copy an editable install or site-packages would find first.
+    ours = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([ours, *(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != ours)])
     return env
 
 
