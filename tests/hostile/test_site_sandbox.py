@@ -76,8 +76,10 @@ def test_child_environment_is_an_allow_list() -> None:
          "GITHUB_TOKEN": "ghs_x", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "x", "AWS_SECRET_ACCESS_KEY": "x", "SSH_AUTH_SOCK": "/tmp/agent"}
     )  # fmt: skip
     passed = {"PATH", "HOME", "LANG", "LC_ALL"}
-    set_here = {"PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "NO_MKDOCS_2_WARNING", generator.PROGRESS_ENV}
+    set_here = {"PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "NO_MKDOCS_2_WARNING", generator.PROGRESS_ENV, "PYTHONPATH"}
     assert set(env) == passed | set_here
+    # PYTHONPATH names only the running builder's root: the code the hooks were loaded from.
+    assert env["PYTHONPATH"] == str(Path(generator.__file__).resolve().parents[2])
 
 
 def _custom_dir(inst: Instance) -> Path:
