@@ -12,12 +12,12 @@ modules each wrote a demo of their own and the site was built 14-18 times a run.
 - ``demo_public``: the public (no identity) site.
 - ``served_demo``: ``demo_site`` over HTTP on loopback under its site_url's sub-path (``/math/``).
 
-Never write into these: a test that must change an instance takes ``demo_copy(path)``, a
-copy whose files are hard links (cheap; every writer in the build replaces files, and the
-staged tree and site are left out so nothing writes through a link).
+Never write into these: a test that must change an instance takes ``demo_copy(src, dst)``
+(tests/shared_demo.py): its sealed files and git's objects are hard links, the rest is copied,
+and the staged tree and site are left out.
 
 Every whole-demo build is counted (``count_demo_build``) and the terminal summary prints the
-tally, so the "built at most 4 times" goal stays visible. Tests that use these fixtures are
+tally (one shared build and one reproducibility twin per kind: 6), so the cost stays visible. Tests that use these fixtures are
 grouped onto one xdist worker (``xdist_group``), so each is built once per run, not once per
 worker.
 """
@@ -124,7 +124,7 @@ def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_site(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoSite:
-    """The authorised demo site, signed with the demo's build key, at <www>/leaderboard."""
+    """The authorised demo site, signed with the demo's build key, at <www>/math (its site_url's path)."""
     from builder.demo.instance import BUILD_KEY
     from builder.pipeline.build import build, load_build_key, load_identities
     from builder.render import generator
