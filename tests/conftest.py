@@ -17,7 +17,8 @@ Never write into these: a test that must change an instance takes ``demo_copy(sr
 and the staged tree and site are left out.
 
 Every whole-demo build is counted (``count_demo_build``) and the terminal summary prints the
-tally (one shared build and one reproducibility twin per kind: 6), so the cost stays visible. Tests that use these fixtures are
+tally (the shared authorised build and its reproducibility twin, the public and Zensical builds,
+and the attestation tests' history demo: its embargoed deploy and its head), so the cost stays visible. Tests that use these fixtures are
 grouped onto one xdist worker (``xdist_group``), so each is built once per run, not once per
 worker.
 """

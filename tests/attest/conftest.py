@@ -21,6 +21,7 @@ from builder.demo.instance import BUILD_KEY, write_demo
 from builder.demo.repository import commit_more
 from builder.pipeline.build import build, load_build_key, load_identities
 from builder.report.records import BuildReport
+from tests.shared_demo import count_demo_build
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
         identities=load_identities(root / "keys/demo/identity.txt", None),
         build_key=load_build_key(root / "keys/demo" / BUILD_KEY, None),
     )
+    count_demo_build("history-embargoed")
     # What `sealboard demo --history` does (builder.demo.history.deploy_embargoed), kept here
     # step by step so the tests also hold the deployed site and its build report.
     written = record(base / "site", root)

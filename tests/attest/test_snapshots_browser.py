@@ -18,6 +18,7 @@ from builder.pipeline.build import build, load_build_key, load_identities
 from tests.render.cdp import CHROMIUM
 from tests.render.conftest import browser  # noqa: F401 - the shared fixture
 from tests.render.test_pages_browser import SHOTS, WIDTHS, overflow_problems
+from tests.shared_demo import count_demo_build
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
@@ -42,6 +43,7 @@ def site(history, tmp_path_factory):
         identities=load_identities(root / "keys/demo/identity.txt", None),
         build_key=load_build_key(root / "keys/demo/build_key", None),
     )
+    count_demo_build("history-head")
     return out
 
 
