@@ -26,6 +26,7 @@ worker.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import tempfile
 from collections import Counter
@@ -61,10 +62,35 @@ _GROUPS = {
 }
 
 
+_CPU_FILE = "SEALBOARD_TEST_CPU"
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    # The controller names one file; xdist workers and child processes inherit the variable.
+    # The controller names the files; xdist workers and child processes inherit the variables.
     if _COUNT_FILE not in os.environ and not hasattr(config, "workerinput"):
-        os.environ[_COUNT_FILE] = str(Path(tempfile.mkdtemp(prefix="sealboard-tests-")) / "demo-builds")
+        scratch = Path(tempfile.mkdtemp(prefix="sealboard-tests-"))
+        os.environ[_COUNT_FILE] = str(scratch / "demo-builds")
+        os.environ[_CPU_FILE] = str(scratch / "cpu")
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of every child it has waited for (builds in child
+    processes, Chromium, harnesses, ssh-keygen): what a test costs on a shared machine, which
+    its wall time under load does not say."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Each test's CPU (set-up, call, tear-down; a shared fixture's cost falls on its first
+    user) is appended to one file the terminal summary totals by module."""
+    start = _cpu_seconds()
+    yield
+    path = os.environ.get(_CPU_FILE)
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{_cpu_seconds() - start:.3f} {item.nodeid}\n")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads xdist_group markers
@@ -86,6 +112,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return
+    cpu_file = Path(os.environ.get(_CPU_FILE, "/nonexistent"))
+    if cpu_file.is_file():
+        by_module: Counter[str] = Counter()
+        for line in cpu_file.read_text(encoding="utf-8").splitlines():
+            seconds, nodeid = line.split(" ", 1)
+            by_module[nodeid.split("::", 1)[0]] += float(seconds)
+        cpu_file.unlink()
+        total = sum(by_module.values())
+        terminalreporter.write_line(
+            f"test CPU (user+sys, with waited-for children): {total:.0f} s over {len(by_module)} modules; the most:"
+        )
+        for module, seconds in by_module.most_common(15):
+            terminalreporter.write_line(f"  {seconds:7.1f} s  {module}")
     path = Path(os.environ.get(_COUNT_FILE, "/nonexistent"))
     if path.is_file():
         tally = Counter(path.read_text(encoding="utf-8").split())
