@@ -44,9 +44,11 @@ def _submissions(root: Path) -> dict[str, list[Path]]:
     return out
 
 
-def commit_with_history(root: Path, now: datetime, message: str, progress: Callable[[str], None] = lambda _m: None) -> list[Path]:
-    """Commit the written demo as described above; return the recorded deploy folders."""
-    keys = root / "keys" / "demo"
+def commit_with_history(
+    root: Path, now: datetime, message: str, build_key: Path, progress: Callable[[str], None] = lambda _m: None
+) -> list[Path]:
+    """Commit the written demo as described above (deploys signed with ``build_key``, opened
+    with keys/demo/identity.txt); return the recorded deploy folders."""
     held = Path(tempfile.mkdtemp(prefix=f".{root.name}-held-", dir=root.parent))  # same file system: renames
     later: list[tuple[Path, Path]] = []  # (where it belongs, where it waits)
     try:
@@ -68,7 +70,7 @@ def commit_with_history(root: Path, now: datetime, message: str, progress: Calla
             else:
                 commit_more(root, when, text)
             progress(f"Deploying the demo as of {when:%Y-%m-%d} ({count} submission(s) per benchmark) and recording it")
-            folders.append(_deploy(root, now, keys, when))
+            folders.append(_deploy(root, now, build_key, when))
             commit_more(root, when + timedelta(minutes=10), f"Record the attestation of the deploy of {when:%Y-%m-%d}")
         for sub, waiting in later:
             if waiting.exists():
@@ -89,14 +91,14 @@ def _by_bench(later: list[tuple[Path, Path]]) -> dict[str, list[tuple[Path, Path
     return out
 
 
-def _deploy(root: Path, now: datetime, keys: Path, when: datetime) -> Path:
+def _deploy(root: Path, now: datetime, build_key: Path, when: datetime) -> Path:
     """The deploy of HEAD (data contract only), signed and recorded; its folder."""
-    from builder.demo.instance import BUILD_KEY
-
     scratch = Path(tempfile.mkdtemp(prefix="sealboard-demo-deploy-"))
     try:
-        key = load_build_key(keys / BUILD_KEY, None)
-        report = build(root, scratch, identities=load_identities(keys / "identity.txt", None), now=now, render=False, build_key=key)
+        key = load_build_key(build_key, None)
+        report = build(
+            root, scratch, identities=load_identities(root / "keys" / "demo" / "identity.txt", None), now=now, render=False, build_key=key
+        )
         version = report.registry.version if report.registry else None
         boards = {}
         for state in report.benchmarks:

@@ -281,5 +281,5 @@ def write_demo(
         from builder.demo.deploys import commit_with_history
 
         progress("Committing the demo as a git repository (branch main), with two earlier deploys recorded")
-        made["deploys"] = commit_with_history(out, now, DEMO_MESSAGE, progress)
+        made["deploys"] = commit_with_history(out, now, DEMO_MESSAGE, keys_dir / BUILD_KEY, progress)
     return made
