@@ -1,9 +1,9 @@
 """The suite's expensive things, built once per run and shared read-only.
 
-Writing the demo costs ~8 CPU-s and building its whole site ~15; before these fixtures nine
+Writing the demo costs ~11 CPU-s (~4.4 of them its two recorded earlier deploys, builder/demo/deploys.py) and building its whole site ~15; before these fixtures nine
 modules each wrote a demo of their own and the site was built 14-18 times a run. Now:
 
-- ``demo_repo``: one demo instance (``write_demo``), committed once, with a ``site_url``
+- ``demo_repo``: one demo instance (``write_demo``: its last commit amended) with a ``site_url``
   so mkdocs writes a dated sitemap (the reproducibility tests check its dates).
 - ``demo_site``: its authorised mkdocs site (signed with the demo's build key), with the
   build report and the progress lines.
@@ -140,7 +140,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 @pytest.fixture(scope="session")
 def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo instance as `sealboard demo` writes it (one commit), with a site_url and
+    """The demo instance as `sealboard demo` writes it (two earlier deploys recorded, builder.demo.deploys;
+    the last commit amended) with a site_url and
     two Hub datasets (tests/shared_demo.py). Read-only: use ``demo_copy`` to change anything."""
     from builder.demo.instance import write_demo
     from builder.demo.repository import _env

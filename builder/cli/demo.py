@@ -26,6 +26,8 @@ from builder.cli.common import progress, translate_errors
 def demo_command(out: Path, seed: int, history: bool) -> None:
     """Write a complete demo instance (throwaway keys, signed and sealed synthetic bundles
     for SOOHAK, LiveMathematicianBench and KCSAT-ML) and build it authorised into OUT/site.
+    Without --history, its git history holds two earlier deploys, signed and recorded, which the site's
+    Snapshots page and changelog show.
 
     \b
     Example:

@@ -1,5 +1,7 @@
 """The demo instance: synthetic data (synth_*), written as a complete signed, sealed instance (instance).
 
+- ``deploys``: The demo's past: two earlier commits (the first few submissions of each benchmark),
+  each deployed (data only, signed) and recorded, so snapshots and the changelog have history
 - ``figures``: The records the synthetic generators (`synth_*`) hand to the demo writer
 - ``history``: `sealboard demo --history`: the embargoed commit deployed, signed and recorded, then the
   audit after release of KCSAT-ML recorded, so the demo's audit has a past to re-derive
@@ -9,7 +11,7 @@
   shows every case the sealing design has (builder.bundles.sealing):
 - ``releases``: The demo's three release states, all real (threshold-signed statements, a
   published identity):
-- ``repository``: The demo as a git repository: `sealboard demo` commits what it wrote, once
+- ``repository``: The demo as a git repository: `sealboard demo` commits what it wrote
 - ``synth_common``: Shared machinery of the synthetic generators: seeded randomness, exact
   counts, swaps
 - ``synth_kcsat``: Synthetic KCSAT-ML (seed paper 002): every Table 8 configuration on all 664

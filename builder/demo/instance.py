@@ -24,6 +24,7 @@ from builder.bundles.results import categorical
 from builder.config import load_config
 from builder.demo import optin
 from builder.demo.releases import write_releases
+from builder.demo.repository import MESSAGE as DEMO_MESSAGE
 from builder.demo.repository import commit_demo, commit_more
 from builder.errors import BuilderError
 from builder.scaffold.ignore import gitignore_text
@@ -37,9 +38,21 @@ MAINTAINERS = (("ada", "Ada Maintainer (demo)"), ("emmy", "Emmy Maintainer (demo
 THRESHOLD = 2
 BUILD_KEY = "build_key"  # keys/demo/build_key: the demo build key (throwaway, git-ignored)
 BENCHMARK_META = {
-    "soohak": ("SOOHAK", "Research-level mathematics written from scratch by mathematicians: Mini, Challenge and Refusal splits (synthetic demo data).", "SOOHAK (seed 000), §3.4.5 avg@3/pass@3, §3.4.7 composites"),
-    "livemathematicianbench": ("LiveMathematicianBench", "Monthly multiple-choice questions from theorems in recent arXiv papers, scored only on items after each model's training cutoff (synthetic demo data).", "LiveMathematicianBench (seed 001)"),
-    "kcsat-ml": ("KCSAT-ML", "Korean national college entrance exam mathematics, 2014–2025, with official cohort error rates (synthetic demo data).", "KCSAT-ML (seed 002), §4.6 regression, §4.7 SCF and DRG"),
+    "soohak": (
+        "SOOHAK",
+        "Research-level mathematics written from scratch by mathematicians: Mini, Challenge and Refusal splits (synthetic demo data).",
+        "SOOHAK (seed 000), §3.4.5 avg@3/pass@3, §3.4.7 composites",
+    ),
+    "livemathematicianbench": (
+        "LiveMathematicianBench",
+        "Monthly multiple-choice questions from theorems in recent arXiv papers, scored only on items after each model's training cutoff (synthetic demo data).",
+        "LiveMathematicianBench (seed 001)",
+    ),
+    "kcsat-ml": (
+        "KCSAT-ML",
+        "Korean national college entrance exam mathematics, 2014–2025, with official cohort error rates (synthetic demo data).",
+        "KCSAT-ML (seed 002), §4.6 regression, §4.7 SCF and DRG",
+    ),
 }
 
 MKDOCS_YML = """\
@@ -142,8 +155,15 @@ def _config_text(benchmark: str, version: str, recipient: str, embargo: str = DE
     )
 
 
-def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progress: Callable[[str], None] = lambda _: None,
-               git: bool = True, history: bool = False) -> dict[str, Any]:
+def write_demo(
+    out: Path,
+    *,
+    seed: int = 0,
+    now: datetime | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+    git: bool = True,
+    history: bool = False,
+) -> dict[str, Any]:
     """Write the demo instance (not yet built) and, with git, commit it as a new repository's
     first commit. With ``history``, two commits: everything but the releases (every
     benchmark embargoed: a deploy of it is what the audit after release re-derives), then
@@ -209,7 +229,10 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     for synth in synths:
         progress(f"Writing {synth.benchmark}: dataset bundle and {len(synth.submissions)} signed, sealed submissions")
         embargo = embargoes[synth.benchmark]
-        _write(out / "leaderboards" / f"{synth.benchmark}.yaml", _config_text(synth.benchmark, synth.version, embargo.recipient, private=privates[synth.benchmark].recipient))
+        _write(
+            out / "leaderboards" / f"{synth.benchmark}.yaml",
+            _config_text(synth.benchmark, synth.version, embargo.recipient, private=privates[synth.benchmark].recipient),
+        )
         config = load_config(out / "leaderboards" / f"{synth.benchmark}.yaml", out)
 
         # The dataset bundle: salted items sealed to the embargo key, signed by the threshold.
@@ -238,8 +261,9 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
                 description=description,
                 created=now,
                 config=config,
-                transcripts=optin.transcripts(synth.benchmark, key, sub.model["name"], sub.results,
-                                              tuple(categorical(config.scoring.results_extras()))),
+                transcripts=optin.transcripts(
+                    synth.benchmark, key, sub.model["name"], sub.results, tuple(categorical(config.scoring.results_extras()))
+                ),
             )
             sign_bundle(bundle_dir, load_private_key(keys_dir / sub.lab))
         made["benchmarks"][synth.benchmark] = {"items": len(synth.items), "submissions": len(synth.submissions)}
@@ -253,6 +277,9 @@ def write_demo(out: Path, *, seed: int = 0, now: datetime | None = None, progres
     if git and history:
         commit_more(out, now, "Sealboard demo: the releases (rolling, full with its published identity, scheduled)")
     elif git:
-        progress("Committing the demo as a git repository (branch main)")
-        commit_demo(out, now)
+        # Two earlier commits, each deployed and recorded: the snapshots and changelog have a past.
+        from builder.demo.deploys import commit_with_history
+
+        progress("Committing the demo as a git repository (branch main), with two earlier deploys recorded")
+        made["deploys"] = commit_with_history(out, now, DEMO_MESSAGE, keys_dir / BUILD_KEY, progress)
     return made

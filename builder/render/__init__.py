@@ -19,6 +19,8 @@
   there), and how a formula we write ourselves reaches a page through Markdown unharmed
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
   process that holds nothing secret
+- ``hangul_font``: the Hangul web font: Noto Sans CJK KR cut to the Hangul the pages hold, linked
+  only by those pages
 - ``hf_results``: Hugging Face `.eval_results/` entries (a board's ranking metric for a model
   card), written only for a Hub dataset and an absolute site address
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox

@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from builder.render.hangul_font import flag_page, hangul_in, write_font
 from builder.render.site_guard import MKDOCS_CONFIG, SITE_SRC, custom_dir_of
 from builder.strict import loads_yaml
 
@@ -131,15 +132,25 @@ def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
     for rel, path in _files(staged / "data"):
         tree[f"data/{rel}"] = path
     index = tree.get("index.md")
+    hangul: set[int] = set()  # every page's Hangul: the web font is cut to it (hangul_font.py)
     for rel, path in tree.items():
-        if rel == "index.md" and index is not None:
-            text = index.read_text(encoding="utf-8")
-            if SUMMARY_MARKER in text:
-                text = text.replace(SUMMARY_MARKER, home_summary or NO_BUILD_SUMMARY)
-            (docs / rel).parent.mkdir(parents=True, exist_ok=True)
-            (docs / rel).write_text(text, encoding="utf-8")
-        else:
+        if not rel.endswith(".md"):
             _place(path, docs / rel)
+            continue
+        original = path.read_text(encoding="utf-8", errors="surrogateescape")
+        text = original
+        if rel == "index.md" and index is not None and SUMMARY_MARKER in text:
+            text = text.replace(SUMMARY_MARKER, home_summary or NO_BUILD_SUMMARY)
+        found = hangul_in(text)
+        if found:  # the page links the Hangul web font (overrides/main.html)
+            hangul |= found
+            text = flag_page(text)
+        if text == original:
+            _place(path, docs / rel)
+            continue
+        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / rel).write_text(text, encoding="utf-8", errors="surrogateescape")
+    write_font(docs, hangul)
     for rel, path in _files(TEMPLATE / "overrides"):
         _place(path, overrides / rel)
     if custom_path is not None:

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import pytest
 
 from builder.config import load_configs
-from builder.demo.repository import commit_demo
+from builder.demo.repository import MESSAGE, commit_demo
 from builder.release.identity import published_identities
 from builder.release.status import release_states
 from builder.trust.registry import load_registry
@@ -44,7 +44,11 @@ def uncommitted(tmp_path_factory, demo_repo):
 def test_release_states_are_the_same_once_committed(uncommitted):
     before, problems = states(uncommitted)
     assert problems == []
-    assert {b: s for b, (s, _) in before.items()} == {"livemathematicianbench": "partly released", "kcsat-ml": "released", "soohak": "scheduled"}
+    assert {b: s for b, (s, _) in before.items()} == {
+        "livemathematicianbench": "partly released",
+        "kcsat-ml": "released",
+        "soohak": "scheduled",
+    }
     # The user's own `git init && git add -A && git commit`, at a later time.
     commit_demo(uncommitted, datetime.now(timezone.utc))
     after, problems = states(uncommitted)
@@ -53,9 +57,16 @@ def test_release_states_are_the_same_once_committed(uncommitted):
 
 
 def test_sealboard_demo_writes_a_repository_without_its_private_keys(demo_repo):
-    root = demo_repo  # write_demo's one commit (the shared fixture amends it with a site_url)
-    log = subprocess.run(["git", "-C", str(root), "log", "--format=%H %ct"], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert len([line for line in log if line]) == 1  # one first commit
+    root = demo_repo  # write_demo's commits (the shared fixture amends the last with a site_url)
+    log = subprocess.run(["git", "-C", str(root), "log", "--format=%s"], capture_output=True, text=True, check=True).stdout.splitlines()
+    # Two earlier commits, each with its deploy recorded (builder.demo.deploys), then the rest.
+    assert [line.split(" of ")[0] for line in reversed(log)] == [
+        "Sealboard demo: the first 1 submission(s)",
+        "Record the attestation",
+        "Sealboard demo: the first 3 submission(s)",
+        "Record the attestation",
+        MESSAGE,
+    ]
     tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout.split()
     assert "keys/registry/v0002.yaml.sig" in tracked and "keys/demo/ada.pub" in tracked
     assert not [p for p in tracked if p.startswith("keys/demo/") and not p.endswith((".pub", "README.txt"))]
