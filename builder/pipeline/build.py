@@ -230,7 +230,8 @@ def build(
     with timer.stage("regrade", "Regrading answers that need math-verify (time budget per bundle)"):
         # A sample left ungraded (correct: null) must be one the regrade decides.
         report.benchmarks = refuse_ungraded(report.benchmarks, report.rejections)
-        report.benchmarks = pregrade(report.benchmarks, report.rejections)
+        report.benchmarks, over_budget = pregrade(report.benchmarks)
+        report.rejections += over_budget
     _check_strict(report, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.

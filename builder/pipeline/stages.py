@@ -266,5 +266,6 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         # a partial release lifts suppression for its published items only (the audit
         # treats them as constants; builder.scoring.disclosure)
         released=[it["id"] for it in state.released_items],
+        verdicts=state.regrade_verdicts,
     )
     return replace(state, boards=tuple(boards))

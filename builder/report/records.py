@@ -19,6 +19,7 @@ import pandas as pd
 from builder.bundles.ingest import Rejection
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
+from builder.scoring.equivalence import Verdicts
 from builder.trust.registry import Registry
 
 Progress = Callable[[str], None]
@@ -61,6 +62,9 @@ class BenchmarkState:
     # scanned for this benchmark's embargoed items; the publication gate
     # (builder.scoring.gate) publishes lab free text under embargo only when it is.
     lab_text_screened: bool = False
+    # The equivalence path's verdicts on this benchmark's answers, graded under the time
+    # budget before scoring (builder.pipeline.regrade_budget): scoring reads them as given.
+    regrade_verdicts: Verdicts = field(default_factory=dict)
 
 
 @dataclass

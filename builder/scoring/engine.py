@@ -122,6 +122,7 @@ from builder.scoring.frames import prepare
 from builder.scoring.gate import Policy
 from builder.scoring.kinds import REGISTRY
 from builder.scoring.ladder import coarsen
+from builder.scoring.regrade import NO_VERDICTS, Verdicts
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
 from builder.scoring.uncertainty import cells, rank
@@ -136,6 +137,7 @@ def score_benchmark(
     embargoed: bool,
     grid: float | None = None,
     released: Collection[str] = (),
+    verdicts: Verdicts = NO_VERDICTS,
 ) -> list[BoardTable]:
     """Score every board the spec declares (contamination twins included, in spec order).
 
@@ -144,6 +146,9 @@ def score_benchmark(
     grid, a lab's later submission shown only when it beats its best by the grid, ranks
     from the shown values, result counts and withheld cells' ``n`` dropped.
 
+    `verdicts` are the equivalence path's verdicts graded beforehand (builder.scoring.regrade):
+    scoring reads them as given and runs math-verify only for a pair they lack.
+
     Raises builder.scoring.frames.ScoringInputError if the frames contradict the spec.
     """
     # The matrices are small (submissions × items at most): BLAS threads only contend with
@@ -151,7 +156,7 @@ def score_benchmark(
     # (300 × 1,141) took 20–60 ms on two threads and 2 ms on one, and one
     # LiveMathematicianBench disclosure audit (many tiny factorisations) 4 s against 0.03 s.
     with threadpool_limits(limits=1, user_api="blas"):
-        return _score(spec, items, results, submissions, embargoed=embargoed, grid=grid, released=released)
+        return _score(spec, items, results, submissions, embargoed=embargoed, grid=grid, released=released, verdicts=verdicts)
 
 
 def _score(
@@ -163,8 +168,9 @@ def _score(
     embargoed: bool,
     grid: float | None,
     released: Collection[str],
+    verdicts: Verdicts,
 ) -> list[BoardTable]:
-    prep = prepare(spec, items, results, submissions)
+    prep = prepare(spec, items, results, submissions, verdicts)
     ctx = B.Context(prep, embargoed)
     built: list[B.RawBoard] = []
     for board in spec.boards:
