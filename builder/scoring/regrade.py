@@ -22,13 +22,12 @@ Two paths, the first decisive whenever it applies:
    (B)``, ``정답은 (B)입니다``), a circled number ``①``–``⑳``, ``3번`` or a bare option
    number, so ``C``, ``③``, ``3번`` and ``3`` are the same option against a gold stored
    either way. A stand-alone ``I`` followed by a word (``I think the answer is C``) is the
-   pronoun, not option I. Two different options are unparsed.
-
-   Spellings real outputs use and a careful human accepts are read as their plain twins
-   first (``builder.scoring.answer_spellings``): full-width digits and letters from an
-   input method (``１２``, ``Ｃ``), vulgar fractions and mixed numbers (``½``, ``1¾``),
-   Unicode roots (``2√2`` is ``2\\sqrt{2}``), a circled number on an integer-typed item
-   (a Korean exam's option numbers: ``③``, ``정답은 ③번`` is 3), and English number words
+   pronoun, not option I. Two different options are unparsed. Spellings real outputs use
+   and a careful human accepts are read as their plain twins first
+   (``builder.scoring.answer_spellings``): full-width digits and letters from an input
+   method (``１２``, ``Ｃ``), vulgar fractions and mixed numbers (``½``, ``1¾``), Unicode
+   roots (``2√2`` is ``2\\sqrt{2}``), a circled number on an integer-typed item (a Korean
+   exam's option numbers: ``③``, ``정답은 ③번`` is 3), and English number words
    (``twelve``, ``one hundred and five``, ``two thirds``, ``two and a half``) in an answer
    that states no number in digits. A gold is read as written.
 2. **Equivalence** (`math-verify <https://github.com/huggingface/Math-Verify>`_, sympy
