@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from builder.scoring import equivalence as E  # noqa: E402
 from builder.scoring import regrade as R  # noqa: E402
 
 EXACT = ["{n}", "The answer is {n}.", "답은 {n}입니다", "\\boxed{{{n}}}", "not {n}", "약 {n}", "{n} 이상", "{n} or {m}"]
@@ -49,7 +50,7 @@ def latex_batch(k: int, offset: int) -> list[tuple[str, str, str]]:
 def cpu(pairs: list[tuple[str, str, str]], clear: bool) -> float:
     if clear:
         R.equivalent.cache_clear()
-        R._gold_parsed.cache_clear()
+        E.gold_parsed.cache_clear()
     t0 = time.process_time()
     for t, g, a in pairs:
         R.grade(t, g, a)
@@ -61,7 +62,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--answers", type=int, default=1000)
     args = ap.parse_args()
-    R._warm()
+    E.warm()
     exact = [cpu(exact_batch(args.answers), clear=False) for _ in range(args.runs)]
     paths = {R.grade(*p).how for p in exact_batch(args.answers)}
     assert paths == {"exact"}, paths

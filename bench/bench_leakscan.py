@@ -140,7 +140,7 @@ def main() -> None:
     report = build(root, root / ".bench-site", identities=load_identities(root / "keys" / "demo" / "identity.txt", None),
                    now=datetime.now(timezone.utc), render=False)  # fmt: skip
     start = time.process_time()
-    needles = needles_for(report)
+    needles = needles_for(report.benchmarks)
     print(f"needles: {len(needles.patterns):,} (canaries + every 8-word window), built in {time.process_time() - start:.2f} s CPU")
     # The scan must work: a planted window of an embargoed question is found in every format.
     window = next(p for p, label in zip(needles.patterns, needles.labels) if label.startswith("question")).decode().strip().upper()

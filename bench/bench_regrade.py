@@ -21,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from builder.scoring import equivalence as E  # noqa: E402
 from builder.scoring import regrade as R  # noqa: E402
 
 LATEX = ["\\boxed{{{g}}}", "${g}$", "\\text{{Answer: }} {g}", "{g}.0", "$\\dfrac{{{g2}}}{{2}}$", "{g} \\cdot 1", "\\sqrt{{{sq}}}"]
@@ -35,7 +36,7 @@ def main() -> None:
     rng = np.random.default_rng(3)
 
     t0 = time.perf_counter()
-    R._warm()
+    E.warm()
     print(f"load math-verify + compile grammar (once per process): {time.perf_counter() - t0:6.2f} s")
 
     golds = [str(int(x)) for x in rng.integers(1, 1000, args.items)]

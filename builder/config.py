@@ -135,21 +135,9 @@ def load_configs(root: Path) -> list[BenchmarkConfig]:
     return configs
 
 
-def load_config(path: Path, root: Path) -> BenchmarkConfig:
-    where = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    return parse_config(path.read_bytes(), where, path.stem)
-
-
-def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
-    """A config's bytes (a file's, or a past commit's: builder.pipeline.earlier_versions)."""
-    from builder.scoring import parse_scoring_config
+def _key_problems(raw: dict[str, Any], where: str, stem: str) -> list[tuple[str, str]]:
+    """(key, problem) for each top-level key of a config that is missing, unknown or wrong."""
     from builder.trust.seal import parse_recipient
-
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError("config is larger than 1 MiB", where=where)
-    raw = loads_yaml(data, where)
-    if not isinstance(raw, dict):
-        raise ConfigError("a benchmark config must be a mapping", where=where)
 
     errors: list[tuple[str, str]] = []
     for key in sorted(set(raw) - set(_FIELDS)):
@@ -175,6 +163,55 @@ def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
         errors.append(("hf_dataset", problem))
     if raw.get("private_recipient") is not None and raw.get("private_recipient") == raw.get("embargo_recipient"):
         errors.append(("private_recipient", "is the embargo recipient; it must be a key of its own, never published (age-keygen)"))
+    return errors
+
+
+def _embargo(embargo: Any, where: str, errors: list[tuple[str, str]]) -> tuple[Budget, float | None]:
+    """The embargo's disclosure budget and grid (None: exact embargoed scores,
+    insecure_exact_scores); a problem is added to `errors`."""
+    budget = Budget()
+    grid: float | None = DEFAULT_GRID
+    if embargo is None:
+        return budget, grid
+    if not isinstance(embargo, dict) or set(embargo) - {"budget", "grid", "insecure_exact_scores"}:
+        errors.append(("embargo", "must be a mapping with budget, grid and/or insecure_exact_scores"))
+        return budget, grid
+    try:
+        budget = parse_budget(embargo.get("budget"), where)
+    except ConfigError as exc:
+        errors.append(("embargo", exc.message))
+    g = embargo.get("grid", DEFAULT_GRID)
+    if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 < g <= 0.5:
+        errors.append(("embargo", "grid must be a number in (0, 0.5], e.g. 0.05"))
+    else:
+        grid = float(g)
+    # Exact embargoed scores let a lab recover the answer key by probing (see
+    # builder.scoring.ladder): only for synthetic demos and tests of exact figures.
+    exact = embargo.get("insecure_exact_scores", False)
+    if not isinstance(exact, bool):
+        errors.append(("embargo", "insecure_exact_scores must be true or false"))
+    elif exact:
+        grid = None
+    return budget, grid
+
+
+def load_config(path: Path, root: Path) -> BenchmarkConfig:
+    where = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    return parse_config(path.read_bytes(), where, path.stem)
+
+
+def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
+    """A config's bytes (a file's, or a past commit's: builder.pipeline.earlier_versions)."""
+    from builder.scoring import parse_scoring_config
+
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError("config is larger than 1 MiB", where=where)
+    raw = loads_yaml(data, where)
+    if not isinstance(raw, dict):
+        raise ConfigError("a benchmark config must be a mapping", where=where)
+
+    errors = _key_problems(raw, where, stem)
+    bench = raw.get("benchmark")
     scoring = None
     if isinstance(raw.get("scoring"), dict):
         try:
@@ -183,29 +220,7 @@ def parse_config(data: bytes, where: str, stem: str) -> BenchmarkConfig:
             errors.append(("scoring", exc.message))
     elif "scoring" in raw:
         errors.append(("scoring", "must be a mapping"))
-    budget = Budget()
-    grid: float | None = DEFAULT_GRID  # None: exact embargoed scores (insecure_exact_scores)
-    embargo = raw.get("embargo")
-    if embargo is not None:
-        if not isinstance(embargo, dict) or set(embargo) - {"budget", "grid", "insecure_exact_scores"}:
-            errors.append(("embargo", "must be a mapping with budget, grid and/or insecure_exact_scores"))
-        else:
-            try:
-                budget = parse_budget(embargo.get("budget"), where)
-            except ConfigError as exc:
-                errors.append(("embargo", exc.message))
-            g = embargo.get("grid", DEFAULT_GRID)
-            if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 < g <= 0.5:
-                errors.append(("embargo", "grid must be a number in (0, 0.5], e.g. 0.05"))
-            else:
-                grid = float(g)
-            # Exact embargoed scores let a lab recover the answer key by probing (see
-            # builder.scoring.ladder): only for synthetic demos and tests of exact figures.
-            exact = embargo.get("insecure_exact_scores", False)
-            if not isinstance(exact, bool):
-                errors.append(("embargo", "insecure_exact_scores must be true or false"))
-            elif exact:
-                grid = None
+    budget, grid = _embargo(raw.get("embargo"), where, errors)
     if errors:
         listing = "; ".join(f"{key}: {msg}" for key, msg in errors)
         raise ConfigError(f"{len(errors)} problem(s): {listing}", where=where, hint="see the Data page for the config keys")

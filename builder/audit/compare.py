@@ -69,12 +69,17 @@ def compare_board(board: str, shown: bytes, rebuilt: bytes | None, private: froz
             continue
         if not has_private and row.get("rank") != again.get("rank"):
             out.differ.append({"submission": sub, "metric": None, "field": "rank", "shown": row.get("rank"), "rebuilt": again.get("rank")})
-        for metric, cell in cells.items():
-            new = (again.get("metrics") or {}).get(metric) or {}
-            if new.get("value") is None:
-                out.unverified += 1
-                continue
-            wrong = [f for f in FIELDS if cell.get(f) != new.get(f)]
-            out.differ += [{"submission": sub, "metric": metric, "field": f, "shown": cell.get(f), "rebuilt": new.get(f)} for f in wrong]
-            out.agree += not wrong
+        _compare_cells(out, sub, cells, again)
     return out
+
+
+def _compare_cells(out: BoardComparison, sub: str, cells: dict[str, Any], again: dict[str, Any]) -> None:
+    """One row's published cells against the rebuilt row's, tallied into `out`."""
+    for metric, cell in cells.items():
+        new = (again.get("metrics") or {}).get(metric) or {}
+        if new.get("value") is None:
+            out.unverified += 1
+            continue
+        wrong = [f for f in FIELDS if cell.get(f) != new.get(f)]
+        out.differ += [{"submission": sub, "metric": metric, "field": f, "shown": cell.get(f), "rebuilt": new.get(f)} for f in wrong]
+        out.agree += not wrong

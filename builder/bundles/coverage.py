@@ -285,20 +285,28 @@ def check_summary(coverage: Coverage | None, dataset: DatasetManifest, spec: Any
         fail(f"does not cover the primary language {spec.primary_language!r}", "incomplete-coverage")
     if coverage.samples != spec.samples:
         fail(f"records {coverage.samples} sample(s) per item; {spec.benchmark} takes exactly {spec.samples}", "wrong-sample-count")
-    fields = variant_fields(spec)
-    if fields:
-        allowed = {name: (t.values if t.kind == "enum" else (True, False)) for name, t in spec.result_fields.items() if name in fields}
-        for combo in coverage.variants:
-            names = [name for name, _ in combo]
-            if names != fields or not all(v is None or v in allowed[name] for name, v in combo):
-                fail(f"variant {dict(combo)} is not a combination of {', '.join(fields)}", "bad-variant")
-        if default_variant(spec) not in coverage.variants:
-            fail(f"does not cover the default combination {dict(default_variant(spec))}", "bad-variant")
-    elif coverage.variants:
-        fail(f"lists variants, but {spec.benchmark} has no categorical result fields", "bad-variant")
+    variants = _variant_problem(coverage, spec)
+    if variants is not None:
+        fail(variants, "bad-variant")
     expected_rows = coverage.items * len(coverage.languages) * max(1, len(coverage.variants)) * coverage.samples
     if coverage.rows != expected_rows:
         fail(f"records {coverage.rows} row(s); items × languages × variants × samples is {expected_rows}", "coverage-mismatch")
+
+
+def _variant_problem(coverage: Coverage, spec: Any) -> str | None:
+    """What is wrong with the summary's variants (combinations of the categorical result
+    fields, the default one among them), or None."""
+    fields = variant_fields(spec)
+    if not fields:
+        return f"lists variants, but {spec.benchmark} has no categorical result fields" if coverage.variants else None
+    allowed = {name: (t.values if t.kind == "enum" else (True, False)) for name, t in spec.result_fields.items() if name in fields}
+    for combo in coverage.variants:
+        names = [name for name, _ in combo]
+        if names != fields or not all(v is None or v in allowed[name] for name, v in combo):
+            return f"variant {dict(combo)} is not a combination of {', '.join(fields)}"
+    if default_variant(spec) not in coverage.variants:
+        return f"does not cover the default combination {dict(default_variant(spec))}"
+    return None
 
 
 def check_unsealed(

@@ -116,20 +116,7 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
     splits = raw["splits"]
     if not isinstance(splits, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in splits.values()):
         raise ParseError("splits must map split names to item counts", where=where, reason="wrong-type")
-    if not isinstance(raw["items"], list):
-        raise ParseError("items must be a list", where=where, reason="wrong-type")
-    commitments: dict[str, str] = {}
-    item_splits: dict[str, str] = {}
-    for i, entry in enumerate(raw["items"]):
-        entry = check_fields(entry, {"id", "split", "commitment"}, where=where, context=f"items[{i}]")
-        if not isinstance(entry["id"], str) or entry["id"] in commitments:
-            raise ParseError(f"items[{i}].id is missing or repeated", where=where, reason="duplicate-item")
-        if not isinstance(entry["split"], str) or entry["split"] not in splits:
-            raise ParseError(f"items[{i}].split {entry['split']!r} is not in splits", where=where, reason="bad-split")
-        if not isinstance(entry["commitment"], str) or not _HEX64.match(entry["commitment"]):
-            raise ParseError(f"items[{i}].commitment must be 64 hex digits", where=where, reason="bad-digest")
-        commitments[entry["id"]] = entry["commitment"]
-        item_splits[entry["id"]] = entry["split"]
+    commitments, item_splits = _manifest_items(raw["items"], splits, where)
     counts = pd.Series(list(item_splits.values())).value_counts().to_dict() if item_splits else {}
     if {k: v for k, v in splits.items() if v} != counts:
         raise ParseError("split counts do not match the items listed", where=where, reason="bad-split")
@@ -143,14 +130,7 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
         or sum(editions.values()) > len(commitments)
     ):
         raise ParseError("editions must map months (YYYY-MM) to item counts, at most the items listed", where=where, reason="wrong-type")
-    files = raw["files"]
-    if not isinstance(files, list) or len(files) != 1:
-        raise ParseError(f"files must list exactly {ITEMS}", where=where, reason="bad-files")
-    f = check_fields(files[0], {"path", "sha256", "bytes", "sealed"}, where=where, context="files[0]")
-    if f["path"] != ITEMS or f["sealed"] is not True or not isinstance(f["sha256"], str) or not _HEX64.match(f["sha256"]):
-        raise ParseError(f"files[0] must describe the sealed {ITEMS}", where=where, reason="bad-files")
-    if not isinstance(f["bytes"], int) or isinstance(f["bytes"], bool) or f["bytes"] < 0:
-        raise ParseError("files[0].bytes must be a size", where=where, reason="wrong-type")
+    f = _sealed_items_file(raw["files"], where)
     return DatasetManifest(
         benchmark=raw["benchmark"],
         version=raw["version"],
@@ -162,6 +142,37 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
         items_bytes=f["bytes"],
         editions=None if editions is None else dict(editions),
     )
+
+
+def _manifest_items(entries: Any, splits: dict[str, int], where: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The manifest's items: (id -> commitment, id -> split)."""
+    if not isinstance(entries, list):
+        raise ParseError("items must be a list", where=where, reason="wrong-type")
+    commitments: dict[str, str] = {}
+    item_splits: dict[str, str] = {}
+    for i, entry in enumerate(entries):
+        entry = check_fields(entry, {"id", "split", "commitment"}, where=where, context=f"items[{i}]")
+        if not isinstance(entry["id"], str) or entry["id"] in commitments:
+            raise ParseError(f"items[{i}].id is missing or repeated", where=where, reason="duplicate-item")
+        if not isinstance(entry["split"], str) or entry["split"] not in splits:
+            raise ParseError(f"items[{i}].split {entry['split']!r} is not in splits", where=where, reason="bad-split")
+        if not isinstance(entry["commitment"], str) or not _HEX64.match(entry["commitment"]):
+            raise ParseError(f"items[{i}].commitment must be 64 hex digits", where=where, reason="bad-digest")
+        commitments[entry["id"]] = entry["commitment"]
+        item_splits[entry["id"]] = entry["split"]
+    return commitments, item_splits
+
+
+def _sealed_items_file(files: Any, where: str) -> dict[str, Any]:
+    """The manifest's one file entry: the sealed items."""
+    if not isinstance(files, list) or len(files) != 1:
+        raise ParseError(f"files must list exactly {ITEMS}", where=where, reason="bad-files")
+    f = check_fields(files[0], {"path", "sha256", "bytes", "sealed"}, where=where, context="files[0]")
+    if f["path"] != ITEMS or f["sealed"] is not True or not isinstance(f["sha256"], str) or not _HEX64.match(f["sha256"]):
+        raise ParseError(f"files[0] must describe the sealed {ITEMS}", where=where, reason="bad-files")
+    if not isinstance(f["bytes"], int) or isinstance(f["bytes"], bool) or f["bytes"] < 0:
+        raise ParseError("files[0].bytes must be a size", where=where, reason="wrong-type")
+    return f
 
 
 def verify_dataset(raw: RawBundle, registry: Registry, *, now: datetime) -> VerifiedDataset:
@@ -206,6 +217,16 @@ def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
     for key in ("question", "answer"):
         if not isinstance(obj[key], dict) or not all(isinstance(v, str) for v in obj[key].values()) or not obj[key]:
             raise ParseError(f"{key} must map language codes to text", where=where, line=line, reason="wrong-type")
+    _check_metadata(obj, where, line)
+    if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
+        raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
+    if not isinstance(obj["canary"], str) or len(obj["canary"]) < 8:
+        raise ParseError("canary must be a string of at least 8 characters", where=where, line=line, reason="wrong-type")
+    return obj
+
+
+def _check_metadata(obj: dict[str, Any], where: str, line: int | None) -> None:
+    """An item's optional metadata: types, a tolerance, choice labels."""
     for key, kind in ITEM_METADATA.items():
         value = obj.get(key)
         if value is not None and not (isinstance(value, kind) or (kind is float and type(value) is int)) or isinstance(value, bool):
@@ -228,11 +249,6 @@ def check_item(obj: Any, where: str, line: int | None) -> dict[str, Any]:
             line=line,
             reason="wrong-type",
         )
-    if not isinstance(obj["salt"], str) or not _HEX64.match(obj["salt"]):
-        raise ParseError("salt must be 64 hex digits", where=where, line=line, reason="bad-salt")
-    if not isinstance(obj["canary"], str) or len(obj["canary"]) < 8:
-        raise ParseError("canary must be a string of at least 8 characters", where=where, line=line, reason="wrong-type")
-    return obj
 
 
 def parse_items(data: bytes, manifest: DatasetManifest, where: str) -> list[dict[str, Any]]:

@@ -256,14 +256,8 @@ def _columns_ok(table: pa.Table, extras: Mapping[str, ExtraType], ascii_source: 
         # `correct` is valid, but Arrow reads an absent key as null too, and only the strict
         # path tells the two apart.
         return False
-    if not ascii_source:
-        strings = [name for name, typ in zip(table.column_names, table.schema.types) if typ == pa.string()]
-        try:
-            for name in strings:
-                for chunk in col(name).chunks:
-                    chunk.validate(full=True)  # Arrow's reader passes invalid UTF-8 through
-        except pa.ArrowInvalid:
-            return False
+    if not ascii_source and not _utf8_ok(table):
+        return False
     # Distinct ids are few: check them joined (ASCII and printable hold for the whole
     # exactly when they hold for every part) and their lengths in Arrow.
     items = pc.unique(col("item"))
@@ -282,21 +276,31 @@ def _columns_ok(table: pa.Table, extras: Mapping[str, ExtraType], ascii_source: 
         # Arrow accepts NaN and Infinity; 2^53 itself may have been rounded from 2^53 + 1.
         if not _finite_within(col(name), 0.0):
             return False
-    for name, kind in extras.items():
-        values = col(name)
-        if isinstance(kind, tuple):
-            if not set(pc.unique(values).drop_null().to_pylist()) <= set(kind):
-                return False
-        elif kind == "int":
-            low, high = pc.min_max(values).values()  # not abs(): it wraps -2^63 to itself
-            if low.is_valid and not -MAX_SAFE_INT <= low.as_py() <= high.as_py() <= MAX_SAFE_INT:
-                return False
-        elif kind == "number":
-            if not _finite_within(values, math.nextafter(-float(MAX_SAFE_INT), 0.0)):  # |x| < 2^53
-                return False
-        elif kind != "bool" and (pc.max(pc.utf8_length(values)).as_py() or 0) > MAX_ANSWER_CHARS:
-            return False
+    return all(_extra_column_ok(col(name), kind) for name, kind in extras.items())
+
+
+def _utf8_ok(table: pa.Table) -> bool:
+    """Every string column valid UTF-8 (Arrow's reader passes invalid UTF-8 through)."""
+    strings = [name for name, typ in zip(table.column_names, table.schema.types) if typ == pa.string()]
+    try:
+        for name in strings:
+            for chunk in table.column(name).chunks:
+                chunk.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
     return True
+
+
+def _extra_column_ok(values: pa.ChunkedArray, kind: ExtraType) -> bool:
+    """A declared result field's column within its kind (:func:`_extra_ok`, vectorised)."""
+    if isinstance(kind, tuple):
+        return set(pc.unique(values).drop_null().to_pylist()) <= set(kind)
+    if kind == "int":
+        low, high = pc.min_max(values).values()  # not abs(): it wraps -2^63 to itself
+        return not low.is_valid or -MAX_SAFE_INT <= low.as_py() <= high.as_py() <= MAX_SAFE_INT
+    if kind == "number":
+        return _finite_within(values, math.nextafter(-float(MAX_SAFE_INT), 0.0))  # |x| < 2^53
+    return kind == "bool" or (pc.max(pc.utf8_length(values)).as_py() or 0) <= MAX_ANSWER_CHARS
 
 
 def _strict_table(data: bytes, where: str, extras: Mapping[str, ExtraType], schema: pa.Schema) -> pa.Table:
@@ -316,6 +320,11 @@ def _fail(msg: str, where: str, line: int, reason: str = "bad-result", hint: str
 
 
 def _check_row(obj: Any, where: str, line: int, extras: Mapping[str, ExtraType]) -> None:
+    _check_keys(obj, where, line, extras)
+    _check_values(obj, where, line, extras)
+
+
+def _check_keys(obj: Any, where: str, line: int, extras: Mapping[str, ExtraType]) -> None:
     if not isinstance(obj, dict):
         _fail("each line must be a JSON object", where, line)
     missing = [k for k in REQUIRED if k not in obj]
@@ -331,6 +340,9 @@ def _check_row(obj: Any, where: str, line: int, extras: Mapping[str, ExtraType])
             "unknown-field",
             hint="benchmark-specific fields must be declared in the benchmark's result_fields",
         )
+
+
+def _check_values(obj: dict[str, Any], where: str, line: int, extras: Mapping[str, ExtraType]) -> None:
     item, lang, sample, answer = obj["item"], obj["lang"], obj["sample"], obj["answer"]
     if not isinstance(item, str) or not item or len(item) > MAX_ITEM_ID_CHARS or not item.isascii() or not item.isprintable():
         _fail("item must be a printable ASCII id", where, line, "wrong-type")

@@ -82,27 +82,13 @@ EQUIVALENT = {"2\\sqrt{3}": "\\sqrt{12}", "4\\sqrt{2}": "\\sqrt{32}", "\\frac{\\
 
 def generate(seed: int = 0) -> Synth:
     everything = build(seed)
-    item_rng = rng_for(seed, "kcsat-item-traits")
-    for s in everything:
-        # What makes an item hard or long for *models* beyond what the cohort rate says
-        # (diagrams, OCR, notation): shared by every configuration. Without it per-item
-        # mean accuracy would track cohort error far more tightly than Section 4.4 reports.
-        base = (0.55 - s["rate"]) / 0.25 if s["bin"] else {2: 2.6, 3: 1.4, 4: 0.2}[s["points"]]
-        s["u"] = base + item_rng.gauss(0, ITEM_SPREAD) + (0.5 if s["points"] == 3 else 0.0)
-        s["length"] = mean_lognormal(item_rng, 1.0, 0.55)
+    _item_traits(seed, everything)
     items = [s for s in everything if s["bin"]]  # the core: every target is about these
     extended = [s for s in everything if not s["bin"]]
     named = {s["named"]: k for k, s in enumerate(items) if s["named"]}
     table = rows()
     pins = {(sub, named[key]): (ok, tok, ans) for sub, key, ok, tok, ans in PINS}
-    quotas = {r["sub"]: _natural_quotas(r, items) for r in table}
-    _drg_quotas(table, quotas)
-    for sub, x in ANTI.items():
-        quotas[sub] = _move(quotas[sub], "X", x)
-    for a, b, t in FLIPS:
-        quotas[b] = _keep_region(quotas[a], quotas[b], t)
-    for (sub, k), (ok, _, _) in pins.items():
-        quotas[sub] = _fit_pin(quotas[sub], items[k]["bin"], ok, sum(1 for (s, j), p in pins.items() if s == sub and items[j]["bin"] == items[k]["bin"] and p[0] == ok))
+    quotas = _quotas(table, items, pins)
     fam_noise = _family_noise(seed, table, len(items))
     correct = {r["sub"]: _select(seed, r, items, quotas[r["sub"]], fam_noise[_family(r)], pins) for r in table}
     _fix_overlap(seed, correct, items, pins)
@@ -112,6 +98,31 @@ def generate(seed: int = 0) -> Synth:
     targets, sources = _targets(table, items, correct, named, pins)
     _check(targets, subs, {s["id"] for s in items})
     return Synth(BENCHMARK, VERSION, [s["item"] for s in everything], subs, targets, sources, result_fields={"budget": "int"})
+
+
+def _item_traits(seed: int, everything: list[dict]) -> None:
+    """What makes an item hard or long for *models* beyond what the cohort rate says
+    (diagrams, OCR, notation): shared by every configuration. Without it per-item mean
+    accuracy would track cohort error far more tightly than Section 4.4 reports."""
+    item_rng = rng_for(seed, "kcsat-item-traits")
+    for s in everything:
+        base = (0.55 - s["rate"]) / 0.25 if s["bin"] else {2: 2.6, 3: 1.4, 4: 0.2}[s["points"]]
+        s["u"] = base + item_rng.gauss(0, ITEM_SPREAD) + (0.5 if s["points"] == 3 else 0.0)
+        s["length"] = mean_lognormal(item_rng, 1.0, 0.55)
+
+
+def _quotas(table: list[dict], items: list[dict], pins: dict) -> dict:
+    """Each configuration's correct count per bin: natural, then the DRG, anti-overthinking,
+    flip and pinned-item constraints."""
+    quotas = {r["sub"]: _natural_quotas(r, items) for r in table}
+    _drg_quotas(table, quotas)
+    for sub, x in ANTI.items():
+        quotas[sub] = _move(quotas[sub], "X", x)
+    for a, b, t in FLIPS:
+        quotas[b] = _keep_region(quotas[a], quotas[b], t)
+    for (sub, k), (ok, _, _) in pins.items():
+        quotas[sub] = _fit_pin(quotas[sub], items[k]["bin"], ok, sum(1 for (s, j), p in pins.items() if s == sub and items[j]["bin"] == items[k]["bin"] and p[0] == ok))
+    return quotas
 
 
 # ---- how many correct, per difficulty bin ------------------------------------------------
@@ -265,23 +276,30 @@ def _fix_flips(seed: int, sa: set[int], sb: set[int], items: list[dict], want: i
         have = flips()
         if have == want:
             return
-        bins = list(region)
-        rng.shuffle(bins)
-        for bn in bins:
-            ks = [k for k in region[bn] if k not in pinned_b]
-            if have > want:  # un-flip one (a✓ b✗ → b✓), give b's success up on an a✗ item
-                up = [k for k in ks if k in sa and k not in sb]
-                down = [k for k in ks if k not in sa and k in sb]
-            else:  # flip one (a✓ b✓ → b✗), b succeeds instead on an a✗ b✗ item
-                down = [k for k in ks if k in sa and k in sb]
-                up = [k for k in ks if k not in sa and k not in sb]
-            if up and down:
-                sb.add(rng.choice(up))
-                sb.discard(rng.choice(down))
-                break
-        else:
+        if not _swap_one(rng, region, pinned_b, sa, sb, unflip=have > want):
             raise RuntimeError("cannot reach the overthinking count")
     raise RuntimeError("overthinking count did not converge")
+
+
+def _swap_one(rng: random.Random, region: dict[str, list[int]], pinned_b: set[int], sa: set[int], sb: set[int], *, unflip: bool) -> bool:
+    """Move one of b's successes within a bin (bins in random order): an un-flip (a✓ b✗ →
+    b✓, giving b's success up on an a✗ item) or a flip (a✓ b✓ → b✗, b succeeding instead
+    on an a✗ b✗ item). False when no bin allows it."""
+    bins = list(region)
+    rng.shuffle(bins)
+    for bn in bins:
+        ks = [k for k in region[bn] if k not in pinned_b]
+        if unflip:
+            up = [k for k in ks if k in sa and k not in sb]
+            down = [k for k in ks if k not in sa and k in sb]
+        else:
+            down = [k for k in ks if k in sa and k in sb]
+            up = [k for k in ks if k not in sa and k not in sb]
+        if up and down:
+            sb.add(rng.choice(up))
+            sb.discard(rng.choice(down))
+            return True
+    return False
 
 
 # ---- result rows ------------------------------------------------------------------------

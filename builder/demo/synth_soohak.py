@@ -102,6 +102,31 @@ def _weighted_sample(rng: random.Random, pool: list, weight, k: int) -> list:
 
 def _items(seed: int) -> list[dict]:
     rng = rng_for(seed, "soohak-items")
+    by_split = _splits(rng)
+    meta: list[dict] = []
+    cans = canaries(rng, BENCHMARK, sum(N_ITEMS.values()))
+    for split in SPLITS:
+        mscs = by_split[split]
+        assert len(mscs) == N_ITEMS[split]
+        rng.shuffle(mscs)
+        types = _problem_types(rng, split, mscs)
+        for j, msc in enumerate(mscs):
+            ptype = types[j]
+            meta.append({"split": split, "msc": msc, "ptype": ptype, "d": rng.gauss(0, 1) + MSC_EFFECT.get(msc, 0.0) + TYPE_EFFECT[ptype], "j": j})
+    _mark_unsolvable(rng, meta)
+    for k, m in enumerate(meta):
+        m["item"] = _item(rng, m, cans[k])
+    # The human baseline set (§3.4.6): 49 Mini + 30 Challenge items, from a stream of its own
+    # so that every other draw stays as it was.
+    pick = rng_for(seed, "soohak-human-set")
+    for split, count in (("mini", 49), ("challenge", 30)):
+        for k in pick.sample([k for k, m in enumerate(meta) if m["split"] == split], count):
+            meta[k]["item"]["subset"] = "human-79"
+    return meta
+
+
+def _splits(rng: random.Random) -> dict[str, list[str]]:
+    """Each split's subjects (MSC codes): Table 7's fixed counts, the rest drawn."""
     by_split: dict[str, list[str]] = {s: [] for s in SPLITS}
     tail: list[str] = []
     for msc, (_, _, _, total) in MSC.items():
@@ -118,20 +143,13 @@ def _items(seed: int) -> list[dict]:
     challenge = set(_weighted_sample(rng, rest, heavy, N_ITEMS["challenge"] - fixed["challenge"]))
     for i in idx:
         by_split["refusal" if i in refusal else "challenge" if i in challenge else "mini"].append(tail[i])
+    return by_split
 
-    meta: list[dict] = []
-    cans = canaries(rng, BENCHMARK, sum(N_ITEMS.values()))
-    for split in SPLITS:
-        mscs = by_split[split]
-        assert len(mscs) == N_ITEMS[split]
-        rng.shuffle(mscs)
-        types = _problem_types(rng, split, mscs)
-        for j, msc in enumerate(mscs):
-            ptype = types[j]
-            meta.append({"split": split, "msc": msc, "ptype": ptype, "d": rng.gauss(0, 1) + MSC_EFFECT.get(msc, 0.0) + TYPE_EFFECT[ptype], "j": j})
-    # The 124 Challenge items nobody solves: the hardest, give or take, but
-    # at most a third of a Table 7 subject's Challenge items, so its leader can still
-    # reach the printed subfield score.
+
+def _mark_unsolvable(rng: random.Random, meta: list[dict]) -> None:
+    """The 124 Challenge items nobody solves: the hardest, give or take, but at most a
+    third of a Table 7 subject's Challenge items, so its leader can still reach the
+    printed subfield score."""
     chal = [k for k, m in enumerate(meta) if m["split"] == "challenge"]
     room = {msc: FIXED_SPLITS[msc][1] // 3 for msc in MSC_LEADERS}
     unsolvable = 0
@@ -143,31 +161,27 @@ def _items(seed: int) -> list[dict]:
             room[msc] -= 1
         meta[k]["unsolvable"] = True
         unsolvable += 1
-    for k, m in enumerate(meta):
-        m["id"] = f"soohak-{ID_PREFIX[m['split']]}-{m['j'] + 1:04d}"
-        _gold(rng, m)
-        texts = question_texts(rng, m["msc"], m["split"], cans[k])
-        m["qtok"] = {lang: len(t) // 3 + 180 for lang, t in texts.items()}
-        item = {
-            "id": m["id"],
-            "split": m["split"],
-            "question": texts,
-            "answer": {"en": m["gold_text"], "ko": m["gold_text"]},
-            "answer_type": m["atype"],
-            "msc": m["msc"],
-            "category": AREAS[MSC[m["msc"]][0]][0],
-            "canary": cans[k],
-        }
-        if m["ptype"] is not None:
-            item["problem_type"] = m["ptype"]
-        m["item"] = item
-    # The human baseline set (§3.4.6): 49 Mini + 30 Challenge items, from a stream of its own
-    # so that every other draw stays as it was.
-    pick = rng_for(seed, "soohak-human-set")
-    for split, count in (("mini", 49), ("challenge", 30)):
-        for k in pick.sample([k for k, m in enumerate(meta) if m["split"] == split], count):
-            meta[k]["item"]["subset"] = "human-79"
-    return meta
+
+
+def _item(rng: random.Random, m: dict, canary: str) -> dict:
+    """One item's dataset entry (its id, gold and question token counts set on `m`)."""
+    m["id"] = f"soohak-{ID_PREFIX[m['split']]}-{m['j'] + 1:04d}"
+    _gold(rng, m)
+    texts = question_texts(rng, m["msc"], m["split"], canary)
+    m["qtok"] = {lang: len(t) // 3 + 180 for lang, t in texts.items()}
+    item = {
+        "id": m["id"],
+        "split": m["split"],
+        "question": texts,
+        "answer": {"en": m["gold_text"], "ko": m["gold_text"]},
+        "answer_type": m["atype"],
+        "msc": m["msc"],
+        "category": AREAS[MSC[m["msc"]][0]][0],
+        "canary": canary,
+    }
+    if m["ptype"] is not None:
+        item["problem_type"] = m["ptype"]
+    return item
 
 
 def _problem_types(rng: random.Random, split: str, mscs: list[str]) -> list[str | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import orjson
 import yaml
 
 from builder.errors import ParseError, ResultsError
-from builder.importers.limits import MAX_ID_CHARS, shown
+from builder.importers.limits import MAX_ID_CHARS, ItemSources, shown
 
 MAX_LOG_BYTES = 1 << 30  # a log larger than 1 GiB is not read into memory
 
@@ -178,3 +179,51 @@ def skeleton(
         "judge": None,
         "publish_on_release": {"results": True, "transcripts": False},
     }
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One graded answer as an importer read it from its log: the shared loop
+    (:func:`collect`) turns it into a results row."""
+
+    source: Any  # the log's id of the item (mapped by --map)
+    lang: Any
+    answer: str | None
+    correct: bool | None
+    where: str  # the log (and line) the sample came from, for a colliding id
+    refused: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)  # output_tokens, latency_s, cost_usd: as the log had them
+    fields: dict[str, Any] = field(default_factory=dict)  # result field -> value (--field, declared fields)
+    order: tuple[Any, ...] = ()  # how repeats of one condition are numbered (inspect: file, epoch); () is log order
+
+
+def picked(metadata: dict[str, Any], fields: dict[str, str]) -> dict[str, Any]:
+    """Result field -> its value, for the ``--field`` names the sample's metadata holds."""
+    return {target: metadata[key] for target, key in fields.items() if key in metadata}
+
+
+def collect(samples: Iterable[Sample], report: ImportReport, id_map: IdMap, field_names: Iterable[str], *, grouped: bool = False) -> None:
+    """The loop every importer shares: each sample's id mapped to its item (two ids of the log
+    naming one item refused), its row written, and the repeats of one condition (item,
+    language, variant fields) numbered 0, 1, … in log order, or by `order` when `grouped`
+    (the rows then come condition by condition)."""
+    sources = ItemSources()
+    names = sorted(field_names)
+    counters: dict[tuple[Any, ...], int] = {}
+    keyed: dict[tuple[Any, ...], list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
+    for sample in samples:
+        item = id_map(sample.source)
+        sources.add(item, sample.source, sample.where)
+        row: dict[str, Any] = {"item": item, "lang": sample.lang, "answer": sample.answer, "correct": sample.correct}
+        row |= {"refused": sample.refused, **sample.extra, **sample.fields}
+        condition = (item, sample.lang, tuple((k, row.get(k)) for k in names))
+        if grouped:
+            keyed.setdefault(condition, []).append((sample.order, row))
+            continue
+        row["sample"] = counters.get(condition, 0)
+        counters[condition] = row["sample"] + 1
+        report.rows.append(row)
+    for runs in keyed.values():
+        for number, (_, row) in enumerate(sorted(runs, key=lambda r: r[0])):
+            row["sample"] = number
+            report.rows.append(row)

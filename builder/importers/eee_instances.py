@@ -36,13 +36,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from builder.errors import ParseError
-from builder.importers.common import IdMap, ImportReport, read_capped, skeleton
-from builder.importers.limits import ItemSources, check_containers
+from builder.importers.common import IdMap, ImportReport, Sample, collect, picked, read_capped, skeleton
+from builder.importers.limits import check_containers
 
 HARNESS = "every-eval-ever"
 SCHEMA_MAJOR_MINOR = "0.3"
@@ -297,21 +298,9 @@ def import_instances(
         raise ValueError(f"errored must be one of {ERRORED}")
     id_map = id_map or IdMap()
     declared = declared or {}
-    fields = {**{name: name for name in declared}, **(fields or {})}
     report = ImportReport()
-    counters: dict[tuple[Any, ...], int] = {}
-    models: dict[str, str] = {}
-    evaluations: dict[str, str] = {}
-    failed: list[str] = []
-    sources = ItemSources()
     parsed = [(path, _lines(path)) for path in paths]
-    for path, lines in parsed:
-        for number, obj in lines:
-            rec = _Line(obj, str(path), number)
-            name = rec.optional_text(obj, "evaluation_result_id", "evaluation_result_id") or rec.text(
-                obj, "evaluation_name", "evaluation_name"
-            )
-            evaluations.setdefault(name, f"{path}:{number}")
+    evaluations = _evaluations(parsed)
     if evaluation is None and len(evaluations) > 1:
         raise ParseError(
             f"holds {len(evaluations)} evaluations ({', '.join(sorted(evaluations)[:5])})",
@@ -319,102 +308,11 @@ def import_instances(
             reason="ambiguous-evaluation",
             hint="pass --evaluation NAME (an evaluation_result_id or evaluation_name)",
         )
-    chosen = evaluation or next(iter(evaluations))
-    matched = 0
-    for path, lines in parsed:
-        where = str(path)
-        for number, obj in lines:
-            rec = _Line(obj, where, number)
-            if chosen not in (obj.get("evaluation_result_id"), obj.get("evaluation_name")):
-                continue
-            matched += 1
-            version = rec.text(obj, "schema_version", "schema_version")
-            if version.split(".")[:2] != SCHEMA_MAJOR_MINOR.split("."):
-                raise rec.fail(f"schema_version is {version!r}; this importer reads {SCHEMA_MAJOR_MINOR}.x", reason="unsupported-version")
-            if obj.get("interaction_type") not in INTERACTIONS:
-                raise rec.fail(f"interaction_type is {obj.get('interaction_type')!r}, not one of {', '.join(INTERACTIONS)}")
-            model = rec.text(obj, "model_id", "model_id", limit=MAX_ID_CHARS)
-            models.setdefault(model, f"{where}:{number}")
-            report.skipped("sample keys (unknown to this importer)", [k for k in obj if k not in USED and k not in CONTENT])
-            metadata = rec.mapping("metadata", required=False)
-            for key, value in metadata.items():
-                if not isinstance(value, str):
-                    raise rec.fail(f"metadata.{key} is {type(value).__name__}; EEE metadata values are strings")
-            source = (
-                rec.text(metadata, id_field, f"metadata.{id_field}", limit=MAX_ID_CHARS)
-                if id_field
-                else rec.text(obj, "sample_id", "sample_id", limit=MAX_ID_CHARS)
-            )
-            row_lang = metadata.get(lang_field, lang)
-            if row_lang is None:
-                raise rec.fail(
-                    f"metadata has no field {lang_field!r} and no --lang was given",
-                    reason="missing-language",
-                    hint="pass --lang en (or the benchmark's language)",
-                )
-            error = obj.get("error")
-            if error is not None:
-                if not isinstance(error, str):
-                    raise rec.fail(f"error is {type(error).__name__}, not a string or null")
-                failed.append(f"line {number} ({source}: {error.strip()[:60]})")
-                continue
-            result = rec.mapping("evaluation", required=True)
-            correct = result.get("is_correct")
-            if not isinstance(correct, bool):
-                raise rec.fail(f"evaluation.is_correct is {correct!r}, not true or false", reason="bad-score")
-            item = id_map(source)
-            sources.add(item, source, f"{where}:{number}")  # two ids of the log onto one item (--map) merge samples
-            row: dict[str, Any] = {"item": item, "lang": row_lang, "answer": _answer(rec), "correct": correct, "refused": False}
-            tokens = rec.count(rec.mapping("token_usage", required=False), "output_tokens", "token_usage.output_tokens")
-            if tokens is not None:
-                row["output_tokens"] = tokens
-            latency = rec.mapping("performance", required=False).get("latency_ms")
-            if latency is not None:
-                if isinstance(latency, bool) or not isinstance(latency, (int, float)) or latency < 0:
-                    raise rec.fail(f"performance.latency_ms is {latency!r}, not a duration ≥ 0")
-                row["latency_s"] = latency / 1000
-            for target, key in fields.items():
-                if key in metadata:
-                    row[target] = metadata[key]
-                    if target in declared:
-                        try:
-                            row[target] = declared_value(metadata[key], declared[target])
-                        except ValueError as exc:
-                            raise rec.fail(
-                                f"metadata.{key} is {metadata[key][:40]!r}; {target} is declared by the benchmark as {exc}",
-                                reason="bad-field-value",
-                                hint=f"write {target} as {exc} in every sample's metadata",
-                            ) from None
-            report.skipped("sample metadata fields", [k for k in metadata if k not in {lang_field, id_field, *fields.values()}])
-            condition = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
-            row["sample"] = counters.get(condition, 0)
-            counters[condition] = row["sample"] + 1
-            report.rows.append(row)
-    if not matched:
-        raise ParseError(
-            f"has no samples of evaluation {chosen!r} (evaluations: {', '.join(sorted(evaluations)[:5])})",
-            where=str(paths[0]),
-            reason="ambiguous-evaluation",
-        )
-    if len(models) > 1:
-        raise ParseError(
-            f"the files hold samples of {len(models)} models ({', '.join(sorted(models)[:5])})",
-            where=str(paths[0]),
-            reason="mixed-models",
-            hint="import one model's samples at a time",
-        )
-    if failed:
-        listed = "; ".join(failed[:5]) + (" …" if len(failed) > 5 else "")
-        if errored == "refuse":
-            raise ParseError(
-                f"{len(failed)} sample(s) ended in an error and have no graded answer: {listed}",
-                where=str(paths[0]),
-                reason="errored-samples",
-                hint="re-run those samples, or pass --errored skip to leave them out (they are then missing, never counted as wrong)",
-            )
-        report.notes.append(f"left out {len(failed)} errored sample(s), not scored: {listed}")
+    run = _Run(evaluation or next(iter(evaluations)), lang, lang_field, id_field, {**{n: n for n in declared}, **(fields or {})}, declared)
+    collect((s for path, lines in parsed for s in run.samples(str(path), lines, report)), report, id_map, run.fields)
+    _check_run(run, evaluations, paths, errored, report)
     id_map.check()
-    model = next(iter(models))
+    model = next(iter(run.models))
     report.description = skeleton(
         model_id=model,
         temperature=None,
@@ -422,7 +320,143 @@ def import_instances(
         reasoning_effort=None,
         harness=HARNESS,
         version=SCHEMA_MAJOR_MINOR,
-        notes=f"imported from Every Eval Ever instance file(s) {', '.join(p.name for p in paths)}, evaluation {chosen}; "
+        notes=f"imported from Every Eval Ever instance file(s) {', '.join(p.name for p in paths)}, evaluation {run.chosen}; "
         "the harness and generation settings are in the matching aggregate record",
     )
     return report
+
+
+def _evaluations(parsed: list[tuple[Path, list[tuple[int, dict[str, Any]]]]]) -> dict[str, str]:
+    """Each evaluation the files hold -> where it first appears."""
+    evaluations: dict[str, str] = {}
+    for path, lines in parsed:
+        for number, obj in lines:
+            rec = _Line(obj, str(path), number)
+            name = rec.optional_text(obj, "evaluation_result_id", "evaluation_result_id") or rec.text(
+                obj, "evaluation_name", "evaluation_name"
+            )
+            evaluations.setdefault(name, f"{path}:{number}")
+    return evaluations
+
+
+@dataclass
+class _Run:
+    """Reading one evaluation's samples: the settings, and what reading gathers besides the
+    samples (the models named, the samples that matched, those that ended in an error)."""
+
+    chosen: str
+    lang: str | None
+    lang_field: str
+    id_field: str | None
+    fields: dict[str, str]
+    declared: Mapping[str, FieldKind]
+    models: dict[str, str] = field(default_factory=dict)
+    matched: int = 0
+    failed: list[str] = field(default_factory=list)
+
+    def samples(self, where: str, lines: list[tuple[int, dict[str, Any]]], report: ImportReport) -> Iterator[Sample]:
+        for number, obj in lines:
+            if self.chosen in (obj.get("evaluation_result_id"), obj.get("evaluation_name")):
+                self.matched += 1
+                sample = self.sample(_Line(obj, where, number), report)
+                if sample is not None:
+                    yield sample
+
+    def sample(self, rec: _Line, report: ImportReport) -> Sample | None:
+        """One line's sample; None for a sample that ended in an error (listed in ``failed``)."""
+        obj, where, number = rec.obj, rec.where, rec.line
+        version = rec.text(obj, "schema_version", "schema_version")
+        if version.split(".")[:2] != SCHEMA_MAJOR_MINOR.split("."):
+            raise rec.fail(f"schema_version is {version!r}; this importer reads {SCHEMA_MAJOR_MINOR}.x", reason="unsupported-version")
+        if obj.get("interaction_type") not in INTERACTIONS:
+            raise rec.fail(f"interaction_type is {obj.get('interaction_type')!r}, not one of {', '.join(INTERACTIONS)}")
+        model = rec.text(obj, "model_id", "model_id", limit=MAX_ID_CHARS)
+        self.models.setdefault(model, f"{where}:{number}")
+        report.skipped("sample keys (unknown to this importer)", [k for k in obj if k not in USED and k not in CONTENT])
+        metadata = rec.mapping("metadata", required=False)
+        for key, value in metadata.items():
+            if not isinstance(value, str):
+                raise rec.fail(f"metadata.{key} is {type(value).__name__}; EEE metadata values are strings")
+        source = (
+            rec.text(metadata, self.id_field, f"metadata.{self.id_field}", limit=MAX_ID_CHARS)
+            if self.id_field
+            else rec.text(obj, "sample_id", "sample_id", limit=MAX_ID_CHARS)
+        )
+        row_lang = metadata.get(self.lang_field, self.lang)
+        if row_lang is None:
+            raise rec.fail(
+                f"metadata has no field {self.lang_field!r} and no --lang was given",
+                reason="missing-language",
+                hint="pass --lang en (or the benchmark's language)",
+            )
+        error = obj.get("error")
+        if error is not None:
+            if not isinstance(error, str):
+                raise rec.fail(f"error is {type(error).__name__}, not a string or null")
+            self.failed.append(f"line {number} ({source}: {error.strip()[:60]})")
+            return None
+        correct = rec.mapping("evaluation", required=True).get("is_correct")
+        if not isinstance(correct, bool):
+            raise rec.fail(f"evaluation.is_correct is {correct!r}, not true or false", reason="bad-score")
+        # Two ids of the log onto one item (--map) merge samples: the line is where.
+        sample = Sample(
+            source, row_lang, _answer(rec), correct, f"{where}:{number}", extra=_measured(rec), fields=self.typed(rec, metadata)
+        )
+        report.skipped("sample metadata fields", [k for k in metadata if k not in {self.lang_field, self.id_field, *self.fields.values()}])
+        return sample
+
+    def typed(self, rec: _Line, metadata: dict[str, Any]) -> dict[str, Any]:
+        """The result fields the metadata holds, a declared one typed as the benchmark declares it."""
+        out = picked(metadata, self.fields)
+        for target, key in self.fields.items():
+            if key in metadata and target in self.declared:
+                try:
+                    out[target] = declared_value(metadata[key], self.declared[target])
+                except ValueError as exc:
+                    raise rec.fail(
+                        f"metadata.{key} is {metadata[key][:40]!r}; {target} is declared by the benchmark as {exc}",
+                        reason="bad-field-value",
+                        hint=f"write {target} as {exc} in every sample's metadata",
+                    ) from None
+        return out
+
+
+def _measured(rec: _Line) -> dict[str, Any]:
+    """Output tokens and latency, where the line has them."""
+    out: dict[str, Any] = {}
+    tokens = rec.count(rec.mapping("token_usage", required=False), "output_tokens", "token_usage.output_tokens")
+    if tokens is not None:
+        out["output_tokens"] = tokens
+    latency = rec.mapping("performance", required=False).get("latency_ms")
+    if latency is not None:
+        if isinstance(latency, bool) or not isinstance(latency, (int, float)) or latency < 0:
+            raise rec.fail(f"performance.latency_ms is {latency!r}, not a duration ≥ 0")
+        out["latency_s"] = latency / 1000
+    return out
+
+
+def _check_run(run: _Run, evaluations: dict[str, str], paths: list[Path], errored: str, report: ImportReport) -> None:
+    """One evaluation, one model; errored samples refused, or left out and said so."""
+    if not run.matched:
+        raise ParseError(
+            f"has no samples of evaluation {run.chosen!r} (evaluations: {', '.join(sorted(evaluations)[:5])})",
+            where=str(paths[0]),
+            reason="ambiguous-evaluation",
+        )
+    if len(run.models) > 1:
+        raise ParseError(
+            f"the files hold samples of {len(run.models)} models ({', '.join(sorted(run.models)[:5])})",
+            where=str(paths[0]),
+            reason="mixed-models",
+            hint="import one model's samples at a time",
+        )
+    if run.failed:
+        listed = "; ".join(run.failed[:5]) + (" …" if len(run.failed) > 5 else "")
+        if errored == "refuse":
+            raise ParseError(
+                f"{len(run.failed)} sample(s) ended in an error and have no graded answer: {listed}",
+                where=str(paths[0]),
+                reason="errored-samples",
+                hint="re-run those samples, or pass --errored skip to leave them out (they are then missing, never counted as wrong)",
+            )
+        report.notes.append(f"left out {len(run.failed)} errored sample(s), not scored: {listed}")

@@ -23,13 +23,14 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from builder.errors import ParseError
-from builder.importers.common import MAX_LOG_BYTES, IdMap, ImportReport, read_capped, skeleton
+from builder.importers.common import MAX_LOG_BYTES, IdMap, ImportReport, Sample, collect, picked, read_capped, skeleton
 from builder.importers.eval_layout import SampleEntry, check_named, sample_entries
-from builder.importers.limits import MAX_MEMBER, ItemSources, check_epoch, check_id, load_json, read_member, shown
+from builder.importers.limits import MAX_MEMBER, check_epoch, check_id, load_json, read_member, shown
 
 HARNESS = "inspect_ai"
 # Sample keys this importer reads, and those that only hold the transcript or bookkeeping.
@@ -207,100 +208,115 @@ def import_logs(
     answer. With ``errored_as_incorrect`` it is counted as an incorrect answer with no
     answer, and the report says how many were."""
     id_map = id_map or IdMap()
-    fields = fields or {}
     report = ImportReport()
-    keyed: dict[tuple[Any, ...], list[tuple[int, int, dict[str, Any]]]] = {}
-    models: set[str] = set()
-    header0: dict[str, Any] | None = None
-    sources = ItemSources()
-    errored = 0
-    for index, path in enumerate(paths):
-        where = str(path)
-        header, samples = read_log(path)
-        header0 = header0 or header
-        ev = header.get("eval") or {}
-        models.add(str(ev.get("model")))
-        if header.get("status") not in (None, "success"):
-            report.notes.append(f"{where}: log status is {header.get('status')!r}; samples it lacks are missing from the results")
-        for sample in samples:
-            epoch = check_epoch(sample.get("epoch"), where)
-            sid = f"sample {shown(repr(sample.get('id')))[:80]} epoch {epoch}"
-            report.skipped("sample keys (unknown to this importer)", set(sample) - USED - TRANSCRIPT)
-            metadata = sample.get("metadata") or {}
-            source = metadata.get(id_field) if id_field else sample.get("id")
-            if source is None:
-                raise ParseError(
-                    f"{sid} has no {'metadata field ' + shown(repr(id_field)) if id_field else 'id'}", where=where, reason="bad-log"
-                )
-            check_id(source, where, f"{sid}: its id")
-            row_lang = metadata.get(lang_field) if lang_field in metadata else lang
-            if row_lang is None:
-                raise ParseError(
-                    f"{sid} has no metadata field {lang_field!r} and no --lang was given",
-                    where=where,
-                    reason="missing-language",
-                    hint="pass --lang en (or the benchmark's language)",
-                )
-            scores = sample.get("scores") or {}
-            if sample.get("error") is not None:
-                if not errored_as_incorrect:
-                    raise ParseError(
-                        f"{sid} ended in an error; an error is not a wrong answer",
-                        where=where,
-                        reason="errored-sample",
-                        hint="rerun the errored samples (inspect eval-retry), or pass --errored-as-incorrect to count each as an incorrect answer",
-                    )
-                answer, correct = None, False
-                errored += 1
-            else:
-                name = _scorer(scores, scorer, sid)
-                report.skipped("other scorers", [s for s in scores if s != name])
-                score = scores[name] or {}
-                answer = score.get("answer")
-                correct = _correct(score.get("value"), sid, report)
-            output = sample.get("output") or {}
-            choices = output.get("choices") or [{}]
-            tokens, cost = _usage(sample)
-            item = id_map(source)
-            sources.add(item, source, where)
-            row: dict[str, Any] = {
-                "item": item,
-                "lang": row_lang,
-                "answer": None if answer is None else str(answer),
-                "correct": correct,
-                "refused": choices[0].get("stop_reason") == "content_filter",
-            }
-            if tokens is not None:
-                row["output_tokens"] = tokens
-            if isinstance(sample.get("total_time"), (int, float)):
-                row["latency_s"] = float(sample["total_time"])
-            if cost is not None:
-                row["cost_usd"] = float(cost)
-            for target, key in fields.items():
-                if key in metadata:
-                    row[target] = metadata[key]
-            used_meta = {lang_field, id_field, *fields.values()}
-            report.skipped("sample metadata fields", [k for k in metadata if k not in used_meta])
-            variant = tuple((k, row.get(k)) for k in sorted(fields))
-            keyed.setdefault((row["item"], row["lang"], variant), []).append((index, epoch, row))
+    run = _Run(lang, lang_field, id_field, scorer, fields or {}, errored_as_incorrect)
+    collect((s for index, path in enumerate(paths) for s in run.samples(index, path, report)), report, id_map, run.fields, grouped=True)
     id_map.check()
-    if errored:
+    if run.errored:
         report.notes.append(
-            f"{errored} sample(s) ended in an error and are counted as incorrect answers with no answer (--errored-as-incorrect)"
+            f"{run.errored} sample(s) ended in an error and are counted as incorrect answers with no answer (--errored-as-incorrect)"
         )
-    if len(models) > 1:
+    if len(run.models) > 1:
         raise ParseError(
-            f"the logs are from different models ({', '.join(sorted(models))})",
+            f"the logs are from different models ({', '.join(sorted(run.models))})",
             where=str(paths[0]),
             reason="mixed-models",
             hint="import one model's logs at a time",
         )
-    for runs in keyed.values():
-        for number, (_, _, row) in enumerate(sorted(runs, key=lambda r: (r[0], r[1]))):
-            row["sample"] = number
-            report.rows.append(row)
-    report.description = _describe(header0 or {})
+    report.description = _describe(run.header0 or {})
     return report
+
+
+@dataclass
+class _Run:
+    """What reading a run's logs gathers besides its samples (the models named, the first
+    header, how many samples ended in an error)."""
+
+    lang: str | None
+    lang_field: str
+    id_field: str | None
+    scorer: str | None
+    fields: dict[str, str]
+    errored_as_incorrect: bool
+    models: set[str] = field(default_factory=set)
+    header0: dict[str, Any] | None = None
+    errored: int = 0
+
+    def samples(self, index: int, path: Path, report: ImportReport) -> Iterator[Sample]:
+        where = str(path)
+        header, samples = read_log(path)
+        self.header0 = self.header0 or header
+        self.models.add(str((header.get("eval") or {}).get("model")))
+        if header.get("status") not in (None, "success"):
+            report.notes.append(f"{where}: log status is {header.get('status')!r}; samples it lacks are missing from the results")
+        for sample in samples:
+            yield self.sample(index, where, sample, report)
+
+    def sample(self, index: int, where: str, sample: dict[str, Any], report: ImportReport) -> Sample:
+        epoch = check_epoch(sample.get("epoch"), where)
+        sid = f"sample {shown(repr(sample.get('id')))[:80]} epoch {epoch}"
+        report.skipped("sample keys (unknown to this importer)", set(sample) - USED - TRANSCRIPT)
+        metadata = sample.get("metadata") or {}
+        source = metadata.get(self.id_field) if self.id_field else sample.get("id")
+        if source is None:
+            what = "metadata field " + shown(repr(self.id_field)) if self.id_field else "id"
+            raise ParseError(f"{sid} has no {what}", where=where, reason="bad-log")
+        check_id(source, where, f"{sid}: its id")
+        row_lang = metadata.get(self.lang_field) if self.lang_field in metadata else self.lang
+        if row_lang is None:
+            raise ParseError(
+                f"{sid} has no metadata field {self.lang_field!r} and no --lang was given",
+                where=where,
+                reason="missing-language",
+                hint="pass --lang en (or the benchmark's language)",
+            )
+        answer, correct = self.graded(sample, sid, where, report)
+        choices = (sample.get("output") or {}).get("choices") or [{}]
+        used_meta = {self.lang_field, self.id_field, *self.fields.values()}
+        report.skipped("sample metadata fields", [k for k in metadata if k not in used_meta])
+        return Sample(
+            source,
+            row_lang,
+            None if answer is None else str(answer),
+            correct,
+            where,
+            refused=choices[0].get("stop_reason") == "content_filter",
+            extra=_measured(sample),
+            fields=picked(metadata, self.fields),
+            order=(index, epoch),
+        )
+
+    def graded(self, sample: dict[str, Any], sid: str, where: str, report: ImportReport) -> tuple[Any, bool]:
+        """(the extracted answer, the scorer's verdict); an errored sample refused, or counted
+        as an incorrect answer with no answer (--errored-as-incorrect)."""
+        scores = sample.get("scores") or {}
+        if sample.get("error") is not None:
+            if not self.errored_as_incorrect:
+                raise ParseError(
+                    f"{sid} ended in an error; an error is not a wrong answer",
+                    where=where,
+                    reason="errored-sample",
+                    hint="rerun the errored samples (inspect eval-retry), or pass --errored-as-incorrect to count each as an incorrect answer",
+                )
+            self.errored += 1
+            return None, False
+        name = _scorer(scores, self.scorer, sid)
+        report.skipped("other scorers", [s for s in scores if s != name])
+        score = scores[name] or {}
+        return score.get("answer"), _correct(score.get("value"), sid, report)
+
+
+def _measured(sample: dict[str, Any]) -> dict[str, Any]:
+    """Output tokens, latency and cost, where the log has them."""
+    tokens, cost = _usage(sample)
+    out: dict[str, Any] = {}
+    if tokens is not None:
+        out["output_tokens"] = tokens
+    if isinstance(sample.get("total_time"), (int, float)):
+        out["latency_s"] = float(sample["total_time"])
+    if cost is not None:
+        out["cost_usd"] = float(cost)
+    return out
 
 
 def _describe(header: dict[str, Any]) -> dict[str, Any]:

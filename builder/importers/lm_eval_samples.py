@@ -23,12 +23,14 @@ white space); Sealboard regrades exact answer types itself anyway.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from builder.errors import ParseError
-from builder.importers.common import IdMap, ImportReport, read_capped, skeleton
-from builder.importers.limits import ItemSources, check_id, load_json, shown
+from builder.importers.common import IdMap, ImportReport, Sample, collect, picked, read_capped, skeleton
+from builder.importers.limits import check_id, load_json, shown
 
 HARNESS = "lm-evaluation-harness"
 KNOWN = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash", "prompt_hash", "target_hash"}
@@ -95,85 +97,102 @@ def import_samples(
     id_map = id_map or IdMap()
     fields = fields or {}
     report = ImportReport()
-    counters: dict[tuple[Any, ...], int] = {}
-    sources = ItemSources()
-    for path in paths:
-        where = str(path)
-        lines = _lines(path)
-        filters = sorted({str(obj.get("filter")) for _, obj in lines})
-        if filter_name is None and len(filters) > 1:
-            raise ParseError(
-                f"holds {len(filters)} filters ({', '.join(filters)})", where=where, reason="ambiguous-filter", hint="pass --filter NAME"
-            )
-        chosen_filter = filter_name or filters[0]
-        for number, obj in lines:
-            if str(obj.get("filter")) != chosen_filter:
-                continue
-            metrics = obj.get("metrics") or []
-            report.skipped("sample keys (unknown to this importer)", [k for k in obj if k not in KNOWN and k not in metrics])
-            name = metric or (metrics[0] if len(metrics) == 1 else None)
-            if name is None or name not in obj:
-                raise ParseError(
-                    f"metric {'?' if name is None else repr(name)} not found (metrics: {', '.join(metrics) or 'none'})",
-                    where=where,
-                    line=number,
-                    reason="ambiguous-metric",
-                    hint="pass --metric NAME",
-                )
-            report.skipped("other metrics", [m for m in metrics if m != name])
-            doc = obj["doc"] if isinstance(obj["doc"], dict) else {}
-            if id_field not in doc:
-                raise ParseError(
-                    f"doc has no field {shown(repr(id_field))} (fields: {shown(', '.join(map(str, doc)))[:300]})",
-                    where=where,
-                    line=number,
-                    reason="bad-log",
-                    hint="pass --id-field naming the item id in your task's documents",
-                )
-            row_lang = doc.get(lang_field, lang)
-            if row_lang is None:
-                raise ParseError(
-                    f"doc has no field {lang_field!r} and no --lang was given",
-                    where=where,
-                    line=number,
-                    reason="missing-language",
-                    hint="pass --lang ko (or the benchmark's language)",
-                )
-            used = {id_field, lang_field, *fields.values()}
-            report.skipped("doc fields (the item's own content)", [k for k in doc if k not in used])
-            responses = [r for group in obj["resps"] for r in (group if isinstance(group, list) else [group])]
-            if len(responses) > 1:
-                if not grade_by_target:
-                    raise ParseError(
-                        f"document {obj.get('doc_id')} has {len(responses)} responses but one {name} value",
-                        where=where,
-                        line=number,
-                        reason="repeats-ungraded",
-                        hint="run with repeats: 1 once per sample and pass every samples file, or pass --grade-by-target",
-                    )
-                answers: list[str | None] = [str(r).strip() for r in responses]
-                verdicts = [a == str(obj.get("target")).strip() for a in answers]
-            else:
-                filtered = obj.get("filtered_resps")
-                answer = filtered[0] if isinstance(filtered, list) and filtered else responses[0] if responses else None
-                answers = [None if answer is None else str(answer).strip()]
-                verdicts = [_correct(obj[name], where, number, name)]
-            source = doc[id_field]
-            check_id(source, where, "the document's id", number)
-            item = id_map(source)
-            sources.add(item, source, where)
-            for answer, verdict in zip(answers, verdicts):
-                row: dict[str, Any] = {"item": item, "lang": row_lang, "answer": answer or None, "correct": verdict, "refused": False}
-                for target, key in fields.items():
-                    if key in doc:
-                        row[target] = doc[key]
-                repeat = (row["item"], row["lang"], tuple((k, row.get(k)) for k in sorted(fields)))
-                row["sample"] = counters.get(repeat, 0)
-                counters[repeat] = row["sample"] + 1
-                report.rows.append(row)
+    options = _Options(lang, lang_field, id_field, metric, grade_by_target, fields)
+    collect((s for path in paths for s in _samples(path, filter_name, options, report)), report, id_map, fields)
     id_map.check()
     report.description = _describe(paths[0])
     return report
+
+
+@dataclass(frozen=True)
+class _Options:
+    lang: str | None
+    lang_field: str
+    id_field: str
+    metric: str | None
+    grade_by_target: bool
+    fields: dict[str, str]
+
+
+def _samples(path: Path, filter_name: str | None, o: _Options, report: ImportReport) -> Iterator[Sample]:
+    """The samples of one samples file, under its one filter (or the one chosen)."""
+    where = str(path)
+    lines = _lines(path)
+    filters = sorted({str(obj.get("filter")) for _, obj in lines})
+    if filter_name is None and len(filters) > 1:
+        raise ParseError(
+            f"holds {len(filters)} filters ({', '.join(filters)})", where=where, reason="ambiguous-filter", hint="pass --filter NAME"
+        )
+    chosen_filter = filter_name or filters[0]
+    for number, obj in lines:
+        if str(obj.get("filter")) == chosen_filter:
+            yield from _document(obj, where, number, o, report)
+
+
+def _metric(obj: dict[str, Any], where: str, number: int, o: _Options, report: ImportReport) -> str:
+    metrics = obj.get("metrics") or []
+    report.skipped("sample keys (unknown to this importer)", [k for k in obj if k not in KNOWN and k not in metrics])
+    name = o.metric or (metrics[0] if len(metrics) == 1 else None)
+    if name is None or name not in obj:
+        raise ParseError(
+            f"metric {'?' if name is None else repr(name)} not found (metrics: {', '.join(metrics) or 'none'})",
+            where=where,
+            line=number,
+            reason="ambiguous-metric",
+            hint="pass --metric NAME",
+        )
+    report.skipped("other metrics", [m for m in metrics if m != name])
+    return name
+
+
+def _document(obj: dict[str, Any], where: str, number: int, o: _Options, report: ImportReport) -> Iterator[Sample]:
+    """One logged document's samples: one, or one per response under --grade-by-target."""
+    name = _metric(obj, where, number, o, report)
+    doc = obj["doc"] if isinstance(obj["doc"], dict) else {}
+    if o.id_field not in doc:
+        raise ParseError(
+            f"doc has no field {shown(repr(o.id_field))} (fields: {shown(', '.join(map(str, doc)))[:300]})",
+            where=where,
+            line=number,
+            reason="bad-log",
+            hint="pass --id-field naming the item id in your task's documents",
+        )
+    row_lang = doc.get(o.lang_field, o.lang)
+    if row_lang is None:
+        raise ParseError(
+            f"doc has no field {o.lang_field!r} and no --lang was given",
+            where=where,
+            line=number,
+            reason="missing-language",
+            hint="pass --lang ko (or the benchmark's language)",
+        )
+    used = {o.id_field, o.lang_field, *o.fields.values()}
+    report.skipped("doc fields (the item's own content)", [k for k in doc if k not in used])
+    answers, verdicts = _graded(obj, name, where, number, o.grade_by_target)
+    source = doc[o.id_field]
+    check_id(source, where, "the document's id", number)
+    for answer, verdict in zip(answers, verdicts):
+        yield Sample(source, row_lang, answer or None, verdict, where, fields=picked(doc, o.fields))
+
+
+def _graded(obj: dict[str, Any], name: str, where: str, number: int, by_target: bool) -> tuple[list[str | None], list[bool]]:
+    """(answers, verdicts) of one document: its one response graded by the metric, or each
+    of its several responses against the target (--grade-by-target)."""
+    responses = [r for group in obj["resps"] for r in (group if isinstance(group, list) else [group])]
+    if len(responses) > 1:
+        if not by_target:
+            raise ParseError(
+                f"document {obj.get('doc_id')} has {len(responses)} responses but one {name} value",
+                where=where,
+                line=number,
+                reason="repeats-ungraded",
+                hint="run with repeats: 1 once per sample and pass every samples file, or pass --grade-by-target",
+            )
+        answers: list[str | None] = [str(r).strip() for r in responses]
+        return answers, [a == str(obj.get("target")).strip() for a in answers]
+    filtered = obj.get("filtered_resps")
+    answer = filtered[0] if isinstance(filtered, list) and filtered else responses[0] if responses else None
+    return [None if answer is None else str(answer).strip()], [_correct(obj[name], where, number, name)]
 
 
 def _describe(samples: Path) -> dict[str, Any]:

@@ -238,8 +238,13 @@ def _run_at(text: bytes, at: int) -> bytes:
     for _ in range(2):  # "=" padding ends a run
         if end < len(text) and text[end] == 0x3D:
             end += 1
-    pieces = [text[start:end]]
-    left = start
+    before = _lines_before(text, start)
+    return b"".join([*before, text[start:end], *_lines_after(text, end, text[start:end], len(before))])
+
+
+def _lines_before(text: bytes, left: int) -> list[bytes]:
+    """The whole base64 lines (16+ characters, no padding) just before ``text[left]``."""
+    pieces: list[bytes] = []
     while left > 0 and text[left - 1] in _WS:  # lines before, as long as they are whole lines
         j = left
         while j > 0 and text[j - 1] in _WS:
@@ -251,7 +256,14 @@ def _run_at(text: bytes, at: int) -> bytes:
             break
         pieces.insert(0, text[k:j])
         left = k
-    right = end
+    return pieces
+
+
+def _lines_after(text: bytes, right: int, first: bytes, before: int) -> list[bytes]:
+    """The base64 lines after the run's line `first` (ending at ``text[right]``, `before`
+    whole lines before it): until a line ends in padding, is longer than the one before
+    (once the run has two lines), or is shorter (the last)."""
+    pieces = [first]
     while not pieces[-1].endswith(b"=") and right < len(text) and text[right] in _WS:
         j = right
         while j < len(text) and text[j] in _WS:
@@ -261,13 +273,13 @@ def _run_at(text: bytes, at: int) -> bytes:
             k += 1
         while k < len(text) and text[k] == 0x3D:
             k += 1
-        if k == j or (k - j > len(pieces[-1]) and len(pieces) > 1):
+        if k == j or (k - j > len(pieces[-1]) and before + len(pieces) > 1):
             break
         pieces.append(text[j:k])
         right = k
         if k - j < len(pieces[-2]):
             break  # a short line: the last one
-    return b"".join(pieces)
+    return pieces[1:]
 
 
 def _decode_run(run: bytes) -> bytes | None:

@@ -31,7 +31,7 @@ from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST, RESULTS, TRANSCRIPTS
 from builder.errors import BundleError
 from builder.leakscan.keyscan import key_material
-from builder.report.records import BuildReport, restrict
+from builder.report.records import BenchmarkState, restrict
 
 REASON = "key-material"
 # Passed to key_material as the "file name": lab text is never gzip.
@@ -89,12 +89,14 @@ def _holds_key(texts: Iterable[object]) -> str | None:
     return key_in_text("\n".join(t for t in texts if isinstance(t, str)))
 
 
-def screen_unsealed_keys(report: BuildReport) -> None:
-    """The decrypted lab text the site may publish after a release, read the same way:
+def screen_unsealed_keys(states: list[BenchmarkState]) -> tuple[list[BenchmarkState], list[Rejection]]:
+    """The states and the rejections of the decrypted lab text the site may publish after a release, read the same way:
     answers (the results matrix, item pages) and opted-in transcripts (item pages). An answer
     holding key material refuses the submission; a transcript, its transcripts (as an
     embargoed quote does: builder.release.transcripts). Runs with or without needles."""
-    for i, state in enumerate(report.benchmarks):
+    out: list[BenchmarkState] = []
+    rejections: list[Rejection] = []
+    for state in states:
         by_key = {b.manifest.key: b for b in state.bundles}
         refused: set[str] = set()
         if state.results is not None and len(state.results) and "answer" in state.results:
@@ -104,7 +106,7 @@ def screen_unsealed_keys(report: BuildReport) -> None:
                     continue
                 bundle = by_key[key]
                 where = f"{bundle.where}/{RESULTS}"
-                report.rejections.append(
+                rejections.append(
                     Rejection(
                         where,
                         "key-material",
@@ -119,7 +121,7 @@ def screen_unsealed_keys(report: BuildReport) -> None:
         for key in sorted(dropped):
             bundle = by_key[key]
             where = f"{bundle.where}/{TRANSCRIPTS}"
-            report.rejections.append(
+            rejections.append(
                 Rejection(
                     where,
                     "key-material",
@@ -131,4 +133,6 @@ def screen_unsealed_keys(report: BuildReport) -> None:
             )
         if refused or dropped:
             state = restrict(state, set(by_key) - refused)
-            report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in dropped})
+            state = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in dropped})
+        out.append(state)
+    return out, rejections

@@ -111,7 +111,13 @@ class Piece:
 
 
 def scan_together(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tuple[str, ...]] | None:
-    """A lab's texts read together: (label, the bundles whose texts spell it) or None."""
+    """A lab's texts read together: (label, the bundles whose texts spell it) or None.
+    Each bundle's fields first, then one field over all the lab's bundles, then any two
+    texts interleaved."""
+    return _within_bundles(pieces, needles) or _across_bundles(pieces, needles) or _pairs(pieces, needles)
+
+
+def _within_bundles(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tuple[str, ...]] | None:
     by_bundle: dict[str, list[Piece]] = {}
     for p in pieces:
         by_bundle.setdefault(p.bundle, []).append(p)
@@ -129,6 +135,10 @@ def scan_together(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tu
                 found = scan_sequence([p.words for p in trio], needles)
                 if found is not None:
                     return found, (bundle,)
+    return None
+
+
+def _across_bundles(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tuple[str, ...]] | None:
     by_path: dict[str, list[Piece]] = {}
     for p in pieces:
         by_path.setdefault(p.path, []).append(p)
@@ -137,6 +147,10 @@ def scan_together(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tu
             found = scan_sequence([p.words for p in same], needles)
             if found is not None:
                 return found, tuple(dict.fromkeys(p.bundle for p in same))
+    return None
+
+
+def _pairs(pieces: Sequence[Piece], needles: LabNeedles) -> tuple[str, tuple[str, ...]] | None:
     distinct = list({p.words: p for p in pieces}.values())
     if len(distinct) > MAX_PAIRED:
         pairs = [(a, b) for a, b in itertools.permutations(distinct, 2) if a.bundle == b.bundle or a.path == b.path]

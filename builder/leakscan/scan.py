@@ -55,12 +55,13 @@ import numpy as np
 from builder.bundles.facts import submission_facts
 from builder.bundles.ingest import Rejection
 from builder.bundles.manifest import MANIFEST
+from builder.bundles.verify import VerifiedBundle
 from builder.leakscan.gunzip import gunzip
 from builder.leakscan.keyscan import REASON as KEY_REASON
 from builder.leakscan.keyscan import Fragments, key_material
 from builder.leakscan.labtext import Piece, lab_needles, scan_alone, scan_together, texts_of
 from builder.leakscan.normalise import normalise, normalise_utf8
-from builder.report.records import BuildReport, restrict
+from builder.report.records import BenchmarkState, restrict
 
 SHINGLE = 8
 MIN_SHORT_TOKENS = 4
@@ -356,22 +357,24 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
             yield from _strings(inner, f"{path}[{i}]")
 
 
-def _reject(report: BuildReport, state: Any, bundle: Any, where: str, message: str) -> str:
-    report.rejections.append(
-        Rejection(
-            where,
-            "embargoed-text",
-            f"{where}: {message}; the bundle was left out so that the site could be published",
-            "remove item text and canaries from every field of the manifest and resubmit",
-            state.config.id,
-            bundle.manifest.lab,
-        )
+def _reject(state: BenchmarkState, bundle: VerifiedBundle, where: str, message: str) -> Rejection:
+    return Rejection(
+        where,
+        "embargoed-text",
+        f"{where}: {message}; the bundle was left out so that the site could be published",
+        "remove item text and canaries from every field of the manifest and resubmit",
+        state.config.id,
+        bundle.manifest.lab,
     )
-    return str(bundle.manifest.key)
 
 
-def screen_lab_text(report: BuildReport, needles: Needles) -> None:
-    """Reject every bundle whose published facts hold embargoed text; scrub rejections.
+def _what(label: str) -> str:
+    return "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
+
+
+def screen_lab_text(states: list[BenchmarkState], needles: Needles) -> tuple[list[BenchmarkState], list[Rejection]]:
+    """The states without every bundle whose published facts hold embargoed text, and the
+    rejections of those bundles.
 
     What is scanned is everything the site may publish about the bundle (its row of the
     submissions data before the publication gate, from which every page and board row
@@ -383,57 +386,65 @@ def screen_lab_text(report: BuildReport, needles: Needles) -> None:
     among the needles is marked ``lab_text_screened``: only then does the gate publish its
     lab free text under embargo.
     """
-
     if needles.empty:
-        return
+        return states, []
     folded = lab_needles(needles.patterns, needles.labels)
-    for i, state in enumerate(report.benchmarks):
+    out: list[BenchmarkState] = []
+    rejections: list[Rejection] = []
+    for state in states:
         if state.embargoed_text:
             # the needles hold this benchmark's sealed items: its lab text is screened
-            state = report.benchmarks[i] = replace(state, lab_text_screened=True)
-        leaky: list[str] = []
+            state = replace(state, lab_text_screened=True)
+        found = _screen_benchmark(state, needles, folded)
+        rejections += [r for _, r in found]
+        leaky = {key for key, _ in found}
+        out.append(restrict(state, {b.manifest.key for b in state.bundles} - leaky) if leaky else state)
+    return out, rejections
 
-        pieces: dict[str, list[Piece]] = {}  # lab -> its texts, for reading them together
-        for bundle in state.bundles:
-            row = submission_facts(bundle)
-            fields = [("path", bundle.where), *_strings(row, "")]
-            for path, text in fields:
-                label = needles.scan_text(text)
-                if label is None:
-                    label = scan_alone(text, folded)
-                if label is None:
-                    continue
-                what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
-                leaky.append(
-                    _reject(
-                        report, state, bundle, f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where, f"{path} contains {what}"
-                    )
-                )
-                break
-            else:
-                key = bundle.manifest.key
-                pieces.setdefault(bundle.manifest.lab, []).extend(
-                    Piece(key, path, tuple(ws)) for path, text in fields for ws in texts_of(text)
-                )
-        by_key = {b.manifest.key: b for b in state.bundles}
-        for lab in sorted(pieces):
-            found = scan_together(pieces[lab], folded)
-            if found is None:
+
+def _screen_benchmark(state: BenchmarkState, needles: Needles, folded: Any) -> list[tuple[str, Rejection]]:
+    """(bundle key, its rejection) for each bundle of one benchmark whose lab text holds
+    embargoed text, field by field, then each lab's fields read together."""
+    found: list[tuple[str, Rejection]] = []
+    pieces: dict[str, list[Piece]] = {}  # lab -> its texts, for reading them together
+    for bundle in state.bundles:
+        row = submission_facts(bundle)
+        fields = [("path", bundle.where), *_strings(row, "")]
+        for path, text in fields:
+            label = needles.scan_text(text)
+            if label is None:
+                label = scan_alone(text, folded)
+            if label is None:
                 continue
-            label, keys = found
-            what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
-            for key in keys:
-                others = [k for k in keys if k != key]
-                along = f" together with {', '.join(others)}" if others else ""
-                leaky.append(
-                    _reject(report, state, by_key[key], f"{by_key[key].where}/{MANIFEST}", f"its fields read together{along} spell {what}")
-                )
-        if leaky:
-            report.benchmarks[i] = restrict(state, {b.manifest.key for b in state.bundles} - set(leaky))
-    # A rejection message may quote lab text (a field's value, an item id from results).
-    for j, r in enumerate(report.rejections):
-        if needles.scan_text(f"{r.where}\n{r.message}\n{r.hint or ''}") is None:
+            where = f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where
+            found.append((str(bundle.manifest.key), _reject(state, bundle, where, f"{path} contains {_what(label)}")))
+            break
+        else:
+            key = bundle.manifest.key
+            pieces.setdefault(bundle.manifest.lab, []).extend(Piece(key, path, tuple(ws)) for path, text in fields for ws in texts_of(text))
+    by_key = {b.manifest.key: b for b in state.bundles}
+    for lab in sorted(pieces):
+        together = scan_together(pieces[lab], folded)
+        if together is None:
+            continue
+        label, keys = together
+        for key in keys:
+            others = [k for k in keys if k != key]
+            along = f" together with {', '.join(others)}" if others else ""
+            message = f"its fields read together{along} spell {_what(label)}"
+            found.append((str(key), _reject(state, by_key[key], f"{by_key[key].where}/{MANIFEST}", message)))
+    return found
+
+
+def withhold_embargoed_text(rejections: list[Rejection], needles: Needles) -> list[Rejection]:
+    """The rejections as the site may list them: one whose message quotes embargoed item
+    text (a field's value, an item id from results) replaced by one naming its place only."""
+    out = []
+    for r in rejections:
+        if needles.empty or needles.scan_text(f"{r.where}\n{r.message}\n{r.hint or ''}") is None:
+            out.append(r)
             continue
         where = r.where if needles.scan_text(r.where) is None else f"bundles/{r.benchmark}/{r.lab}/(name withheld)"
         message = f"{where}: the error message quoted embargoed item text and is withheld"
-        report.rejections[j] = replace(r, where=where, message=message, hint=None)
+        out.append(replace(r, where=where, message=message, hint=None))
+    return out

@@ -3,6 +3,10 @@
 Everything is read and validated before anything is written. A bundle that fails any
 check becomes a Rejection (listed on the site's "Rejected submissions" page) and the rest
 still build; ``strict=True`` makes any rejection fatal instead (PR validation).
+
+Each stage (builder.pipeline.pipe) takes values and returns values: the states it made
+and the rejections it made. This script reads top to bottom as the stages and puts their
+outputs together; nothing is changed after a stage returned it.
 """
 
 from __future__ import annotations
@@ -10,35 +14,19 @@ from __future__ import annotations
 import functools
 import os
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from builder.attest.write import check_build_key
-from builder.bundles.access import review as review_access
-from builder.bundles.admissions import Admissions
-from builder.bundles.ingest import Rejection
-from builder.bundles.manifest import RESULTS
-from builder.config import load_configs
-from builder.errors import BuilderError, ConfigError
-from builder.leakscan.labkeys import screen_unsealed_keys
-from builder.leakscan.rejections import withhold_key_text
-from builder.leakscan.scan import screen_lab_text
-from builder.pipeline.admission import admit, ingest, reject
-from builder.pipeline.checkout import refuse_leaking_bundles
-from builder.pipeline.earlier_versions import earlier_versions, unseal_earlier
+from builder.errors import ConfigError
+from builder.pipeline import pipe
+from builder.pipeline.admission import ingest, reject
 from builder.pipeline.isolation import isolate_render
 from builder.pipeline.publish import needles_for, publish
-from builder.pipeline.regrade_budget import pregrade
 from builder.pipeline.source_time import source_time
-from builder.pipeline.stages import reject_clones, score_states, unseal_state, verify_datasets
-from builder.pipeline.ungraded import refuse_ungraded
-from builder.release.identity import published_identities
-from builder.release.status import release_states
-from builder.release.transcripts import screen_transcripts
+from builder.pipeline.stages import score_states
 from builder.render.confinement import hold_secrets
-from builder.render.site_guard import refuse_unsafe_site
 from builder.report.records import BenchmarkState, BuildReport, Progress, clear_staged
-from builder.trust.registry import load_registry
 from builder.trust.seal import Identity, load_identity
 from builder.trust.sshkeys import PrivateKey, load_private_key
 
@@ -51,8 +39,12 @@ def _quiet(_: str) -> None:
 
 
 class _Timer:
-    def __init__(self, report: BuildReport, progress: Progress) -> None:
-        self.report, self.progress = report, progress
+    """Wall and CPU seconds per stage, kept here and handed to the report at the end."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.timings: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
 
     def stage(self, name: str, message: str) -> "_Timer":
         self.name = name
@@ -63,8 +55,8 @@ class _Timer:
         self.start, self.cpu = time.perf_counter(), _cpu()
 
     def __exit__(self, *exc: object) -> None:
-        self.report.timings[self.name] = self.report.timings.get(self.name, 0.0) + time.perf_counter() - self.start
-        self.report.cpu_seconds[self.name] = self.report.cpu_seconds.get(self.name, 0.0) + _cpu() - self.cpu
+        self.timings[self.name] = self.timings.get(self.name, 0.0) + time.perf_counter() - self.start
+        self.cpu_seconds[self.name] = self.cpu_seconds.get(self.name, 0.0) + _cpu() - self.cpu
 
 
 def _cpu() -> float:
@@ -92,17 +84,6 @@ def load_build_key(key_file: Path | None, key_env: str | None) -> PrivateKey | N
     return None
 
 
-def _check_strict(report: BuildReport, strict: bool) -> None:
-    """--strict: any rejection from any stage so far fails the build, before anything is written."""
-    if strict and report.rejections:
-        first = report.rejections[0]
-        raise BuilderError(
-            f"{len(report.rejections)} bundle(s) rejected; first: {first.message}",
-            reason="rejected",
-            hint="fix the listed bundles (--strict is on)",
-        )
-
-
 def build(
     root: Path,
     out: Path | None = None,
@@ -125,12 +106,10 @@ def build(
         # A secret is in this process (memory, environment): no other process of this user
         # (the site generator's child least of all) may read its /proc entries (builder.render.confinement).
         hold_secrets()
-    report = BuildReport(root=root, out=out, now=now, authorised=bool(identities), as_of=as_of, registry=None)
     # Judged at `now` (or as_of); stamped with the commit's time (or SOURCE_DATE_EPOCH), so
     # two builds of one commit are byte-identical (builder.pipeline.source_time says why two).
     stamp = source_time(root, clock=now, as_of=as_of)
-    report.stamped, report.time_source = stamp.at, stamp.source
-    timer = _Timer(report, progress)
+    timer = _Timer(progress)
     if as_of is not None and not identities:
         raise ConfigError(
             "a rehearsal (--as-of) is an authorised build only",
@@ -139,107 +118,62 @@ def build(
             hint="pass the embargo identity with --identity or SEALBOARD_IDENTITY",
         )
 
-    # Config and trust: the benchmark configs and the whole registry chain. A site config
-    # that could read outside the site (hooks, snippets, unlisted plugins, links) stops the
-    # build before any bundle is read, let alone unsealed (security invariant 6).
     with timer.stage("config", "Loading leaderboard configs and the key registry"):
-        configs = load_configs(root)
-        refuse_unsafe_site(root, [c.id for c in configs])
-        report.registry = registry = load_registry(root, now)
-        check_build_key(registry, build_key, "--build-key / SEALBOARD_BUILD_KEY")
-        report.synthetic = (root / "keys" / "demo").is_dir()
-        # Release statements, judged at the build's clock (a rehearsal's: as_of), and the
-        # embargo identities published in the repository by full releases, or opened from a
-        # time-locked statement once its beacon round is signed (the round from the repository,
-        # or from `beacon_relay`).
-        report.releases = release_states(root, configs, registry, as_of or now, now=now)
-        published, problems = published_identities(root, configs, report.releases, beacon_relay)
-        report.rejections += [Rejection(p.where or "keys/released", p.reason, str(p), p.hint) for p in problems]
-    recipients = {r for ident in identities for r in ident.recipients}
-    if identities and not any(c.embargo_recipient in recipients for c in configs):
-        raise ConfigError(
-            "the identity given matches no benchmark's embargo_recipient",
-            where="--identity / SEALBOARD_IDENTITY",
-            hint="pass the identity of this instance's embargo key",
-        )
+        configured = pipe.configure(root, now, as_of, build_key, beacon_relay)
+    pipe.check_identities(identities, configured.configs)
 
     # 1. Ingest: read every bundle's bytes (with caps, no links); withdrawn names stay out.
     with timer.stage("ingest", "Reading bundles"):
-        ingested = ingest(root, [c.id for c in configs])
-        report.rejections += ingested.rejections
+        ingested = ingest(root, [c.id for c in configured.configs])
 
-    # 2. Verify: signatures against the registry, then every byte against its manifest; then
-    # the admission policy (builder.bundles.admission_policy, the rules `validate` applies):
-    # immutability, budget, duplicates. An expired key is judged when git admitted its bundle.
+    # 2. Verify: signatures, digests, the admission policy, labs' copies of the items.
     with timer.stage("verify", "Verifying signatures and digests"):
-        admissions = Admissions(root)
-        datasets = verify_datasets(ingested.raws, registry, now, report.rejections, root, admissions)
-        admitted = admit(configs, ingested, registry, now=now, admissions=admissions)
-        report.rejections += admitted.rejections
-        # Labs' copies of the items: granted by the registry's threshold, sealed to their SSH keys only.
-        report.item_access, access_problems = review_access(root, registry, {c.id: c.version for c in configs})
-        report.rejections.extend(access_problems)
-        progress(f"  {sum(map(len, admitted.bundles.values()))} bundle(s) verified, {len(report.rejections)} rejected")
+        verified = pipe.verify(root, configured, ingested, now)
+        rejections = [*configured.rejections, *ingested.rejections, *verified.rejections]
+        progress(f"  {sum(map(len, verified.admitted.bundles.values()))} bundle(s) verified, {len(rejections)} rejected")
 
     # 3. Unseal: only with the identity, only for the benchmarks it opens; all in memory.
     with timer.stage("unseal", "Unsealing results" if identities else "No identity: building the public (sealed) site"):
-        for config in configs:
-            state = unseal_state(
-                config,
-                admitted.bundles[config.id],
-                datasets.get(config.id),
-                identities + published,
-                report.rejections,
-                report.releases[config.id],
-            )
-            # A re-sealed clone is only visible in the plaintext (builder.bundles.duplicates).
-            report.benchmarks.append(reject_clones(state, list(admitted.order), report.rejections))
-        # An earlier dataset version with a release in force stays on the site, beside its
-        # benchmark (builder.pipeline.earlier_versions): nothing un-releases it.
-        for earlier in earlier_versions(root, configs, datasets, registry, as_of or now, now, progress, admissions.history):
-            shown = unseal_earlier(root, earlier, ingested, registry, datasets, identities + published, admissions, now, report.rejections)
-            if shown is not None:
-                at = next(i for i, s in enumerate(report.benchmarks) if s.config.id == earlier.config.id)
-                report.benchmarks.insert(at + 1, shown)
-        if identities:
-            # Decrypted and parsed: the sealed results (as large as their plaintext) are not
-            # read again, so they need not stay in memory beside the frames (bench_build.py).
-            for files in [
-                *(b.files for bs in ingested.raws.values() for b in bs),
-                *(b.files for bs in admitted.bundles.values() for b in bs),
-            ]:
-                files.pop(RESULTS, None)
+        unsealed = pipe.unseal(root, configured, ingested, verified, identities, rejections, now, as_of, progress)
+    # The bundles' bytes are not read again (the states keep what they need): let them go.
+    item_access = verified.item_access
+    del ingested, verified
 
-    # Lab text that holds embargoed item text rejects its bundle here, while the site can
-    # still be built without it (the output scan at publish fails the build instead); so
-    # does any file of a lab's bundle folder that git would carry (the checkout scan of the
-    # rest runs at publish). Key-shaped lab text was refused before verify; in answers and
-    # transcripts it is refused here; a rejection quoting some (a folder's name) is
-    # withheld; in every build.
+    # Lab text that holds embargoed item text (or key-shaped text) rejects its bundle here,
+    # while the site can still be built without it.
     with timer.stage("screen", "Scanning lab-supplied text for embargoed item text"):
-        needles = needles_for(report)
-        screen_lab_text(report, needles)
-        screen_transcripts(report, needles)
-        refuse_leaking_bundles(report, needles)
-        screen_unsealed_keys(report)
-        report.rejections = withhold_key_text(report.rejections)
-    _check_strict(report, strict)
+        needles = needles_for(unsealed.states)
+        screened = pipe.screen(root, out, unsealed.states, unsealed.rejections, needles)
+    pipe.check_strict(screened.rejections, strict)
 
-    # Regrading's equivalence path (math-verify) under a per-bundle time budget, in child
-    # processes where its alarm holds: a bundle over the budget is rejected, the rest publish.
     with timer.stage("regrade", "Regrading answers that need math-verify (time budget per bundle)"):
-        # A sample left ungraded (correct: null) must be one the regrade decides.
-        report.benchmarks = refuse_ungraded(report.benchmarks, report.rejections)
-        report.benchmarks = pregrade(report.benchmarks, report.rejections)
-    _check_strict(report, strict)
+        regraded = pipe.regrade(screened.states)
+    rejections = [*screened.rejections, *regraded.rejections]
+    pipe.check_strict(rejections, strict)
 
     # 4. Score: pure functions over the frames, one isolation boundary per submission.
     with timer.stage("score", "Scoring boards"):
-        report.benchmarks = score_states(report.benchmarks, report.rejections)
-    _check_strict(report, strict)
+        scored = pipe.score(regraded.states)
+    rejections = [*rejections, *scored.rejections]
+    pipe.check_strict(rejections, strict)
 
+    report = BuildReport(
+        root=root,
+        out=out,
+        now=now,
+        authorised=bool(identities),
+        as_of=as_of,
+        registry=configured.registry,
+        benchmarks=scored.states,
+        rejections=rejections,
+        synthetic=configured.synthetic,
+        releases=configured.releases,
+        item_access=item_access,
+        stamped=stamp.at,
+        time_source=stamp.source,
+    )
     if not render:
-        return report
+        return replace(report, timings={**timer.timings, **screened.timings}, cpu_seconds=timer.cpu_seconds)
 
     # 5–6. Render pages and data, build with mkdocs, leak-scan, then move into place.
     from builder.release.pages import release_output
@@ -247,25 +181,29 @@ def build(
 
     try:
         with timer.stage("render", "Rendering pages and data"):
-            staged = isolate_render(
-                report, functools.partial(render_site, release=release_output), lambda states: score_states(states, report.rejections)
-            )
-        _check_strict(report, strict)
+            report, staged = isolate_render(report, functools.partial(render_site, release=release_output), score_states)
+        pipe.check_strict(report.rejections, strict)
         # The generator runs theme templates a reviewed change may alter: it gets a fresh child
         # process with an allow-listed environment (no identity, no token), confined by Landlock
         # to the staged tree and the Python installation (render/generator.py, render/confinement.py).
         # Nothing after this point needs an identity, so the build's own references go first.
         # The build key stays in this process for the publish stage's signature: the child is a
         # fresh interpreter (exec) with an allow-listed environment, so it never sees it.
-        del identities, published
+        del identities, configured
         # The stage is named for the generator that ran, so the summary says which one it timed.
         with timer.stage(site_generator, f"Building the site with {site_generator} ({staged.pages} pages)"):
             built = staged.build(site_generator, progress)
         with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
-            publish(report, built, needles, generator=site_generator, build_key=build_key)
+            published = publish(report, built, needles, generator=site_generator, build_key=build_key)
     finally:
         if as_of is not None:
             # A rehearsal's staged tree holds what is only scheduled (items, canaries, salts):
             # no decrypted byte outlives the build that needed it, outside its --out.
-            clear_staged(report.root)
-    return report
+            clear_staged(root)
+    return replace(
+        report,
+        rejections=[*report.rejections, *published.rejections],
+        attestation=published.attestation,
+        timings={**timer.timings, **screened.timings, **published.timings},
+        cpu_seconds=timer.cpu_seconds,
+    )

@@ -53,7 +53,7 @@ from builder.errors import LeakError
 from builder.gitrepo.gitread import git_output
 from builder.leakscan.labtext import lab_needles, scan_file_folded
 from builder.leakscan.scan import Needles
-from builder.report.records import STAGED, BuildReport, restrict
+from builder.report.records import STAGED, BenchmarkState, restrict
 
 _SKIPPED_DIRS = (".git", ".sealboard")
 SCREENED_REASON = "embargoed-text"  # builder.leakscan.scan.screen_lab_text's rejection, and ours
@@ -240,20 +240,29 @@ _LEAK_HINT = (
 )
 
 
-def refuse_leaking_bundles(report: BuildReport, needles: Needles) -> None:
+@dataclass(frozen=True)
+class Refused:
+    """What the bundle-folder scan returns: the states without the refused bundles, their
+    rejections, and what it read (timings: bench_build.py prints them)."""
+
+    states: list[BenchmarkState]
+    rejections: list[Rejection]
+    timings: dict[str, float]
+
+
+def refuse_leaking_bundles(root: Path, out: Path, states: list[BenchmarkState], earlier: list[Rejection], needles: Needles) -> Refused:
     """Before render: refuse every lab bundle folder a file of which (any file git would
     carry there, listed in its manifest or not) holds embargoed text, and leave it out of
     every board. A folder the lab-text screen already refused is not named twice; a folder
     no board shows (withdrawn, rejected for another reason) is named all the same, so
     maintainers learn what to remove."""
     if needles.empty:
-        return
-    root = report.root
+        return Refused(states, [], {})
     start, files, size = time.perf_counter(), 0, 0
-    shown = {b.where for s in report.benchmarks for b in s.bundles}
-    refused = {lab_folder(r.where + "/") for r in report.rejections if r.reason == SCREENED_REASON} - shown
+    shown = {b.where for s in states for b in s.bundles}
+    refused = {lab_folder(r.where + "/") for r in earlier if r.reason == SCREENED_REASON} - shown
     hits: dict[str, tuple[str, str]] = {}  # folder -> (its first file holding embargoed text, label)
-    for path in checkout_files(root, exclude=(report.out,)):
+    for path in checkout_files(root, exclude=(out,)):
         rel = path.relative_to(root).as_posix()
         folder = lab_folder(rel)
         if folder is None or folder in hits or folder in refused:
@@ -264,15 +273,14 @@ def refuse_leaking_bundles(report: BuildReport, needles: Needles) -> None:
         if label:
             hits[folder] = (rel, label)
     # What the publish stage's checkout scan no longer reads (bench_build.py prints every timing).
-    report.timings["leak_scan_bundles_s"] = time.perf_counter() - start
-    report.timings["leak_scan_bundles_files"] = files
-    report.timings["leak_scan_bundles_bytes"] = size
+    timings = {"leak_scan_bundles_s": time.perf_counter() - start, "leak_scan_bundles_files": files, "leak_scan_bundles_bytes": size}
+    rejections: list[Rejection] = []
     for folder, (rel, label) in sorted(hits.items()):
         _, bench, lab, _ = folder.split("/")
         what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
         # A path that spells the text itself is not repeated.
         where = rel if needles.scan_text(rel) is None else f"{BUNDLES_DIR}/{bench}/{lab}/(name withheld)"
-        report.rejections.append(
+        rejections.append(
             Rejection(
                 where,
                 "embargoed-text",
@@ -282,28 +290,30 @@ def refuse_leaking_bundles(report: BuildReport, needles: Needles) -> None:
                 lab,
             )
         )
-    if hits:
-        report.benchmarks = [
-            restrict(s, {b.manifest.key for b in s.bundles if b.where not in hits}) if any(b.where in hits for b in s.bundles) else s
-            for s in report.benchmarks
-        ]
+    kept = [
+        restrict(s, {b.manifest.key for b in s.bundles if b.where not in hits}) if any(b.where in hits for b in s.bundles) else s
+        for s in states
+    ]
+    return Refused(kept, rejections, timings)
 
 
-def guard_checkout(report: BuildReport, built: Path, needles: Needles) -> None:
+def guard_checkout(root: Path, out: Path, built: Path, needles: Needles) -> tuple[list[Rejection], dict[str, float]]:
     """The build's step before publish: scan the checkout outside labs' bundle folders (judged
     before render by refuse_leaking_bundles); on a hit remove the new output and the staged
-    pages (as the output scan does) and raise."""
+    pages (as the output scan does) and raise. Returns the rejections of lab files in the
+    git history (the site is published without them) and what the scan read."""
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        files, size, in_labs = scan_checkout(report.root, needles, exclude=(report.out, built))
+        files, size, in_labs = scan_checkout(root, needles, exclude=(out, built))
     except LeakError:
         shutil.rmtree(built, ignore_errors=True)
-        shutil.rmtree(report.root / STAGED, ignore_errors=True)
+        shutil.rmtree(root / STAGED, ignore_errors=True)
         raise
+    rejections: list[Rejection] = []
     for where, label in in_labs:
         _, bench, lab = where.split("/", 3)[:3]
         what = "an item's canary" if label.startswith("canary") else "an embargoed item's question text"
-        report.rejections.append(
+        rejections.append(
             Rejection(
                 where,
                 "embargoed-text",
@@ -314,7 +324,9 @@ def guard_checkout(report: BuildReport, built: Path, needles: Needles) -> None:
                 lab,
             )
         )
-    report.timings["leak_scan_checkout_s"] = time.perf_counter() - start
-    report.timings["leak_scan_checkout_cpu_s"] = time.process_time() - cpu
-    report.timings["leak_scan_checkout_files"] = files
-    report.timings["leak_scan_checkout_bytes"] = size
+    return rejections, {
+        "leak_scan_checkout_s": time.perf_counter() - start,
+        "leak_scan_checkout_cpu_s": time.process_time() - cpu,
+        "leak_scan_checkout_files": files,
+        "leak_scan_checkout_bytes": size,
+    }

@@ -132,30 +132,45 @@ def unseal_earlier(
     identities: list[Identity],
     admissions: Admissions,
     now: datetime,
-    rejections: list[Rejection],
-) -> BenchmarkState | None:
-    """The earlier version's state, admitted, unsealed and renamed ``<benchmark>@<version>``;
-    None when nothing of it can be opened. Its refusals join ``rejections``, and the current
-    version's ``wrong-version`` refusal of each bundle it admits is withdrawn."""
+    prior: list[Rejection],
+) -> Shown:
+    """The earlier version's state, admitted, unsealed and renamed ``<benchmark>@<version>``
+    (None when nothing of it can be opened), its refusals (those `prior` already lists are
+    not repeated), and the bundle folders it shows: the current version's ``wrong-version``
+    refusal of each is withdrawn (:func:`withdrawn`)."""
     config = earlier.config
     published, problems = published_identities(root, [config], {config.id: earlier.release})
-    rejections += [Rejection(p.where or "keys/released", p.reason, str(p), p.hint, config.id) for p in problems]
+    own = [Rejection(p.where or "keys/released", p.reason, str(p), p.hint, config.id) for p in problems]
     before = admitted_before(ingested.raws[config.id], admissions, earlier.replaced)
     admitted = admit([config], replace(ingested, raws={config.id: before}), registry, now=now, admissions=admissions)
-    # Judged on a copy: a version no key opens here changes nothing of the build's refusals.
-    seen = {(r.where, r.reason) for r in rejections}
-    judged = [*rejections, *(r for r in admitted.rejections if r.reason != WRONG_VERSION and (r.where, r.reason) not in seen)]
+    # Judged apart: a version no key opens here changes nothing of the build's refusals.
+    seen = {(r.where, r.reason) for r in [*prior, *own]}
+    judged = [r for r in admitted.rejections if r.reason != WRONG_VERSION and (r.where, r.reason) not in seen]
     bundles = admitted.bundles[config.id]
     state = unseal_state(config, bundles, datasets.get(config.id), identities + published, judged, earlier.release)
     state = reject_clones(state, list(admitted.order), judged)
     if state.status not in STATUS.values():
-        return None  # sealed: no key opens it here (a rebuild before its identity was published)
-    shown = {b.where for b in state.bundles}
-    rejections[:] = [r for r in judged if not (r.reason == WRONG_VERSION and _names_one_of(r, shown))]
+        return Shown(None, own, frozenset())  # sealed: no key opens it here (a rebuild before its identity was published)
     title = f"{config.title} {config.version}"
-    return replace(state, config=replace(config, id=f"{config.id}{EARLIER_SEPARATOR}{config.version}", title=title))
+    renamed = replace(state, config=replace(config, id=f"{config.id}{EARLIER_SEPARATOR}{config.version}", title=title))
+    return Shown(renamed, [*own, *judged], frozenset(b.where for b in state.bundles))
 
 
-def _names_one_of(rejection: Rejection, folders: set[str]) -> bool:
+@dataclass(frozen=True)
+class Shown:
+    """An earlier version as the unseal stage shows it (:func:`unseal_earlier`)."""
+
+    state: BenchmarkState | None
+    rejections: list[Rejection]
+    folders: frozenset[str]  # its bundle folders: the current version's wrong-version refusals of them are withdrawn
+
+
+def withdrawn(rejection: Rejection, folders: frozenset[str]) -> bool:
+    """Whether `rejection` is the current version's wrong-version refusal of a bundle an
+    earlier version shows."""
+    return rejection.reason == WRONG_VERSION and _names_one_of(rejection, folders)
+
+
+def _names_one_of(rejection: Rejection, folders: frozenset[str] | set[str]) -> bool:
     """Whether a refusal names one of the bundle folders (its where may name a file inside)."""
     return any(rejection.where == f or rejection.where.startswith(f + "/") for f in folders)

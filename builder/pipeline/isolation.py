@@ -113,13 +113,15 @@ def isolate(
 def isolate_render(
     report: BuildReport,
     render: Callable[[BuildReport], T],
-    rescore: Callable[[list[BenchmarkState]], list[BenchmarkState]],
-) -> T:
-    """``render(report)``; if it raises, reject the submissions that make it raise, rescore
-    their benchmarks without them and render again (the same search as :func:`isolate`,
-    over every benchmark's submissions at once: the site is rendered as a whole)."""
+    rescore: Callable[[list[BenchmarkState]], tuple[list[BenchmarkState], list[Rejection]]],
+) -> tuple[BuildReport, T]:
+    """``render(report)``, and the report it rendered; if it raises, reject the submissions
+    that make it raise, rescore their benchmarks without them and render again (the same
+    search as :func:`isolate`, over every benchmark's submissions at once: the site is
+    rendered as a whole). The report rendered then lists those rejections (and the
+    rescore's) and holds the benchmarks without them."""
     try:
-        return render(report)
+        return report, render(report)
     except Exception as first:
         pairs = [(i, b.manifest.key) for i, st in enumerate(report.benchmarks) for b in sorted(st.bundles, key=lambda b: b.manifest.key)]
 
@@ -139,18 +141,19 @@ def isolate_render(
         if not bad:
             raise
         touched = set()
+        rejections = list(report.rejections)
         for i, key in bad:
             state = report.benchmarks[i]
             bundle = next(b for b in state.bundles if b.manifest.key == key)
             own = attempt([(i, key)]) or first
-            report.rejections.append(rejection(own, where=bundle.where, stage="render", benchmark=state.config.id, lab=bundle.manifest.lab))
+            rejections.append(rejection(own, where=bundle.where, stage="render", benchmark=state.config.id, lab=bundle.manifest.lab))
             touched.add(i)
         gone = set(bad)
         states = [
             restrict(st, {b.manifest.key for b in st.bundles if (i, b.manifest.key) not in gone}) for i, st in enumerate(report.benchmarks)
         ]
-        rescored = rescore([states[i] for i in sorted(touched)])
+        rescored, unscored = rescore([states[i] for i in sorted(touched)])
         for i, st in zip(sorted(touched), rescored):
             states[i] = st
-        report.benchmarks = states
-        return render(report)
+        rendered = replace(report, benchmarks=states, rejections=[*rejections, *unscored])
+        return rendered, render(rendered)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from builder.attest.write import Written
+from builder.bundles.ingest import Rejection
 from builder.errors import BuilderError, LeakError
 from builder.leakscan.scan import SHINGLE, Needles, build_needles, normalise, scan_tree
 from builder.pipeline.attestation import attest
 from builder.pipeline.checkout import guard_checkout
-from builder.report.records import STAGED, BuildReport
+from builder.report.records import STAGED, BenchmarkState, BuildReport
 from builder.trust.sshkeys import PrivateKey
 
 SITE_MARKER = Path("data") / "index.json"
@@ -59,17 +62,18 @@ def without_public(needles: Needles, public_texts: Iterable[str]) -> Needles:
     return Needles.of(tuple(p for p, _ in kept), tuple(label for _, label in kept))
 
 
-def needles_for(report: BuildReport) -> Needles:
+def needles_for(states: Iterable[BenchmarkState]) -> Needles:
     """The embargoed items' needles, less what a release in force published: a partial
     release's items, and an earlier version's released items that a new version kept
     (builder.pipeline.earlier_versions), whose canary is then public too."""
     entries = []
     public: list[str] = []
     public_canaries: set[str] = set()
-    for state in report.benchmarks:
+    states = list(states)
+    for state in states:
         public += [text for item in state.released_items for text in item["question"].values()]
         public_canaries.update(item.get("canary") or "" for item in state.released_items)
-    for state in report.benchmarks:
+    for state in states:
         if state.status == "released":
             continue
         entries += [
@@ -97,28 +101,41 @@ def _replace_dir(new: Path, out: Path) -> None:
         new.rename(out)
 
 
+@dataclass(frozen=True)
+class Published:
+    """What the publish stage returns: the attestation it wrote, the rejections of lab files
+    in the git history (the site was published without them) and what the scans read."""
+
+    attestation: Written | None
+    rejections: list[Rejection]
+    timings: dict[str, float]
+
+
 def publish(
     report: BuildReport, built: Path, needles: Needles | None = None, *, generator: str = "mkdocs", build_key: PrivateKey | None = None
-) -> None:
-    needles = needles if needles is not None else needles_for(report)
+) -> Published:
+    needles = needles if needles is not None else needles_for(report.benchmarks)
     try:
         start, cpu = time.perf_counter(), time.process_time()
         files, size = leak_scan(built, needles)
-        report.timings["leak_scan_s"] = time.perf_counter() - start
-        report.timings["leak_scan_cpu_s"] = time.process_time() - cpu
-        report.timings["leak_scan_files"] = files
-        report.timings["leak_scan_bytes"] = size
+        timings = {
+            "leak_scan_s": time.perf_counter() - start,
+            "leak_scan_cpu_s": time.process_time() - cpu,
+            "leak_scan_files": files,
+            "leak_scan_bytes": size,
+        }
         # The attestation covers exactly the scanned bytes; its own files are scanned too
         # (signatures and a public key only, but nothing leaves unscanned).
-        report.attestation = attest(report, built, generator, build_key)
+        attestation = attest(report, built, generator, build_key)
         leak_scan(built / "attestation", needles)
     except LeakError:
         shutil.rmtree(built, ignore_errors=True)
         shutil.rmtree(report.root / STAGED, ignore_errors=True)
         raise
     # The output is clean; the repository it came from must be too (builder.pipeline.checkout).
-    guard_checkout(report, built, needles)
+    in_history, checkout_timings = guard_checkout(report.root, report.out, built, needles)
     try:
         _replace_dir(built, report.out)
     finally:
         shutil.rmtree(built, ignore_errors=True)  # a no-op once it has been moved into place
+    return Published(attestation, in_history, {**timings, **checkout_timings})

@@ -12,9 +12,9 @@ process (one per benchmark, bundle after bundle), on that process's main thread
 (math-verify's own alarm holds for each answer), under a wall-clock budget for each bundle
 (``BUDGET_S``, or ``SEALBOARD_REGRADE_BUDGET_S``). A child over a bundle's budget is killed,
 that bundle is rejected (``regrade-budget``) and a new child takes the bundles after it; the
-rest publish. An answer several bundles share is graded once, with the first. The verdicts a child returns are handed
-to :func:`builder.scoring.regrade.seed`, so scoring looks them up and never runs
-math-verify itself: the verdicts are those :func:`builder.scoring.regrade.equivalent`
+rest publish. An answer several bundles share is graded once, with the first. The verdicts a child returns
+travel with each benchmark's state (``regrade_verdicts``), so scoring reads them and never runs
+math-verify itself: the verdicts are those :func:`builder.scoring.equivalence.equivalent`
 gives, computed once. Answers are embargoed: nothing here prints one.
 """
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -31,8 +32,8 @@ import pandas as pd
 
 from builder.bundles.ingest import Rejection
 from builder.pipeline.left_out import left_out
-from builder.report.records import restrict
-from builder.scoring import regrade
+from builder.report.records import BenchmarkState, restrict
+from builder.scoring import equivalence, regrade
 
 BUDGET_S = 120.0  # wall seconds of equivalence grading per bundle
 REASON = "regrade-budget"
@@ -64,7 +65,9 @@ def equivalence_pairs(state: Any) -> dict[str, list[tuple[str, str, str, Fractio
     item_cat = results["item"].astype("category")
     cats = [str(c) for c in item_cat.cat.categories]
     cat_type = np.array([type_of.get(c, (-1, None))[0] for c in cats] + [-1], dtype=np.int64)
-    cat_gold_unread = np.array([c in type_of and regrade.canonical(regraded[type_of[c][0]], type_of[c][1]) is None for c in cats] + [False])
+    cat_gold_unread = np.array(
+        [c in type_of and regrade.canonical(regraded[type_of[c][0]], type_of[c][1], gold=True) is None for c in cats] + [False]
+    )
     item_code = np.asarray(item_cat.cat.codes, dtype=np.int64)  # -1 (null) picks the appended entry
     rows = np.flatnonzero(cat_type[item_code] >= 0)
     row_type, gold_unread = cat_type[item_code[rows]], cat_gold_unread[item_code[rows]]
@@ -90,7 +93,7 @@ def equivalence_pairs(state: Any) -> dict[str, list[tuple[str, str, str, Fractio
 def _grade(jobs: list[tuple[str, list[tuple[str, str, str, Fraction]]]], conn: Any) -> None:  # in the child, on its main thread
     try:
         for submission, pairs in jobs:
-            conn.send_bytes(pickle.dumps((submission, [regrade.equivalent(*pair) for pair in pairs])))
+            conn.send_bytes(pickle.dumps((submission, [equivalence.equivalent(*pair) for pair in pairs])))
     finally:
         conn.close()
 
@@ -102,7 +105,7 @@ def grade_bundles(
     verdicts, and the submissions that went over. One child grades the bundles one after
     another (a fork per benchmark, not per bundle); a child over a bundle's budget is
     killed, and a new one takes the bundles after it."""
-    regrade._warm()  # the grammar is loaded once here, inherited by every child, never charged
+    equivalence.warm()  # the grammar is loaded once here, inherited by every child, never charged
     context = multiprocessing.get_context("fork")
     verdicts: dict[tuple[str, str, str, Fraction], regrade.Verdict] = {}
     over: list[str] = []
@@ -140,38 +143,57 @@ def grade_within(pairs: list[tuple[str, str, str, Fraction]], budget: float) -> 
     return None if over else [verdicts[p] for p in pairs]
 
 
-def pregrade(states: list[Any], rejections: list[Rejection]) -> list[Any]:
-    """Each bundle's equivalence answers graded under the budget; bundles over it rejected."""
+def pregrade(states: list[BenchmarkState]) -> tuple[list[BenchmarkState], list[Rejection]]:
+    """Each bundle's equivalence answers graded under the budget: the states, each carrying
+    the verdicts its scoring reads (``regrade_verdicts``), bundles over the budget left out;
+    and the rejections of those bundles."""
     budget = budget_s()
-    out = []
+    known: dict[regrade.Pair, regrade.Verdict] = {}  # graded so far, in any benchmark: answers repeat
+    out: list[BenchmarkState] = []
+    rejections: list[Rejection] = []
     for state in states:
         wanted = sorted(equivalence_pairs(state).items())
-        over: list[str] = []
-        sizes: dict[str, int] = {}
-        while True:
-            # A pair an earlier bundle queued is graded there (answers repeat across runs);
-            # if that bundle goes over its budget, the next round grades it with the next.
-            jobs, queued = [], set()
-            for submission, pairs in wanted:
-                if submission in over:
-                    continue
-                todo = [p for p in dict.fromkeys(pairs) if not regrade.seeded(p) and p not in queued]
-                queued.update(todo)
-                if todo:
-                    jobs.append((submission, todo))
-                    sizes.setdefault(submission, len(set(pairs)))
-            if not jobs:
-                break
-            verdicts, late = grade_bundles(jobs, budget)
-            regrade.seed(verdicts)
-            over += late
-        for submission in over:
-            rejections.append(left_out(
-                state, submission, reason="regrade-budget",
-                what=f"regrading its {sizes[submission]} answer(s) that need the equivalence path (math-verify) took longer "
-                f"than the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
-                hint="answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
-                "long computations; resubmit with the extracted final answers",
-            ))  # fmt: skip
-        out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(over)) if over else state)
-    return out
+        graded, over, sizes = _grade_state(wanted, known, budget)
+        known.update(graded)
+        rejections += [_over_budget(state, submission, sizes[submission], budget) for submission in over]
+        mine = {p: known[p] for _, pairs in wanted for p in pairs if p in known}
+        kept = restrict(state, {b.manifest.key for b in state.bundles} - set(over)) if over else state
+        out.append(replace(kept, regrade_verdicts=mine))
+    return out, rejections
+
+
+def _grade_state(
+    wanted: list[tuple[str, list[regrade.Pair]]], known: regrade.Verdicts, budget: float
+) -> tuple[dict[regrade.Pair, regrade.Verdict], list[str], dict[str, int]]:
+    """One benchmark's submissions' pairs not in `known`, graded bundle by bundle: (the new
+    verdicts, the submissions over the budget, each submission's count of distinct pairs)."""
+    graded: dict[regrade.Pair, regrade.Verdict] = {}
+    over: list[str] = []
+    sizes: dict[str, int] = {}
+    while True:
+        # A pair an earlier bundle queued is graded there (answers repeat across runs);
+        # if that bundle goes over its budget, the next round grades it with the next.
+        jobs, queued = [], set()
+        for submission, pairs in wanted:
+            if submission in over:
+                continue
+            todo = [p for p in dict.fromkeys(pairs) if p not in known and p not in graded and p not in queued]
+            queued.update(todo)
+            if todo:
+                jobs.append((submission, todo))
+                sizes.setdefault(submission, len(set(pairs)))
+        if not jobs:
+            return graded, over, sizes
+        verdicts, late = grade_bundles(jobs, budget)
+        graded.update(verdicts)
+        over += late
+
+
+def _over_budget(state: BenchmarkState, submission: str, size: int, budget: float) -> Rejection:
+    return left_out(
+        state, submission, reason="regrade-budget",
+        what=f"regrading its {size} answer(s) that need the equivalence path (math-verify) took longer "
+        f"than the {budget:g} s budget a bundle has; the bundle was left out so that the site could be published",
+        hint="answers should be final answers (a number, a letter, a short expression), not unexpanded powers or "
+        "long computations; resubmit with the extracted final answers",
+    )  # fmt: skip

@@ -35,13 +35,14 @@ def verify_datasets(
     raws: dict[str, list[RawBundle]],
     registry: Registry,
     now: datetime,
-    rejections: list[Rejection],
     root: Path | None = None,
     admissions: Admissions | None = None,
-) -> dict[str, dict[str, VerifiedDataset]]:
+) -> tuple[dict[str, dict[str, VerifiedDataset]], list[Rejection]]:
     """Verify every dataset bundle, its signers judged at its git admission
-    (builder.release.dataset_admission); returns benchmark -> version -> dataset."""
+    (builder.release.dataset_admission); returns benchmark -> version -> dataset, and the
+    rejections of the datasets that fail."""
     out: dict[str, dict[str, VerifiedDataset]] = {}
+    rejections: list[Rejection] = []
     for benchmark, bundles in raws.items():
         for raw in bundles:
             if raw.owner != DATASET_DIR:
@@ -50,7 +51,7 @@ def verify_datasets(
                 out.setdefault(benchmark, {})[raw.name] = verify_dataset_admitted(raw, registry, now=now, root=root, admissions=admissions)
             except BuilderError as exc:
                 rejections.append(Rejection(exc.where or raw.where, exc.reason, str(exc), exc.hint, benchmark, DATASET_DIR))
-    return out
+    return out, rejections
 
 
 def submissions_frame(bundles: list[VerifiedBundle] | tuple[VerifiedBundle, ...]) -> pd.DataFrame:
@@ -233,8 +234,11 @@ def _unseal_isolated(
             yield bundle, exc
 
 
-def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> list[BenchmarkState]:
-    scored = []
+def score_states(states: list[BenchmarkState]) -> tuple[list[BenchmarkState], list[Rejection]]:
+    """Every benchmark scored, each within its isolation boundary; and the rejections of the
+    submissions (or benchmarks) scoring could not take."""
+    scored: list[BenchmarkState] = []
+    rejections: list[Rejection] = []
     for state in states:
         if state.status == "sealed" or state.results is None:
             scored.append(state)
@@ -247,7 +251,7 @@ def score_states(states: list[BenchmarkState], rejections: list[Rejection]) -> l
             # publishes no scores, the others still build.
             rejections.append(rejection(exc, where=str(state.config.path), stage="score", benchmark=state.config.id, lab=None))
             scored.append(replace(state, boards=()))
-    return scored
+    return scored, rejections
 
 
 def score_one(state: BenchmarkState) -> BenchmarkState:
@@ -266,5 +270,6 @@ def score_one(state: BenchmarkState) -> BenchmarkState:
         # a partial release lifts suppression for its published items only (the audit
         # treats them as constants; builder.scoring.disclosure)
         released=[it["id"] for it in state.released_items],
+        verdicts=state.regrade_verdicts,
     )
     return replace(state, boards=tuple(boards))

@@ -15,17 +15,17 @@ is dataset metadata, embargoed, and the Rejected page is public.
 
 from __future__ import annotations
 
-from typing import Any
-
 from builder.bundles.ingest import Rejection
 from builder.pipeline.left_out import left_out
-from builder.report.records import restrict
+from builder.report.records import BenchmarkState, restrict
 from builder.scoring.row_verdicts import regraded_rows
 
 
-def refuse_ungraded(states: list[Any], rejections: list[Rejection]) -> list[Any]:
-    """Each state without the bundles that left a row Sealboard does not regrade ungraded."""
-    out = []
+def refuse_ungraded(states: list[BenchmarkState]) -> tuple[list[BenchmarkState], list[Rejection]]:
+    """Each state without the bundles that left a row Sealboard does not regrade ungraded,
+    and the rejections of those bundles."""
+    out: list[BenchmarkState] = []
+    rejections: list[Rejection] = []
     for state in states:
         results = state.results
         if results is None or state.items is None or not len(results) or "lab_correct" not in results:
@@ -45,4 +45,4 @@ def refuse_ungraded(states: list[Any], rejections: list[Rejection]) -> list[Any]
                 hint="give the lab's verdict (true or false) on those samples; only answers of the regraded types may be left to the build",
             ))  # fmt: skip
         out.append(restrict(state, {b.manifest.key for b in state.bundles} - set(counts.index)) if len(counts) else state)
-    return out
+    return out, rejections

@@ -203,10 +203,7 @@ _TIMELOCK_REASONS = ("beacon-", "round-not-reached", "timelock-")
 
 def verify_repo(root: Path, clock: Any) -> list[str]:
     """Statements' verdicts and published identities, checked with no secret."""
-    from builder.bundles.ingest import DATASET_DIR, RawBundle, discover
-    from builder.bundles.unseal import unseal_items
     from builder.config import load_configs
-    from builder.release.dataset_admission import verify_dataset_admitted
     from builder.release.identity import published_identities
     from builder.release.status import dataset_facts, release_states
     from builder.trust.registry import load_registry
@@ -230,22 +227,32 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
         first = problems[0]
         others = f" (and {len(problems) - 1} more: {'; '.join(str(p) for p in problems[1:])})" if len(problems) > 1 else ""
         raise ReleaseError(f"{first.message}{others}", where=first.where, reason=first.reason, hint=first.hint)
-    if identities:
-        raws = [r for r in discover(root, {c.id for c in configs}) if isinstance(r, RawBundle) and r.owner == DATASET_DIR]
-        for config in configs:
-            ident = next((i for i in identities if config.embargo_recipient in i.recipients), None)
-            raw = next((r for r in raws if r.benchmark == config.id and r.name == config.version), None)
-            if ident is None or raw is None:
-                continue
-            try:  # unseal_items checks every item against its commitment
-                items = unseal_items(verify_dataset_admitted(raw, registry, now=clock, root=root), [ident])
-            except BuilderError as exc:
-                raise ReleaseError(
-                    f"the published identity of {config.id} does not open a dataset that matches its commitments: {exc.message}",
-                    where=exc.where,
-                    reason=exc.reason,
-                ) from None
-            lines.append(
-                f"{config.id}: the published identity opens dataset {config.version}; all {len(items)} item(s) match their commitments"
-            )
+    return lines + (_opened_datasets(root, configs, registry, identities, clock) if identities else [])
+
+
+def _opened_datasets(root: Path, configs: Any, registry: Any, identities: Any, clock: Any) -> list[str]:
+    """A line for each dataset a published identity opens, every item checked against its
+    commitment; a published identity that opens a dataset not matching them fails."""
+    from builder.bundles.ingest import DATASET_DIR, RawBundle, discover
+    from builder.bundles.unseal import unseal_items
+    from builder.release.dataset_admission import verify_dataset_admitted
+
+    lines = []
+    raws = [r for r in discover(root, {c.id for c in configs}) if isinstance(r, RawBundle) and r.owner == DATASET_DIR]
+    for config in configs:
+        ident = next((i for i in identities if config.embargo_recipient in i.recipients), None)
+        raw = next((r for r in raws if r.benchmark == config.id and r.name == config.version), None)
+        if ident is None or raw is None:
+            continue
+        try:  # unseal_items checks every item against its commitment
+            items = unseal_items(verify_dataset_admitted(raw, registry, now=clock, root=root), [ident])
+        except BuilderError as exc:
+            raise ReleaseError(
+                f"the published identity of {config.id} does not open a dataset that matches its commitments: {exc.message}",
+                where=exc.where,
+                reason=exc.reason,
+            ) from None
+        lines.append(
+            f"{config.id}: the published identity opens dataset {config.version}; all {len(items)} item(s) match their commitments"
+        )
     return lines

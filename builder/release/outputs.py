@@ -60,7 +60,7 @@ def matrix_frame(state: BenchmarkState) -> pd.DataFrame:
         return pd.DataFrame(columns=MATRIX_FIRST)
     frame = state.results
     frame = frame[frame["submission"].isin(set(opted_in(state))) & frame["item"].isin(ids)]
-    verdicts = row_verdicts(state.config.scoring, state.items, frame)
+    verdicts = row_verdicts(state.config.scoring, state.items, frame, state.regrade_verdicts)
     frame = frame.drop(columns=[c for c in ("correct", "lab_correct") if c in frame.columns]).join(verdicts)
     columns = MATRIX_FIRST + [c for c in MATRIX_EXTRA if c in frame.columns]
     return frame[columns].sort_values(["submission", "item", "lang", "sample"], kind="stable").reset_index(drop=True)
@@ -80,7 +80,13 @@ def paired_figures(state: BenchmarkState) -> dict[str, PairedBoard]:
         return {}
     ids = {it["id"] for it in state.released_items} & state.release.published_ids("results")
     return paired_boards(
-        state.config.scoring, state.items, state.results, state.submissions, public_items=ids, public_submissions=set(opted_in(state))
+        state.config.scoring,
+        state.items,
+        state.results,
+        state.submissions,
+        public_items=ids,
+        public_submissions=set(opted_in(state)),
+        verdicts=state.regrade_verdicts,
     )
 
 

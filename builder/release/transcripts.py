@@ -28,7 +28,7 @@ from builder.bundles.transcripts import read_transcripts
 from builder.errors import BuilderError
 from builder.leakscan.fold import words
 from builder.leakscan.labtext import lab_needles, scan_alone, scan_sequence
-from builder.report.records import BenchmarkState, BuildReport
+from builder.report.records import BenchmarkState
 
 PAGE_CHARS = 4000  # of one transcript on an item page; the data file holds it whole
 
@@ -67,12 +67,13 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
     return replace(state, transcripts=found)
 
 
-def screen_transcripts(report: BuildReport, needles: Any) -> None:
-    """Drop a submission's transcripts if any of them quotes an embargoed item (its canary
-    or question text), as written or disguised (:func:`builder.leakscan.labtext.scan_alone`):
-    released items' transcripts may quote other, still embargoed items."""
+def screen_transcripts(states: list[BenchmarkState], needles: Any) -> tuple[list[BenchmarkState], list[Rejection]]:
+    """The states without a submission's transcripts if any of them quotes an embargoed item
+    (its canary or question text), as written or disguised
+    (:func:`builder.leakscan.labtext.scan_alone`), and the rejections saying so: released
+    items' transcripts may quote other, still embargoed items."""
     if needles.empty:
-        return
+        return states, []
     folded = lab_needles(needles.patterns, needles.labels)
 
     def quotes(text: str) -> bool:  # as written, then in every disguise (look-alike letters, spacing, base64 …)
@@ -86,13 +87,15 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
             return True
         return scan_sequence([words(r["text"]) for r in rows], folded) is not None
 
-    for i, state in enumerate(report.benchmarks):
+    out: list[BenchmarkState] = []
+    rejections: list[Rejection] = []
+    for state in states:
         leaky = {key for key, rows in state.transcripts.items() if leaks(rows)}
         by_key = {b.manifest.key: b for b in state.bundles}
         for key in sorted(leaky):
             bundle = by_key[key]
             where = f"{bundle.where}/{TRANSCRIPTS}"
-            report.rejections.append(
+            rejections.append(
                 Rejection(
                     where,
                     "embargoed-text",
@@ -102,8 +105,8 @@ def screen_transcripts(report: BuildReport, needles: Any) -> None:
                     bundle.manifest.lab,
                 )
             )
-        if leaky:
-            report.benchmarks[i] = replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in leaky})
+        out.append(replace(state, transcripts={k: v for k, v in state.transcripts.items() if k not in leaky}) if leaky else state)
+    return out, rejections
 
 
 def published(state: BenchmarkState) -> dict[str, tuple[dict[str, Any], ...]]:

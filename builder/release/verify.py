@@ -195,22 +195,9 @@ def judge(
     def invalid(reason: str, message: str) -> Verdict:
         return Verdict(where, INVALID, reason, f"{where}: {message}", st)
 
-    if st.benchmark != benchmark:
-        return invalid("wrong-benchmark", f"names benchmark {st.benchmark!r} but sits under {benchmark!r}")
-    if st.version != version:
-        return invalid("other-version", f"is for version {st.version}, the benchmark is at version {version}")
-    if dataset is None or dataset.manifest_sha256 is None:
-        return invalid("missing-dataset", f"no dataset bundle for version {version} to check the digest against")
-    if st.dataset_manifest_sha256 != dataset.manifest_sha256:
-        return invalid("digest-mismatch", f"digest does not match dataset {version}")
-    if dataset.changed is not None:
-        return invalid(dataset.changed.reason, f"dataset {version} {dataset.changed.message}")
-    unknown = [s for s in st.scope.splits if s not in dataset.splits]
-    if unknown:
-        return invalid("bad-scope", f"scope names split {unknown[0]!r}, which dataset {version} does not have")
-    if dataset.covers_none(st.scope):
-        # (the build refuses it too, with the items: builder.release.apply.refuse_empty_scopes)
-        return invalid("empty-scope", f"its scope ({st.scope.describe()}) covers no item of dataset {version}; it releases nothing")
+    wrong = _against_dataset(st, benchmark, version, dataset)
+    if wrong is not None:
+        return invalid(*wrong)
     latest = history.latest.version
     if st.registry_version not in history.versions:
         return invalid("unknown-registry-version", f"names registry version {st.registry_version}; the registry has 1–{latest}")
@@ -231,33 +218,7 @@ def judge(
         )
     count = count_signatures(file.data, file.sig, doc, revoked, where, history)
     if len(count.counted) < count.needed:
-        reason = "below-threshold"
-        details = [msg for _, msg in count.failures]
-        for candidate in _SHORTFALL_ORDER:
-            if any(r == candidate for r, _ in count.failures):
-                reason = candidate
-                break
-        else:
-            if count.failures:
-                reason = count.failures[0][0]
-        if history.ahead:  # the dates that could have counted these signers were refused
-            reason = "registry-dated-ahead"
-            ahead = ", ".join(f"v{n:04d}" for n in history.ahead)
-            details.append(
-                f"registry {ahead} was committed after the build's clock {clock:%Y-%m-%d %H:%M} UTC, "
-                f"so no registry date is trusted and the latest version v{doc.version:04d} counts"
-            )
-        by = f" ({', '.join(count.counted)})" if count.counted else ""
-        extra = f"; {'; '.join(details)}" if details else ""
-        return Verdict(
-            where,
-            UNSIGNED,
-            reason,
-            f"{where}: {signature_count(len(count.counted), count.needed)}{by}{extra}",
-            st,
-            count.counted,
-            count.needed,
-        )
+        return _unsigned(where, st, count, history, clock, doc.version)
     if clock < st.not_before:
         return Verdict(
             where,
@@ -274,6 +235,59 @@ def judge(
         EFFECTIVE,
         None,
         f"{where}: in force since {st.not_before:%Y-%m-%d %H:%M} UTC ({st.scope.describe()})",
+        st,
+        count.counted,
+        count.needed,
+    )
+
+
+def _against_dataset(st: Statement, benchmark: str, version: str, dataset: DatasetFacts | None) -> tuple[str, str] | None:
+    """(reason, message) when the statement does not fit the benchmark's dataset, or None."""
+    if st.benchmark != benchmark:
+        return "wrong-benchmark", f"names benchmark {st.benchmark!r} but sits under {benchmark!r}"
+    if st.version != version:
+        return "other-version", f"is for version {st.version}, the benchmark is at version {version}"
+    if dataset is None or dataset.manifest_sha256 is None:
+        return "missing-dataset", f"no dataset bundle for version {version} to check the digest against"
+    if st.dataset_manifest_sha256 != dataset.manifest_sha256:
+        return "digest-mismatch", f"digest does not match dataset {version}"
+    if dataset.changed is not None:
+        return dataset.changed.reason, f"dataset {version} {dataset.changed.message}"
+    unknown = [s for s in st.scope.splits if s not in dataset.splits]
+    if unknown:
+        return "bad-scope", f"scope names split {unknown[0]!r}, which dataset {version} does not have"
+    if dataset.covers_none(st.scope):
+        # (the build refuses it too, with the items: builder.release.apply.refuse_empty_scopes)
+        return "empty-scope", f"its scope ({st.scope.describe()}) covers no item of dataset {version}; it releases nothing"
+    return None
+
+
+def _unsigned(where: str, st: Statement, count: _Count, history: RegistryHistory, clock: datetime, version: int) -> Verdict:
+    """The verdict on a statement short of its threshold, naming the first shortfall
+    (`version`: the registry version that counted)."""
+    reason = "below-threshold"
+    details = [msg for _, msg in count.failures]
+    for candidate in _SHORTFALL_ORDER:
+        if any(r == candidate for r, _ in count.failures):
+            reason = candidate
+            break
+    else:
+        if count.failures:
+            reason = count.failures[0][0]
+    if history.ahead:  # the dates that could have counted these signers were refused
+        reason = "registry-dated-ahead"
+        ahead = ", ".join(f"v{n:04d}" for n in history.ahead)
+        details.append(
+            f"registry {ahead} was committed after the build's clock {clock:%Y-%m-%d %H:%M} UTC, "
+            f"so no registry date is trusted and the latest version v{version:04d} counts"
+        )
+    by = f" ({', '.join(count.counted)})" if count.counted else ""
+    extra = f"; {'; '.join(details)}" if details else ""
+    return Verdict(
+        where,
+        UNSIGNED,
+        reason,
+        f"{where}: {signature_count(len(count.counted), count.needed)}{by}{extra}",
         st,
         count.counted,
         count.needed,

@@ -1,8 +1,9 @@
 """The build's records, shared by the stages below the build script.
 
-``builder.pipeline.build`` runs the stages; the stages, the renderer and the publisher
-read and fill these records. They live here, below all of them, so that every import
-points down the pipeline and none points back at the script that runs it.
+``builder.pipeline.build`` runs the stages; each stage takes these records and returns
+new ones (``dataclasses.replace``), never changing one it was given; the renderer and the
+publisher read them. They live here, below all of them, so that every import points down
+the pipeline and none points back at the script that runs it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ from typing import Any
 
 import pandas as pd
 
+from builder.attest.write import Written
+from builder.bundles.access import AccessEntry
 from builder.bundles.ingest import Rejection
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
+from builder.release.status import ReleaseState
+from builder.scoring.equivalence import Verdicts
+from builder.scoring.tables import BoardTable
 from builder.trust.registry import Registry
 
 Progress = Callable[[str], None]
@@ -47,10 +53,11 @@ class BenchmarkState:
     items: pd.DataFrame | None = None
     results: pd.DataFrame | None = None
     submissions: pd.DataFrame | None = None
-    boards: tuple[Any, ...] = ()
+    boards: tuple[BoardTable, ...] = ()
     # (item id, canary, question texts) per item: what the leak scan must not find.
     embargoed_text: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
-    # builder.release.status.ReleaseState: statements' verdicts (set for every benchmark).
+    # builder.release.status.ReleaseState: statements' verdicts (set for every benchmark;
+    # typed loosely since the stages' tests build states without one).
     release: Any = None
     # The dataset items a release in force publishes (full item dicts, salt included so
     # anyone can re-check commitments); empty while embargoed. Never written for others.
@@ -61,10 +68,15 @@ class BenchmarkState:
     # scanned for this benchmark's embargoed items; the publication gate
     # (builder.scoring.gate) publishes lab free text under embargo only when it is.
     lab_text_screened: bool = False
+    # The equivalence path's verdicts on this benchmark's answers, graded under the time
+    # budget before scoring (builder.pipeline.regrade_budget): scoring reads them as given.
+    regrade_verdicts: Verdicts = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class BuildReport:
+    """What a build made: every stage's output, put together by the build script."""
+
     root: Path
     out: Path
     now: datetime
@@ -78,15 +90,15 @@ class BuildReport:
     # shared machine wall time measures the neighbours as much as the build (bench/).
     cpu_seconds: dict[str, float] = field(default_factory=dict)
     synthetic: bool = False
-    # benchmark id -> builder.release.status.ReleaseState, judged at as_of or now.
-    releases: dict[str, Any] = field(default_factory=dict)
-    item_access: list[Any] = field(default_factory=list)  # builder.bundles.access.AccessEntry: who may read the items
+    # benchmark id -> its release statements' verdicts, judged at as_of or now.
+    releases: dict[str, ReleaseState] = field(default_factory=dict)
+    item_access: list[AccessEntry] = field(default_factory=list)  # who may read the items
     # The time stamped into the output (never judged at: that is `now` or `as_of`) and its
     # source: as-of, source-date-epoch, commit or clock (builder.pipeline.source_time).
     stamped: datetime | None = None
     time_source: str | None = None
-    # builder.attest.write.Written: what the publish stage attested (files, signed, digest).
-    attestation: Any = None
+    # What the publish stage attested (files, signed, digest).
+    attestation: Written | None = None
 
 
 def restrict(state: BenchmarkState, keep: set[str]) -> BenchmarkState:

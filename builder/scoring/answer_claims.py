@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from builder.scoring.answer_spellings import fold_width
+
 # Korean text has no word boundaries the regex engine knows: a Hangul syllable is U+AC00–U+D7A3.
 _HANGUL = "\uac00-\ud7a3"
 _NOT_HANGUL_BEFORE = f"(?<![{_HANGUL}])"
@@ -148,6 +150,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def claims(text: str) -> frozenset[str]:
     """Every rule `text` meets (reason codes of :data:`RULES`)."""
+    text = fold_width(text)  # "ｎｏｔ １２" from an input method says what "not 12" says
     return frozenset(name for name, pattern in RULES if pattern.search(text))
 
 

@@ -130,17 +130,7 @@ def parse_scoring_config(raw: Any, where: str, *, benchmark: str | None = None) 
 
 class _Parser(BoardParser):
     def parse(self, raw: dict[str, Any], benchmark: str | None) -> ScoringSpec | None:
-        if "extends" in raw:
-            name = raw["extends"]
-            if not isinstance(name, str):
-                self.err("extends", "must be a preset name")
-            else:
-                try:
-                    base = load_preset(name, self.where)
-                except ConfigError as exc:
-                    self.err("extends", exc.message + (f" ({exc.hint})" if exc.hint else ""))
-                else:
-                    raw = {**base, **{k: v for k, v in raw.items() if k != "extends"}}
+        raw = self._extended(raw)
         self._unknown(raw, _TOP, "")
         if "format" in raw and raw["format"] != FORMAT:
             self.err("format", f"must be {FORMAT!r}")
@@ -154,14 +144,7 @@ class _Parser(BoardParser):
         samples = self._int(raw, "samples", "samples", None, 1, 100)
         self.samples_known = len(self.errors) == before  # else skip checks that depend on it
         primary = self._str(raw, "primary_language", "primary_language")
-        languages = raw.get("languages", [primary])
-        if not isinstance(languages, list) or not languages or not all(isinstance(x, str) and LANG_RE.match(x) for x in languages):
-            self.err("languages", "must be a list of language tags like en, ko")
-            languages = [primary]
-        elif len(set(languages)) != len(languages):
-            self.err("languages", "lists a language twice")
-        if primary and primary not in languages:
-            self.err("primary_language", f"{primary!r} is not in languages")
+        languages = self._languages(raw, primary)
         min_cell = self._int(raw, "min_cell_items", "min_cell_items", 5, 1, 1000)
         if "bootstrap" in raw:
             self.err(
@@ -212,6 +195,32 @@ class _Parser(BoardParser):
             where=self.where,
         )
 
+    def _extended(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """`raw` over the preset it ``extends`` (if any)."""
+        if "extends" not in raw:
+            return raw
+        name = raw["extends"]
+        if not isinstance(name, str):
+            self.err("extends", "must be a preset name")
+            return raw
+        try:
+            base = load_preset(name, self.where)
+        except ConfigError as exc:
+            self.err("extends", exc.message + (f" ({exc.hint})" if exc.hint else ""))
+            return raw
+        return {**base, **{k: v for k, v in raw.items() if k != "extends"}}
+
+    def _languages(self, raw: dict[str, Any], primary: str) -> list[str]:
+        languages = raw.get("languages", [primary])
+        if not isinstance(languages, list) or not languages or not all(isinstance(x, str) and LANG_RE.match(x) for x in languages):
+            self.err("languages", "must be a list of language tags like en, ko")
+            languages = [primary]
+        elif len(set(languages)) != len(languages):
+            self.err("languages", "lists a language twice")
+        if primary and primary not in languages:
+            self.err("primary_language", f"{primary!r} is not in languages")
+        return languages
+
     # -- fields ------------------------------------------------------------------------
 
     def _result_fields(self, raw: dict[str, Any]) -> dict[str, FieldType]:
@@ -256,28 +265,7 @@ class _Parser(BoardParser):
             if not isinstance(bins_raw, list) or not bins_raw:
                 self.err(f"{path}.bins", "must be a non-empty list")
                 continue
-            bins = []
-            for i, b in enumerate(bins_raw):
-                bp = f"{path}.bins[{i}]"
-                if not isinstance(b, Mapping):
-                    self.err(bp, "must be a mapping")
-                    continue
-                self._unknown(b, {"value", "title", "min", "above", "max", "below"}, bp)
-                bounds = {}
-                for key in ("min", "above", "max", "below"):
-                    x = b.get(key)
-                    if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x <= 1):
-                        self.err(f"{bp}.{key}", "must be a number in [0, 1]")
-                        x = None
-                    bounds[key] = x
-                if bounds["min"] is not None and bounds["above"] is not None or bounds["max"] is not None and bounds["below"] is not None:
-                    self.err(bp, "give at most one lower bound (min or above) and one upper bound (max or below)")
-                v = token(b.get("value"))
-                if v is None or not FIELD_RE.match(v):
-                    self.err(f"{bp}.value", "must be a lower-case name")
-                    continue
-                title = b.get("title", v)
-                bins.append(Bin(value=v, title=str(title), **bounds))
+            bins = [b for b in (self._bin(b, f"{path}.bins[{i}]") for i, b in enumerate(bins_raw)) if b is not None]
             if len({b.value for b in bins}) != len(bins):
                 self.err(f"{path}.bins", "repeats a value")
             if bins and len(bins) == len(bins_raw):
@@ -289,6 +277,28 @@ class _Parser(BoardParser):
                     self.err(f"{path}.bins", f"must cover [0, 1] exactly once; {bad / 100:.2f}% falls in {int(hits[bad])} bins")
             out.append(ItemBins(name=name, field=str(src), bins=tuple(bins)))
         return tuple(out)
+
+    def _bin(self, b: Any, bp: str) -> Bin | None:
+        """One bin of an item_bins entry, or None (the error recorded)."""
+        if not isinstance(b, Mapping):
+            self.err(bp, "must be a mapping")
+            return None
+        self._unknown(b, {"value", "title", "min", "above", "max", "below"}, bp)
+        bounds = {}
+        for key in ("min", "above", "max", "below"):
+            x = b.get(key)
+            if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x <= 1):
+                self.err(f"{bp}.{key}", "must be a number in [0, 1]")
+                x = None
+            bounds[key] = x
+        if bounds["min"] is not None and bounds["above"] is not None or bounds["max"] is not None and bounds["below"] is not None:
+            self.err(bp, "give at most one lower bound (min or above) and one upper bound (max or below)")
+        v = token(b.get("value"))
+        if v is None or not FIELD_RE.match(v):
+            self.err(f"{bp}.value", "must be a lower-case name")
+            return None
+        title = b.get("title", v)
+        return Bin(value=v, title=str(title), **bounds)
 
     def _references(self, raw: Any) -> tuple[Reference, ...]:
         if not isinstance(raw, list):

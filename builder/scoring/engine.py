@@ -106,7 +106,7 @@ job), and it treats item counts as known.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime, timezone
 from typing import Any
 
@@ -122,6 +122,7 @@ from builder.scoring.frames import prepare
 from builder.scoring.gate import Policy
 from builder.scoring.kinds import REGISTRY
 from builder.scoring.ladder import coarsen
+from builder.scoring.regrade import NO_VERDICTS, Verdicts
 from builder.scoring.spec import BoardSpec, ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, ReferenceRow
 from builder.scoring.uncertainty import cells, rank
@@ -136,6 +137,7 @@ def score_benchmark(
     embargoed: bool,
     grid: float | None = None,
     released: Collection[str] = (),
+    verdicts: Verdicts = NO_VERDICTS,
 ) -> list[BoardTable]:
     """Score every board the spec declares (contamination twins included, in spec order).
 
@@ -144,6 +146,9 @@ def score_benchmark(
     grid, a lab's later submission shown only when it beats its best by the grid, ranks
     from the shown values, result counts and withheld cells' ``n`` dropped.
 
+    `verdicts` are the equivalence path's verdicts graded beforehand (builder.scoring.regrade):
+    scoring reads them as given and runs math-verify only for a pair they lack.
+
     Raises builder.scoring.frames.ScoringInputError if the frames contradict the spec.
     """
     # The matrices are small (submissions × items at most): BLAS threads only contend with
@@ -151,7 +156,7 @@ def score_benchmark(
     # (300 × 1,141) took 20–60 ms on two threads and 2 ms on one, and one
     # LiveMathematicianBench disclosure audit (many tiny factorisations) 4 s against 0.03 s.
     with threadpool_limits(limits=1, user_api="blas"):
-        return _score(spec, items, results, submissions, embargoed=embargoed, grid=grid, released=released)
+        return _score(spec, items, results, submissions, embargoed=embargoed, grid=grid, released=released, verdicts=verdicts)
 
 
 def _score(
@@ -163,8 +168,9 @@ def _score(
     embargoed: bool,
     grid: float | None,
     released: Collection[str],
+    verdicts: Verdicts,
 ) -> list[BoardTable]:
-    prep = prepare(spec, items, results, submissions)
+    prep = prepare(spec, items, results, submissions, verdicts)
     ctx = B.Context(prep, embargoed)
     built: list[B.RawBoard] = []
     for board in spec.boards:
@@ -236,57 +242,18 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.n
         for name, est in raw.est.items()
     }
     defs = {m.name: m for m in raw.columns}
-    r = len(raw.rows)
 
     def ranks_of(column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         usable = np.array([c.value is not None for c in table[column]], dtype=bool)
         better = defs[column].higher_is_better is not False
         return rank(raw.est[column], better, usable)
 
-    rk, lo, hi = (np.full(r, np.nan),) * 3
+    rk, lo, hi = (np.full(len(raw.rows), np.nan),) * 3
     rank_by = raw.spec.rank_by
     if rank_by is not None and rank_by in raw.est:
         rk, lo, hi = ranks_of(rank_by)
-    extras = [dict(e) for e in raw.extras]
-    if raw.spec.rank_shift is not None:
-        a, b = raw.spec.rank_shift
-        ra, rb = ranks_of(a)[0], ranks_of(b)[0]
-        for i in range(r):
-            extras[i][f"rank_{a}"] = _int(ra[i])
-            extras[i][f"rank_{b}"] = _int(rb[i])
-            extras[i]["rank_shift"] = None if np.isnan(ra[i]) or np.isnan(rb[i]) else int(ra[i] - rb[i])
-    description = raw.spec.description
-    if raw.contaminated and rank_by is not None and rank_by in raw.est:
-        # Each row ranks on the items after its own cutoff: say how many, beside the rank.
-        for i in range(r):
-            if table[rank_by][i].value is not None:
-                extras[i]["rank_items"] = table[rank_by][i].n
-        description = (description + " " if description else "") + RANK_ITEMS_NOTE
-    for extra_key, column in raw.extra_needs.items():
-        for i in range(r):
-            if table[column][i].value is None:
-                extras[i].pop(extra_key, None)
-
-    models = ctx.prep.subs["model"].astype(str).to_numpy()
-    labs = ctx.prep.subs["lab"].astype(str).to_numpy()
-    rows = []
-    for i, s in enumerate(raw.rows):
-        span = None
-        if not np.isnan(rk[i]) and lo[i] < hi[i]:
-            span = (int(lo[i]), int(hi[i]))
-        rows.append(
-            BoardRow(
-                submission=str(ctx.prep.sub_ids[s]),
-                model=models[s],
-                lab=labs[s],
-                metrics={name: table[name][i] for name in defs},
-                rank=_int(rk[i]),
-                rank_range=span,
-                extra=extras[i],
-            )
-        )
-    rows.sort(key=lambda row: (row.rank is None, row.rank or 0, row.submission, row.extra.get("baseline", "")))
-
+    extras, description = _extras(raw, table, ranks_of)
+    rows = _rows(ctx, raw, table, list(defs), (rk, lo, hi), extras)
     references = []
     for ref, cols in raw.references:
         metrics: dict[str, Cell] = {}
@@ -312,6 +279,67 @@ def _finalize(ctx: B.Context, raw: B.RawBoard, masks: dict[tuple[str, str], np.n
         kind=raw.spec.kind,
         summary=summary,
     )
+
+
+def _extras(
+    raw: B.RawBoard, table: dict[str, list[Cell]], ranks_of: Callable[[str], tuple[np.ndarray, np.ndarray, np.ndarray]]
+) -> tuple[list[dict[str, Any]], str]:
+    """Each row's extra fields (rank shift, the items a contaminated rank counts; a field
+    whose column is withheld dropped) and the board's description."""
+    r = len(raw.rows)
+    extras = [dict(e) for e in raw.extras]
+    if raw.spec.rank_shift is not None:
+        a, b = raw.spec.rank_shift
+        ra, rb = ranks_of(a)[0], ranks_of(b)[0]
+        for i in range(r):
+            extras[i][f"rank_{a}"] = _int(ra[i])
+            extras[i][f"rank_{b}"] = _int(rb[i])
+            extras[i]["rank_shift"] = None if np.isnan(ra[i]) or np.isnan(rb[i]) else int(ra[i] - rb[i])
+    description = raw.spec.description
+    rank_by = raw.spec.rank_by
+    if raw.contaminated and rank_by is not None and rank_by in raw.est:
+        # Each row ranks on the items after its own cutoff: say how many, beside the rank.
+        for i in range(r):
+            if table[rank_by][i].value is not None:
+                extras[i]["rank_items"] = table[rank_by][i].n
+        description = (description + " " if description else "") + RANK_ITEMS_NOTE
+    for extra_key, column in raw.extra_needs.items():
+        for i in range(r):
+            if table[column][i].value is None:
+                extras[i].pop(extra_key, None)
+    return extras, description
+
+
+def _rows(
+    ctx: B.Context,
+    raw: B.RawBoard,
+    table: dict[str, list[Cell]],
+    names: list[str],
+    ranks: tuple[np.ndarray, np.ndarray, np.ndarray],
+    extras: list[dict[str, Any]],
+) -> list[BoardRow]:
+    """The board's rows, ranked first (by rank, then submission, then baseline)."""
+    rk, lo, hi = ranks
+    models = ctx.prep.subs["model"].astype(str).to_numpy()
+    labs = ctx.prep.subs["lab"].astype(str).to_numpy()
+    rows = []
+    for i, s in enumerate(raw.rows):
+        span = None
+        if not np.isnan(rk[i]) and lo[i] < hi[i]:
+            span = (int(lo[i]), int(hi[i]))
+        rows.append(
+            BoardRow(
+                submission=str(ctx.prep.sub_ids[s]),
+                model=models[s],
+                lab=labs[s],
+                metrics={name: table[name][i] for name in names},
+                rank=_int(rk[i]),
+                rank_range=span,
+                extra=extras[i],
+            )
+        )
+    rows.sort(key=lambda row: (row.rank is None, row.rank or 0, row.submission, row.extra.get("baseline", "")))
+    return rows
 
 
 def _int(x: float) -> int | None:

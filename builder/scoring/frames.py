@@ -24,7 +24,7 @@ import pandas as pd
 
 from builder.errors import BuilderError
 from builder.scoring.config_base import token
-from builder.scoring.regrade import HOW, factorize_answers, factorize_ints, gold_key, regrade_pairs
+from builder.scoring.regrade import HOW, NO_VERDICTS, Verdicts, factorize_answers, factorize_ints, gold_key, regrade_pairs
 from builder.scoring.spec import FieldType, Filter, ScoringSpec, bin_codes_bp
 
 DENSE_LIMIT = 1 << 24  # above this many (condition, submission, item) cells, aggregate sparsely
@@ -252,9 +252,12 @@ def _dates(values: pd.Series, end: bool, what: str, where: str) -> np.ndarray:
     return out[np.asarray(codes)]
 
 
-def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submissions: pd.DataFrame) -> Prepared:
+def prepare(
+    spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submissions: pd.DataFrame, verdicts: Verdicts = NO_VERDICTS
+) -> Prepared:
     """Check the frames against `spec` and reduce the results to per-(condition, submission,
-    item) sums. Every disagreement with the declaration is collected and raised together."""
+    item) sums. Every disagreement with the declaration is collected and raised together.
+    `verdicts`: the equivalence path's verdicts graded beforehand (builder.scoring.regrade)."""
     where = f"scoring {spec.benchmark}"
     problems: list[str] = []
     it = _item_facts(spec, items, where, problems)
@@ -274,7 +277,7 @@ def prepare(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submi
     if problems:
         raise ScoringInputError("; ".join(problems), where=where, hint="the frames must match the benchmark's scoring declaration")
     row_byte, tok, cost = _row_quantities(
-        spec, results, correct_col, row_item, row_cond, conds, item_type, item_gold, it.golds, _tolerances(it.frame)
+        spec, results, correct_col, row_item, row_cond, conds, item_type, item_gold, it.golds, _tolerances(it.frame), verdicts
     )
     cond_of, sub_of, item_of, sums = _reduce(row_cond, row_sub, row_item, (len(conds), len(sub_ids), len(it.ids)), row_byte, tok, cost)
     return Prepared(
@@ -481,6 +484,7 @@ def _row_quantities(
     item_gold: list[str | None],
     golds: np.ndarray,
     tolerance: list[object] | None,
+    verdicts: Verdicts,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: the row byte (ROW_BYTE_BITS: the regraded verdict and the row's own flags),
     output tokens, and cost in nano-dollars."""
@@ -499,6 +503,7 @@ def _row_quantities(
         gold_text,
         factorized=factorize_answers(results["answer"]),
         item_tolerance=tolerance,
+        verdicts=verdicts,
     )
     tok, tok_known = _numeric(results, "output_tokens")
     cost, cost_known = _numeric(results, "cost_usd", NANO)
@@ -509,9 +514,9 @@ def _row_quantities(
     for name, w in (("r_correct", p_correct), ("r_parsed", p_parsed), ("r_equivalence", p_how == HOW["equivalence"])):
         pair_bits |= w.astype(np.uint16) << bit(name)
     row_byte = pair_bits[pair_of_row]
-    verdicts = results[correct_col]
-    lab_known = verdicts.notna().to_numpy()
-    lab = verdicts.to_numpy(dtype=bool, na_value=False) if not lab_known.all() else verdicts.to_numpy(dtype=bool)
+    lab_verdicts = results[correct_col]
+    lab_known = lab_verdicts.notna().to_numpy()
+    lab = lab_verdicts.to_numpy(dtype=bool, na_value=False) if not lab_known.all() else lab_verdicts.to_numpy(dtype=bool)
     for name, w in (
         ("lab", lab),
         ("refused", results["refused"].to_numpy(dtype=bool)),

@@ -41,6 +41,7 @@ from builder.scoring import boards as B
 from builder.scoring.frames import prepare
 from builder.scoring.kinds import REGISTRY
 from builder.scoring.measures import estimate
+from builder.scoring.regrade import NO_VERDICTS, Verdicts
 from builder.scoring.spec import BoardSpec, ScoringSpec
 
 RHO_SCALE = 1000  # ρ is published as round(1000·ρ): three decimals move no shown limit
@@ -86,7 +87,8 @@ def correlations(infl: np.ndarray) -> np.ndarray:
 
 
 def paired_boards(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, submissions: pd.DataFrame, *,
-                  public_items: Collection[str], public_submissions: Collection[str]) -> dict[str, PairedBoard]:  # fmt: skip
+                  public_items: Collection[str], public_submissions: Collection[str],
+                  verdicts: Verdicts = NO_VERDICTS) -> dict[str, PairedBoard]:  # fmt: skip
     """Board id -> its pairable models and their ρ, from the published per-item results only:
     rows of ``public_submissions`` on ``public_items`` (the rest of ``results`` is dropped
     before anything is computed). Boards with fewer than two pairable models are left out."""
@@ -95,7 +97,7 @@ def paired_boards(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame,
     submissions = submissions[submissions["submission"].isin(subs)]
     if results.empty:
         return {}
-    prep = prepare(spec, items, results, submissions)
+    prep = prepare(spec, items, results, submissions, verdicts)
     ctx = B.Context(prep, embargoed=False)
     public = np.isin(prep.item_ids, np.asarray(sorted(ids), dtype=object))
     out = {}

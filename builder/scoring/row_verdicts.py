@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from builder.scoring.config_base import token
-from builder.scoring.regrade import gold_key, regrade
+from builder.scoring.regrade import NO_VERDICTS, Verdicts, gold_key, regrade
 from builder.scoring.spec import ScoringSpec
 
 
@@ -47,17 +47,26 @@ def regraded_rows(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame)
     return _regrade_plan(spec, items, results)[3]
 
 
-def row_verdicts(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+def row_verdicts(spec: ScoringSpec, items: pd.DataFrame, results: pd.DataFrame, verdicts: Verdicts = NO_VERDICTS) -> pd.DataFrame:
     """Per row of `results` (index kept): ``lab_correct`` (the lab's verdict, as given),
     ``regrade_correct`` (Sealboard's, None where the row is not regraded), ``graded_by``
-    (``regrade`` or ``lab``) and ``correct`` (the verdict the boards count)."""
+    (``regrade`` or ``lab``) and ``correct`` (the verdict the boards count). `verdicts`: the
+    equivalence path's verdicts graded beforehand (builder.scoring.regrade)."""
     types = tuple(spec.regrade_types)
     golds = items["gold"].tolist()
     row_item, item_type, item_gold, mask = _regrade_plan(spec, items, results)
     tolerance = items["tolerance"].tolist() if "tolerance" in items.columns else None
     gold_text = [g if isinstance(g, str) else None for g in golds]
     r_correct, _, _ = regrade(
-        results["answer"].reset_index(drop=True), row_item, mask, item_type, item_gold, types, gold_text, item_tolerance=tolerance
+        results["answer"].reset_index(drop=True),
+        row_item,
+        mask,
+        item_type,
+        item_gold,
+        types,
+        gold_text,
+        item_tolerance=tolerance,
+        verdicts=verdicts,
     )
     lab_col = "lab_correct" if "lab_correct" in results.columns else "correct"
     lab = results[lab_col]

@@ -61,6 +61,7 @@ from builder.render.site_guard import (
     MAX_TEMPLATE_BYTES,
     MKDOCS_CONFIG,
     SITE_SRC,
+    Finding,
     check_gitattributes,
     check_mkdocs_config,
     check_site_paths,
@@ -595,7 +596,6 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
     if custom is not None and MKDOCS_CONFIG in entries:
         # A PR that points custom_dir at a folder judges every file already in it too.
         entries.update({p: e for p, e in head_tree.items() if p.startswith(custom.rstrip("/") + "/")})
-    findings = []
     # The theme's templates: what each includes, imports or extends (the guard's template rule).
     theme = {
         p: e
@@ -603,6 +603,26 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
         if custom is not None and p.startswith(custom.rstrip("/") + "/") and e.mode in (MODE_FILE, MODE_EXEC)
     }
     blobs.update(repo.blobs([e.oid for e in theme.values()]))
+    findings = _file_findings(entries, theme, blobs)
+    findings += _path_findings(entries, benchmarks, custom)
+    for f in findings:
+        report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
+
+
+def _path_findings(entries: dict[str, Entry], benchmarks: list[str], custom: str | None) -> list[Finding]:
+    """What a changed site_src/ file's place and name mean (links and odd modes are
+    reported by step 1 already)."""
+    kinds = [
+        (p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other")
+        for p, e in entries.items()
+        if p.startswith(SITE_SRC + "/")
+    ]
+    return [f for f in check_site_paths(kinds, benchmarks, custom) if f.reason in ("shadows-generated", "site-python-module")]
+
+
+def _file_findings(entries: dict[str, Entry], theme: dict[str, Entry], blobs: dict[str, bytes]) -> list[Finding]:
+    """The guard's findings on the changed mkdocs.yml, .gitattributes files and theme templates."""
+    findings: list[Finding] = []
     for path, e in entries.items():
         if path == MKDOCS_CONFIG and e.mode in (MODE_FILE, MODE_EXEC):
             findings += check_mkdocs_config(blobs[e.oid])
@@ -610,15 +630,7 @@ def _check_site(repo: Repo, head_tree: dict[str, Entry], changed: list[str], ben
             findings += check_gitattributes(path, blobs[e.oid])
         elif path in theme and len(blobs[e.oid]) <= MAX_TEMPLATE_BYTES:
             findings += check_theme_template(path, blobs[e.oid])
-    kinds = [
-        (p, "link" if e.mode == MODE_LINK else "file" if e.mode in (MODE_FILE, MODE_EXEC) else "other")
-        for p, e in entries.items()
-        if p.startswith(SITE_SRC + "/")
-    ]
-    # Links and odd modes are reported by step 1 already; here only what a file's place and name mean.
-    findings += [f for f in check_site_paths(kinds, benchmarks, custom) if f.reason in ("shadows-generated", "site-python-module")]
-    for f in findings:
-        report.add(f.where, f.reason, f.message + " (the authorised build refuses to run with this)", f.hint)
+    return findings
 
 
 def _check_registry(repo: Repo, base: str, head: str, head_dir: Path, report: ValidationReport, now: datetime, base_in_force: int) -> None:

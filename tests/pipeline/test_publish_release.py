@@ -45,10 +45,10 @@ def test_an_item_a_new_version_keeps_from_a_released_one_is_public_the_rest_guar
         released_items=(),
         embargoed_text=(("k1", "CANARY-k1-0001", (kept_text,)), ("n1", "CANARY-n1-0002", (new_text,))),
     )
-    needles = needles_for(SimpleNamespace(benchmarks=[current, released]))
+    needles = needles_for([current, released])
     assert needles.scan_bytes(normalise(f"{kept_text} CANARY-k1-0001")) is None
     assert needles.scan_bytes(normalise(new_text)) == "question text of soohak item n1"
     assert needles.scan_bytes(normalise("see CANARY-n1-0002")) == "canary of soohak item n1"
     # without the released version, the kept item is guarded like any other
-    alone = needles_for(SimpleNamespace(benchmarks=[current]))
+    alone = needles_for([current])
     assert alone.scan_bytes(normalise("see CANARY-k1-0001")) == "canary of soohak item k1"

@@ -54,13 +54,14 @@ def test_integer_different_or_unparsed(a, b):
         ("-3/2", "-\\dfrac{3}{2}"),
         ("4", "8/2"),
         ("+1/3", "2/6"),
+        ("1/2", "one half"),  # number words (issue 40)
     ],
 )
 def test_fraction_equal_when_reduced(a, b):
     assert same("fraction", a, b)
 
 
-@pytest.mark.parametrize("a, b", [("1/3", "0.333"), ("1/3", "1/0"), ("1/2", "1/3"), ("1/2", "one half")])
+@pytest.mark.parametrize("a, b", [("1/3", "0.333"), ("1/3", "1/0"), ("1/2", "1/3"), ("1/2", "one third")])
 def test_fraction_different_or_unparsed(a, b):
     assert not same("fraction", a, b)
 
@@ -115,7 +116,7 @@ SPELLINGS = [
     ("integer", "12", "13", False),
     ("integer", "12", "\\boxed{13}", False),
     ("integer", "12", "12.5", False),
-    ("integer", "12", "twelve", False),
+    ("integer", "12", "twelve", True),  # number words (issue 40)
     ("integer", "12", "12 or 13", False),
     ("fraction", "1/2", "0.5", True),
     ("fraction", "1/2", "\\frac{1}{2}", True),
