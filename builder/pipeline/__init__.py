@@ -13,6 +13,8 @@
   bundles")
 - ``labels``: Board labels: two submissions of one benchmark never show the same model name
 - ``left_out``: the rejection of one submission a stage leaves out
+- ``pipe``: The build's stages as values in, values out: each returns its states and the
+  rejections it made (the build function joins them in order)
 - ``publish``: Publish: scan every output byte for key material and embargoed text, then the
   checkout (builder.pipeline.checkout), then move the site into place
 - ``regrade_budget``: A per-bundle time budget on regrading (issue 22, "Hostile logs and

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -22,10 +22,12 @@ from builder.bundles.access import AccessEntry
 from builder.bundles.ingest import Rejection
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
-from builder.release.status import ReleaseState
 from builder.scoring.equivalence import Verdicts
 from builder.scoring.tables import BoardTable
 from builder.trust.registry import Registry
+
+if TYPE_CHECKING:  # the release verdicts the build carries to the pages (computed in builder.release)
+    from builder.release.status import ReleaseState
 
 Progress = Callable[[str], None]
 

@@ -1,6 +1,10 @@
 """Scoring: pure functions from frames to boards, driven by a declarative spec.
 
 - ``answer_claims``: What an answer *says* about its value, apart from how the value is spelled
+- ``answer_parsing``: Answer parsing: the one value an answer states, read exactly (the
+  regrade's exact path)
+- ``answer_spellings``: Spellings of a number that real model outputs use and a careful human
+  grader accepts (full-width, circled, vulgar fractions, roots, number words)
 - ``boards``: What every board kind shares (builder.scoring.kinds): the scoring Context, the
   RawBoard each kind returns (estimates for every row; the engine …
 - ``config``: Parse a benchmark's scoring declaration (`sealboard-scoring/1`), in one place
@@ -8,6 +12,8 @@
   and filter checks, measures
 - ``config_boards``: Board declarations: the `boards:` list of a scoring declaration (schema in
   builder.scoring.config)
+- ``equivalence``: Equivalence: the regrade's second path, math-verify (sympy underneath),
+  screened first
 - ``definitions``: Metric definitions as the papers state them; the board JSON carries these
   texts
 - ``disclosure``: The embargo's disclosure audit: one computation over every figure a build
