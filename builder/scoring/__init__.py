@@ -12,13 +12,13 @@
   and filter checks, measures
 - ``config_boards``: Board declarations: the `boards:` list of a scoring declaration (schema in
   builder.scoring.config)
-- ``equivalence``: Equivalence: the regrade's second path, math-verify (sympy underneath),
-  screened first
 - ``definitions``: Metric definitions as the papers state them; the board JSON carries these
   texts
 - ``disclosure``: The embargo's disclosure audit: one computation over every figure a build
   publishes
 - ``engine``: score_benchmark: frames in, BoardTables out
+- ``equivalence``: Equivalence: the regrade's second path, math-verify (sympy underneath),
+  screened first
 - ``exact``: Exact values of scoring figures: each row's rational, so that ties are decided
   exactly
 - ``frames``: Check the frames handed to scoring and reduce them to per-(condition, submission,
