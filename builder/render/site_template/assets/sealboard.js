@@ -160,6 +160,7 @@
     function apply() {
       Array.prototype.forEach.call(head, function (_, i) { hide(i, false); });
       table.classList.remove("sb-compact");
+      table.classList.toggle("sb-all", mode === "all");
       var hidden = [], picking = false;
       if (mode !== "all" && !fits()) {
         table.classList.add("sb-compact");
@@ -178,6 +179,9 @@
           select.value = key(metrics[from]);
         }
       }
+      // Named too: a column the style sheet hides on this screen (the bars, on a phone).
+      hidden = Array.prototype.filter.call(head, function (th) { return getComputedStyle(th).display === "none"; })
+        .map(function (th) { return th.cellIndex; });
       bar.hidden = !hidden.length && (mode !== "all" || fits());
       label.hidden = !picking;
       if (mode === "all") { select.value = "all"; note.textContent = "All columns: the table scrolls sideways. "; all.textContent = "Fit to screen"; }
