@@ -107,47 +107,104 @@
       .forEach(function (tr) { body.appendChild(tr); });
   }
 
-  // A board wider than its box (or a phone): rank, model, the ranked metric and its bar stay;
-  // one more column, picked here, joins them — instead of columns cut off at the edge or a
-  // box to scroll sideways. "All columns" brings the wide table back. The pick is in the URL.
+  // Every column that fits is shown (issue 41). A table wider than its box gives way in
+  // this order, each step only while it still does not fit: breakdown columns go compact
+  // (titles turned upright, interval and n under the value), the lab and extra columns go,
+  // the interval bars go; only when the metrics alone still overflow (a phone) does a
+  // picker choose where the run of metric columns starts, showing as many as fit from
+  // there. Rank, model and the ranked metric always stay. What is hidden is named above the
+  // table, and "All columns" brings the wide table back (it scrolls sideways in its box).
+  // The choice is in the URL (?col=<key> or ?col=all); a resize fits again.
   function picker(table, box) {
-    var wrap = table.closest(".sb-table-wrap"), head = table.tHead.rows[0].cells, params = new URLSearchParams(location.search);
-    var fixed = {}, choices = [];
+    var wrap = table.closest(".sb-table-wrap"), head = table.tHead.rows[0].cells;
+    if (!wrap) return;
+    var lab = -1, aside = [], forest = [], metrics = [];
+    Array.prototype.forEach.call(head, function (th, i) { if (th.dataset.key === "lab") lab = i; });
     Array.prototype.forEach.call(head, function (th, i) {
-      if (th.classList.contains("sb-rank") || th.classList.contains("sb-model") || th.classList.contains("sb-forest") || i === 2) fixed[i] = 1;
-      else choices.push(i);
+      if (th.dataset.key && th.dataset.key.indexOf("=") > 0) th.classList.add("sb-group");  // a breakdown column: field=value
+      if (th.classList.contains("sb-rank") || th.classList.contains("sb-model") || i === 2) return;
+      if (th.classList.contains("sb-forest")) forest.push(i);
+      else if (lab >= 0 && i >= lab) aside.unshift(i);  // the last extra goes first, the lab last
+      else metrics.push(i);
     });
-    if (!wrap || !choices.length || (table.scrollWidth <= wrap.clientWidth + 1 && !params.get("col"))) return;
-    var label = document.createElement("label"), select = document.createElement("select");
+    function key(i) { return head[i].dataset.key || String(i); }
+    function title(i) { return head[i].textContent.replace(/\s+/g, " ").trim(); }
+    function fits() { return table.scrollWidth <= wrap.clientWidth + 1; }
+    function hide(i, off) { Array.prototype.forEach.call(table.rows, function (tr) { if (tr.cells[i]) tr.cells[i].classList.toggle("sb-off", off); }); }
+    var bar = document.createElement("div"), note = document.createElement("span"), label = document.createElement("label"),
+        select = document.createElement("select"), all = document.createElement("button");
+    bar.className = "sb-fit";
+    bar.hidden = true;
+    note.className = "sb-fit-note";
+    note.setAttribute("aria-live", "polite");
     label.className = "sb-pick";
-    label.appendChild(document.createTextNode("Column "));
-    select.setAttribute("aria-label", "Column shown beside the ranked metric");
-    choices.forEach(function (i) {
+    label.appendChild(document.createTextNode("Columns from "));
+    select.setAttribute("aria-label", "First metric column shown");
+    metrics.forEach(function (i) {
       var o = document.createElement("option");
-      o.value = head[i].dataset.key || String(i);
-      o.textContent = head[i].textContent.replace(/\s+/g, " ").trim();
+      o.value = key(i);
+      o.textContent = title(i);
       select.appendChild(o);
     });
-    var all = document.createElement("option");
-    all.value = "all";
-    all.textContent = "All columns";
-    select.appendChild(all);
+    var every = document.createElement("option");
+    every.value = "all";
+    every.textContent = "All columns";
+    select.appendChild(every);
     label.appendChild(select);
-    var want = params.get("col");
-    if (want && select.querySelector('option[value="' + CSS.escape(want) + '"]')) select.value = want;
-    (box && box.querySelector("form.sb-filters") || wrap.parentNode).insertBefore(label, box && box.querySelector("form.sb-filters") ? null : wrap);
-    function show() {
-      var pick = -1;
-      choices.forEach(function (i) { if ((head[i].dataset.key || String(i)) === select.value) pick = i; });
-      Array.prototype.forEach.call(table.rows, function (tr) {
-        Array.prototype.forEach.call(tr.cells, function (cell, i) { cell.classList.toggle("sb-off", select.value !== "all" && !fixed[i] && i !== pick); });
-      });
-      var p = new URLSearchParams(location.search);
-      if (select.value === choices.map(function (i) { return head[i].dataset.key || String(i); })[0]) p.delete("col"); else p.set("col", select.value);
-      setURL(p);
+    all.type = "button";
+    bar.appendChild(note);
+    bar.appendChild(label);
+    bar.appendChild(all);
+    wrap.parentNode.insertBefore(bar, wrap);
+    var mode = new URLSearchParams(location.search).get("col") || "";
+    function apply() {
+      Array.prototype.forEach.call(head, function (_, i) { hide(i, false); });
+      table.classList.remove("sb-compact");
+      table.classList.toggle("sb-all", mode === "all");
+      var hidden = [], picking = false;
+      if (mode !== "all" && !fits()) {
+        table.classList.add("sb-compact");
+        aside.concat(forest).forEach(function (i) { if (!fits()) { hide(i, true); hidden.push(i); } });
+        if (!fits() && metrics.length) {
+          picking = true;
+          var from = Math.max(0, metrics.map(key).indexOf(mode));
+          metrics.forEach(function (i) { hide(i, true); });
+          var full = false;  // a contiguous run: the first column that does not fit ends it
+          metrics.slice(from).forEach(function (i, n) {
+            if (full) return;
+            hide(i, false);
+            if (n > 0 && !fits()) { hide(i, true); full = true; }
+          });
+          metrics.forEach(function (i) { if (head[i].classList.contains("sb-off")) hidden.push(i); });
+          select.value = key(metrics[from]);
+        }
+      }
+      // Named too: a column the style sheet hides on this screen (the bars, on a phone).
+      hidden = Array.prototype.filter.call(head, function (th) { return getComputedStyle(th).display === "none"; })
+        .map(function (th) { return th.cellIndex; });
+      bar.hidden = !hidden.length && (mode !== "all" || fits());
+      label.hidden = !picking;
+      if (mode === "all") { select.value = "all"; note.textContent = "All columns: the table scrolls sideways. "; all.textContent = "Fit to screen"; }
+      else {
+        var shown = head.length - hidden.length;
+        note.textContent = hidden.length ? "Showing " + shown + " of " + head.length + " columns; hidden to fit the screen: " +
+          hidden.map(function (i) { return head[i].classList.contains("sb-forest") ? "95% interval bars" : title(i); }).join(", ") + ". " : "";
+        all.textContent = "All columns";
+      }
+      table.dataset.hidden = String(hidden.length);
     }
-    select.addEventListener("change", function (ev) { ev.stopPropagation(); show(); });
-    show();
+    function choose(value) {
+      mode = value;
+      var p = new URLSearchParams(location.search);
+      if (!value || (metrics.length && value === key(metrics[0]))) p.delete("col"); else p.set("col", value);
+      setURL(p);
+      apply();
+    }
+    select.addEventListener("change", function (ev) { ev.stopPropagation(); choose(select.value); });
+    all.addEventListener("click", function () { choose(mode === "all" ? "" : "all"); });
+    var pending = 0;
+    window.addEventListener("resize", function () { cancelAnimationFrame(pending); pending = requestAnimationFrame(apply); });
+    apply();
   }
 
   /* ---- charts ---------------------------------------------------------------- */
@@ -323,9 +380,34 @@
     var out = draw[s.type](s, el, c);
     Plotly.react(el, out[0], layout(s, el, c, out[1]), { displayModeBar: false, responsive: true }).then(function () {
       declutter(el);
-      if (!el.dataset.hooked) { el.dataset.hooked = "1"; el.on("plotly_afterplot", function () { declutter(el); }); }
+      heatHead(el);
+      if (!el.dataset.hooked) { el.dataset.hooked = "1"; el.on("plotly_afterplot", function () { declutter(el); heatHead(el); }); }
       el.dataset.drawn = "1";
     });
+  }
+  // A heatmap is as tall as its rows (the tiers board: 104 rows, 1,800 px), and plotly labels
+  // its columns at the bottom only. So its column names are also set in a strip above it that
+  // sticks under the site's header while the heatmap scrolls by (CSS .sb-heat-head), placed
+  // over plotly's own columns after every draw. The bottom labels stay: a downloaded image has them.
+  function heatHead(el) {
+    var strip = el.parentNode.querySelector(".sb-heat-head"), ax = el._fullLayout && el._fullLayout.xaxis;
+    if (!strip || !ax || !el.spec || el.spec.type !== "heatmap") return;
+    var names = el._fullData && el._fullData[0] ? el._fullData[0].x : [], n = names.length, step = ax._length / Math.max(n, 1);
+    strip.textContent = "";
+    strip.hidden = !n || el.classList.contains("sb-chart-empty");
+    var spans = names.map(function (name, i) {
+      var sp = document.createElement("span");
+      sp.textContent = String(name).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");  // plotly's entities, back to text
+      sp.style.left = (ax._offset + step * (i + 0.5)) + "px";
+      strip.appendChild(sp);
+      return sp;
+    });
+    // Upright when every name fits its column, else turned like plotly's own tick labels.
+    var turn = spans.some(function (sp) { return sp.offsetWidth > step - 4; });
+    strip.classList.toggle("sb-turned", turn);
+    var tall = 0;
+    spans.forEach(function (sp) { tall = Math.max(tall, sp.getBoundingClientRect().height); });
+    strip.style.height = Math.ceil(tall + 6) + "px";
   }
   // plotly.js is fetched once, beside this script, when the first chart is near the screen.
   var plotlyReady = null;
@@ -349,10 +431,29 @@
       loadPlotly().then(function () { plot(entry.target); });
     });
   }, { rootMargin: "200px 0px" });
+  // A board's first paint stays light (issue 41: ≤ 600 KB): the chart library waits for the
+  // visitor's first scroll, even for a chart already on the screen (a short board's), and
+  // then comes for the charts near the screen. A "Draw the chart" button under each chart
+  // draws it at once (a page too short to scroll). Without JavaScript, or printed undrawn,
+  // the chart's box says where the figures are (CSS .sb-chart:not([data-drawn])::before).
+  var scrolled = false, waiting = [];
+  function watch(el) {
+    if (scrolled) near.observe(el); else waiting.push(el);
+  }
+  window.addEventListener("scroll", function () {
+    if (scrolled) return;
+    scrolled = true;
+    waiting.splice(0).forEach(function (el) { near.observe(el); });
+  }, { passive: true });
   // Each chart can be saved as drawn (filters applied): PNG for slides, SVG for print.
   function downloads(el) {
-    var bar = document.createElement("p");
+    var bar = document.createElement("p"), now = document.createElement("button");
     bar.className = "sb-chart-save";
+    now.type = "button";
+    now.className = "sb-chart-draw";
+    now.textContent = "Draw the chart";
+    now.addEventListener("click", function () { loadPlotly().then(function () { if (!el.dataset.drawn) plot(el); }); });
+    bar.appendChild(now);
     ["png", "svg"].forEach(function (format) {
       var b = document.createElement("button");
       b.type = "button";
@@ -373,9 +474,19 @@
     if (el.dataset.setup) return;
     el.dataset.setup = "1";
     if (!el.spec) el.spec = JSON.parse(el.querySelector("script[type='application/json']").textContent);
+    if (el.spec.type === "heatmap" && !el.parentNode.classList.contains("sb-heat")) {
+      var wrap = document.createElement("div"), strip = document.createElement("div");
+      wrap.className = "sb-heat";
+      strip.className = "sb-heat-head";
+      strip.hidden = true;
+      strip.setAttribute("aria-hidden", "true");  // the same names as the chart's own axis
+      el.parentNode.insertBefore(wrap, el);
+      wrap.appendChild(strip);
+      wrap.appendChild(el);
+    }
     downloads(el);
     if (typeof Plotly !== "undefined" || !near) loadPlotly().then(function () { plot(el); });
-    else near.observe(el);
+    else watch(el);
   }
 
   /* ---- compare page ---------------------------------------------------------- */
