@@ -73,7 +73,7 @@ def _axe_js() -> str:
     return path.read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: set up before the demo build, so a missing axe costs no build
 def axe_js() -> str:
     return _axe_js()
 
@@ -94,7 +94,7 @@ def _palette(page, scheme: str) -> None:
     assert page.eval(SETTLED) == scheme
 
 
-def test_axe_finds_no_wcag_violation_on_any_kind_of_page(served_demo, browser, axe_js):
+def test_axe_finds_no_wcag_violation_on_any_kind_of_page(axe_js, served_demo, browser):  # axe first: no build without it
     site, base = served_demo
     pages = _pages(site)
     found: list[str] = []
