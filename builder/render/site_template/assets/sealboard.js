@@ -636,10 +636,59 @@
     th.click();
   });
 
+  /* ---- boxes that scroll, reachable by keyboard (issue 41) ----------------------- */
+  // A box whose content overflows it (a wide table on a phone, a long code line, the item
+  // grid) scrolls by keyboard only once it can take focus: tabindex 0, and, as a region, a
+  // name for a screen reader (the table's caption, the box's own label, or the heading the
+  // box sits under). Measured, not assumed: a box that fits takes no extra Tab stop.
+  var SCROLLERS = ".sb-table-wrap, .sb-grid-scroll, .md-typeset__scrollwrap, .md-typeset pre > code, .md-typeset .katex-display";
+  function heading(el) {
+    for (var n = el; n && n !== document.body; n = n.parentElement) {
+      for (var s = n.previousElementSibling; s; s = s.previousElementSibling) {
+        if (/^H[1-4]$/.test(s.tagName)) return s.textContent.replace(/\u00b6/g, "").trim();
+      }
+    }
+    return document.title;
+  }
+  function scrollName(el) {
+    var cap = el.querySelector("caption"), named = el.querySelector("[aria-label]");
+    return (cap && cap.textContent.trim()) || (named && named.getAttribute("aria-label")) || "Table: " + heading(el);
+  }
+  function reachable() {
+    document.querySelectorAll(SCROLLERS).forEach(function (el) {
+      var over = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      if (over && !el.hasAttribute("tabindex")) {
+        el.tabIndex = 0;
+        el.dataset.sbScroll = "";
+        el.classList.add("sb-scroll-focus");
+        if (el.tagName !== "CODE" && !el.classList.contains("katex-display")) {
+          el.setAttribute("role", "region");
+          el.dataset.sbScroll = "region";
+          if (!el.hasAttribute("aria-label")) { el.setAttribute("aria-label", scrollName(el)); el.dataset.sbScroll = "named"; }
+        }
+      } else if (!over && el.dataset.sbScroll !== undefined) {  // it fits now (the window grew)
+        var set = el.dataset.sbScroll;
+        el.removeAttribute("tabindex");
+        if (set) el.removeAttribute("role");
+        if (set === "named") el.removeAttribute("aria-label");
+        delete el.dataset.sbScroll;
+        el.classList.remove("sb-scroll-focus");
+      }
+    });
+  }
+  var resizing = 0;
+  window.addEventListener("resize", function () {
+    cancelAnimationFrame(resizing);
+    resizing = requestAnimationFrame(reachable);
+  });
+  // Material wraps prose tables in its scroll box and KaTeX typesets after DOMContentLoaded.
+  window.addEventListener("load", reachable);
+
   function init() {
     document.querySelectorAll("table.sb-board[data-sortable]").forEach(setupTable);
     document.querySelectorAll(".sb-compare").forEach(setupCompare);
     document.querySelectorAll(".sb-chart").forEach(setupChart);
+    reachable();
   }
   if (typeof document$ !== "undefined") document$.subscribe(init);
   document.addEventListener("DOMContentLoaded", init);
