@@ -69,8 +69,7 @@ def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
     # Jinja's sandbox first (the others work in its environment), then those that save time,
     # the search index, the data files linked rather than copied, and the progress counts.
-    assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "raw_html_blocks.py", "markdown_reuse.py",
-                                                       "search_index.py", "static_links.py", "progress_hook.py"]  # fmt: skip
+    assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "search_index.py", "progress_hook.py"]
     assert all(Path(h).is_file() for h in config["hooks"])
     assert config["use_directory_urls"] is False and config["theme"]["font"] is False
     # Generated pages are raw HTML: md_in_html is dropped when no page uses it.
