@@ -18,9 +18,11 @@ site's contract needs: pages are ``x.html`` files (it opens from disk and under 
 sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``noindex``,
 and ``not_in_nav`` for the generated pages kept out of the nav (model, lab, item and snapshot pages),
 so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandboxes Jinja
-(``jinja_sandbox.py``), the others only save time with the output unchanged
-(``nav_cache.py``, ``raw_html_blocks.py``); Zensical renders templates with minijinja, which has no
-access to Python objects at all.
+(``jinja_sandbox.py``), the others only save time or report progress, every page and data
+file the same without them (``nav_cache.py``, ``search_index.py``, ``progress_hook.py``);
+Zensical runs no hooks, and renders templates with minijinja, which has no access to Python
+objects at all. The generated pages' HTML (``fragments.py``) is staged under ``theme/`` and
+placed into the theme folder after the instance's ``custom_dir``, so it is always Sealboard's.
 """
 
 from __future__ import annotations
@@ -208,6 +210,13 @@ def _features(value: Any) -> Any:
     return [f for f in value if f not in HTML_RENDERING_FEATURES] if isinstance(value, list) else value
 
 
+def _without_sealboard(plugins: Any) -> Any:
+    """The instance's plugins but the preview shim (mkdocs_plugin.py), in either of mkdocs' forms."""
+    if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
+        return {k: v for k, v in plugins.items() if k != "sealboard"}
+    return [p for p in plugins if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
+
+
 def generated_config(root: Path, staged: Path, generator: str, site_dir: str, *, hooks: bool = True) -> dict[str, Any]:
     """The config the generator runs with: the instance's settings plus what Sealboard fixes
     (``hooks=False``: none of Sealboard's mkdocs hooks, as Zensical runs it)."""
@@ -227,11 +236,7 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str, *,
     extra["sealboard_banner"] = meta.get("banner")
     extra["sealboard_noindex"] = bool(meta.get("noindex"))
     extra["polyfills"] = list(extra.get("polyfills") or []) + OWN_HEAD_JS
-    plugins: Any = instance.get("plugins") or []
-    if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
-        plugins = {k: v for k, v in plugins.items() if k != "sealboard"}
-    else:
-        plugins = [p for p in plugins if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
+    plugins = _without_sealboard(instance.get("plugins") or [])
     config.update(
         {
             "docs_dir": DOCS,
