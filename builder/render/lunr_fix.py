@@ -1,7 +1,7 @@
 """The lunr fixes: two bugs in the search engine Material bundles, fixed in the built site's
 copy (``patch_lunr``, called by the search hook after Material wrote its assets). They are
-tested with mkdocs-material TESTED_MATERIAL only (its worker bundles lunr 2.3.9); with
-another version ``patch_lunr`` changes nothing and says so.
+tested with the mkdocs-material of ``tested_versions.py`` only (its worker bundles lunr
+2.3.9); with another version ``patch_lunr`` changes nothing and says so.
 
 Material's search worker bundles lunr 2.3.9, whose token set (the automaton a query's terms
 are matched against) merges nodes it takes for equal by a string of each node's edge labels
@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 
-# The Material release whose bundled lunr (2.3.9) and lunr-languages these fixes were tested on.
-TESTED_MATERIAL = "9.8.2"
+from builder.render.tested_versions import untested
+
 # lunr's TokenSet.prototype.toString (lunr.js 2.3.9, lib/token_set.js) with a "," after each
 # child id: a label is one character and an id is digits, so the string now reads one way only.
 TOKEN_SET_FIX = (
@@ -42,23 +41,14 @@ KO_WORD_CHARACTERS = ('e.ko.wordCharacters="[A-Za-z\uac00-\ud7a3]"', 'e.ko.wordC
 LUNR = os.path.join("assets", "javascripts")
 
 
-def material_version() -> str | None:
-    try:
-        return version("mkdocs-material")
-    except PackageNotFoundError:
-        return None
-
-
 def patch_lunr(folder: str) -> str | None:
     """Apply TOKEN_SET_FIX to Material's search worker(s) and KO_WORD_CHARACTERS to
     lunr-languages' Korean under ``folder`` (the site's ``assets/javascripts``), once. A file
     that no longer holds what a patch changes (another Material) is left as it is; the
     browser tests (tests/render/test_search_browser.py) check the demo's files have both.
     Return why nothing was patched (another Material), or None."""
-    installed = material_version()
-    if installed != TESTED_MATERIAL:
-        return (f"Sealboard's lunr fixes are tested with mkdocs-material {TESTED_MATERIAL}, not {installed}: "
-                "not applied (search may miss some queries; see builder/render/lunr_fix.py)")  # fmt: skip
+    if other := untested("mkdocs-material"):
+        return f"the lunr fixes (builder/render/lunr_fix.py) are not applied with {other[0]}: search may miss some queries"
     workers = os.path.join(folder, "workers")
     for name in sorted(os.listdir(workers)) if os.path.isdir(workers) else []:
         if name.startswith("search.") and name.endswith(".js"):

@@ -22,22 +22,21 @@ This is the one replacement of a third-party internal Sealboard keeps (a compile
 template's ``root_render_func``): it saves more than a tenth of the whole demo build's CPU
 (ARCHITECTURE.md, "Site generator hooks"). It depends on Jinja's compiled templates and on
 Material's nav partials, so it runs only with the versions it was measured and tested on
-(``TESTED``); with any other it says so and every page renders its nav in full.
+(``tested_versions.py``); with any other it says so and every page renders its nav in full.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment
 from jinja2.runtime import Context
 
-# The distributions whose internals this hook relies on, at the versions it was tested with.
-TESTED = {"mkdocs-material": "9.8.2", "Jinja2": "3.1.6"}
+from builder.render.tested_versions import untested
+
 log = logging.getLogger("mkdocs.hooks.sealboard")
 
 # The nav and the tabs above it (``navigation.tabs``): neither reads the page but through its
@@ -86,21 +85,8 @@ def _materials_own(env: Environment, name: str) -> bool:
     return filename is not None and Path(filename).resolve().is_relative_to(own)
 
 
-def untested() -> list[str]:
-    """The distributions installed at another version than ``TESTED`` (name and version)."""
-    out = []
-    for name, tested in TESTED.items():
-        try:
-            installed = version(name)
-        except PackageNotFoundError:
-            installed = "none"
-        if installed != tested:
-            out.append(f"{name} {installed} (tested: {tested})")
-    return out
-
-
 def on_env(env: Environment, config: Any, files: Any) -> Environment:
-    if other := untested():
+    if other := untested("mkdocs-material", "Jinja2"):
         log.warning("the nav cache (builder/render/nav_cache.py) is off with %s: every page renders its nav in full", ", ".join(other))
         return env
     if not all(_materials_own(env, name) for name in NAV_TEMPLATES + NAV_PARTIALS):

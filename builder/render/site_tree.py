@@ -41,13 +41,14 @@ TEMPLATE = Path(__file__).parent / "site_template"
 SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
 # The generated config's mkdocs hooks, in order: the sandbox first (the others work in its
 # environment); the nav rendered once per folder for pages out of the nav (nav_cache.py: the
-# one replacement of a third-party internal kept, ARCHITECTURE.md); the search index
+# one replacement of a third-party internal kept, ARCHITECTURE.md); the pages' HTML fragments
+# read rather than compiled as templates (fragment_reader.py); the search index
 # (generated pages indexed from their source, documents loaded when search opens, the lunr
 # fixes); the pages-done counts the build's progress reads. Every page and data file is the
 # same without them (tests/render/test_site_without_hooks.py): they only save time or talk.
 MKDOCS_HOOKS = (
     SANDBOX_HOOK,
-    *(Path(__file__).parent / f"{name}.py" for name in ("nav_cache", "search_index", "progress_hook")),
+    *(Path(__file__).parent / f"{name}.py" for name in ("nav_cache", "fragment_reader", "search_index", "progress_hook")),
 )
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"

@@ -69,7 +69,13 @@ def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
     # Jinja's sandbox first (the others work in its environment), then the nav cache, the
     # search index and the progress counts.
-    assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "search_index.py", "progress_hook.py"]
+    assert [Path(h).name for h in config["hooks"]] == [
+        "jinja_sandbox.py",
+        "nav_cache.py",
+        "fragment_reader.py",
+        "search_index.py",
+        "progress_hook.py",
+    ]
     assert all(Path(h).is_file() for h in config["hooks"])
     assert config["use_directory_urls"] is False and config["theme"]["font"] is False
     # Generated pages are raw HTML: md_in_html is dropped when no page uses it.
