@@ -30,8 +30,8 @@
   ids)
 - ``mkdocs_plugin``: The `sealboard` mkdocs plugin: a thin preview shim for `mkdocs serve -f
   mkdocs.yml`
-- ``nav_cache``: hook that only saves time: Material's nav and tabs rendered once per folder
-  for pages out of the nav (the one third-party internal replaced, version-checked)
+- ``fragment_reader``: hook that only saves time: a page's HTML fragments read, not compiled as
+  templates
 - ``page_templates``: The Jinja environment of Sealboard's own page templates: no autoescape,
   dict keys found without an exception
 - ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)

@@ -19,7 +19,7 @@ sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``n
 and ``not_in_nav`` for the generated pages kept out of the nav (model, lab, item and snapshot pages),
 so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandboxes Jinja
 (``jinja_sandbox.py``), the others only save time or report progress, every page and data
-file the same without them (``nav_cache.py``, ``search_index.py``, ``progress_hook.py``);
+file the same without them (``fragment_reader.py``, ``search_index.py``, ``progress_hook.py``);
 Zensical runs no hooks, and renders templates with minijinja, which has no access to Python
 objects at all. The generated pages' HTML (``fragments.py``) is staged under ``theme/`` and
 placed into the theme folder after the instance's ``custom_dir``, so it is always Sealboard's.
@@ -40,15 +40,14 @@ from builder.strict import loads_yaml
 TEMPLATE = Path(__file__).parent / "site_template"
 SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
 # The generated config's mkdocs hooks, in order: the sandbox first (the others work in its
-# environment); the nav rendered once per folder for pages out of the nav (nav_cache.py: the
-# one replacement of a third-party internal kept, ARCHITECTURE.md); the pages' HTML fragments
-# read rather than compiled as templates (fragment_reader.py); the search index
+# environment); the pages' HTML fragments read rather than compiled as templates
+# (fragment_reader.py); the search index
 # (generated pages indexed from their source, documents loaded when search opens, the lunr
 # fixes); the pages-done counts the build's progress reads. Every page and data file is the
 # same without them (tests/render/test_site_without_hooks.py): they only save time or talk.
 MKDOCS_HOOKS = (
     SANDBOX_HOOK,
-    *(Path(__file__).parent / f"{name}.py" for name in ("nav_cache", "fragment_reader", "search_index", "progress_hook")),
+    *(Path(__file__).parent / f"{name}.py" for name in ("fragment_reader", "search_index", "progress_hook")),
 )
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"

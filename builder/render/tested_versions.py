@@ -1,17 +1,16 @@
 """The third-party versions Sealboard's site was tested and measured with (issue 40).
 
-Two pieces of the site stage depend on other projects' details: the nav cache
-(``nav_cache.py``: Jinja's compiled templates, Material's nav partials) and the lunr fixes
-(``lunr_fix.py``: the lunr bundled in Material's search worker). Each runs only where the
-installed versions are these, and says why it stepped aside otherwise; ``pyproject.toml``
-caps the same distributions at the same versions (tests/render/test_tested_versions.py).
+One piece of the site stage depends on another project's details: the lunr fixes
+(``lunr_fix.py``: the lunr bundled in Material's search worker). They run only where the
+installed Material is this one, and say why they stepped aside otherwise; ``pyproject.toml``
+caps the generator's distributions at these versions (tests/render/test_tested_versions.py).
 """
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-TESTED = {"mkdocs-material": "9.8.2", "mkdocs": "1.6.1", "Markdown": "3.11.3", "Jinja2": "3.1.6"}
+TESTED = {"mkdocs-material": "9.8.2", "mkdocs": "1.6.1", "Markdown": "3.11.3"}
 
 
 def untested(*names: str) -> list[str]:

@@ -67,11 +67,10 @@ def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     config = orjson.loads((root / ".sealboard/staged/mkdocs.yml").read_bytes())
     plugins = config.get("plugins", [])
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
-    # Jinja's sandbox first (the others work in its environment), then the nav cache, the
-    # search index and the progress counts.
+    # Jinja's sandbox first (the others work in its environment), then the fragment reader,
+    # the search index and the progress counts.
     assert [Path(h).name for h in config["hooks"]] == [
         "jinja_sandbox.py",
-        "nav_cache.py",
         "fragment_reader.py",
         "search_index.py",
         "progress_hook.py",
