@@ -53,6 +53,8 @@ def scaled(root: Path, staged: Path, k: int, work: Path) -> Path:
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(staged / "pages", copy / "pages", copy_function=os.link)
     shutil.copytree(staged / "data", copy / "data", copy_function=os.link)
+    if (staged / "theme").is_dir():
+        shutil.copytree(staged / "theme", copy / "theme", copy_function=os.link)
     shutil.copy(staged / "meta.json", copy / "meta.json")
     pages = copy / "pages"
     originals = [p for p in pages.rglob("*.md") if "/models/" in p.as_posix() or "/items/" in p.as_posix()]

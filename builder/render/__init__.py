@@ -15,6 +15,8 @@
   site publishes) and Hugging Face `.eval_results` entries, each pointing back to its bundle's
   manifest digest
 - ``forest``: Forest bars: each row's 95% interval drawn as a bar on one axis shared by the board
+- ``fragments``: generated HTML reaches a page through the theme (front matter ``template:``),
+  never through Markdown
 - ``formulas``: Which page text holds formulas (KaTeX, site_template/assets/katex/, loads only
   there), and how a formula we write ourselves reaches a page through Markdown unharmed
 - ``generator``: Run the site generator (mkdocs or Zensical) over the staged tree in a child
@@ -24,28 +26,26 @@
 - ``hf_results``: Hugging Face `.eval_results/` entries (a board's ranking metric for a model
   card), written only for a Hub dataset and an absolute site address
 - ``jinja_sandbox``: the generated config's first hook: theme templates render in Jinja's sandbox
+- ``lunr_fix``: the two lunr fixes (token-set key, Korean word characters) applied to the
+  built site's copy of Material's search worker, for the tested Material only
 - ``labels``: Human-readable column titles and number formats for the pages (the data files keep
   ids)
-- ``markdown_reuse``: hook that only saves time: one Markdown converter for every page, reset
-  between pages
 - ``mkdocs_plugin``: The `sealboard` mkdocs plugin: a thin preview shim for `mkdocs serve -f
   mkdocs.yml`
-- ``nav_cache``: hook that only saves time: Material's nav and tabs rendered once per folder
-  for pages out of the nav
+- ``fragment_reader``: hook that only saves time: a page's HTML fragments read, not compiled as
+  templates
 - ``page_templates``: The Jinja environment of Sealboard's own page templates: no autoescape,
   dict keys found without an exception
 - ``pages``: Markdown pages rendered from the board data dicts (never from frames directly)
 - ``progress_hook``: the generated config's last hook: pages converted and written, for the
   build's progress line
-- ``raw_html_blocks``: hook that only saves time: raw HTML blocks whose end is certain go to
-  Markdown's stash without html.parser
 - ``reasons``: the reason codes page: every code Sealboard reports, who raises it, what to do
-- ``search_index``: hook writing the search index: generated pages indexed from their source,
-  the documents loaded only when search is opened (also from disk)
+- ``search_docs``: the search documents of the generated pages, from their source; the index
+  split into the config every page loads and the documents loaded when search opens
+- ``search_index``: hook writing the search index from mkdocs events and Material's
+  ``search: exclude`` (``search_docs``), then the lunr fixes
 - ``site``: Stage the generated pages and data as a plain docs tree, then run the site generator
 - ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that
   could read files outside the site (design, security invariant 6), …
-- ``static_links``: hook that only saves time: the build's data files linked into the site,
-  not copied
 - ``site_tree``: The plain docs tree the site generator builds, and its generated config
 """

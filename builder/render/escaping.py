@@ -31,6 +31,7 @@ checks, in Chromium, that none of it runs on any kind of page, through search or
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 from typing import Any
 
@@ -52,12 +53,18 @@ def search_html(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+_TEMPLATE_OPEN = re.compile(r"\{(?=[{%#])")
+
+
 def script_json(data: bytes | str) -> str:
     """JSON text as the content of a ``<script type="application/json">``: ``<``, ``>`` and
     ``&`` as JSON's ``\\u`` escapes (the same value to ``JSON.parse``), so no ``</script>``
     or comment can end the element early."""
     text = data.decode() if isinstance(data, bytes) else data
-    return text.rstrip("\n").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.rstrip("\n").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    # ``{{``, ``{%``, ``{#`` occur only inside a JSON string: there ``\u007b`` is the same ``{``,
+    # and the theme's template engine sees no syntax (render/fragments.py).
+    return _TEMPLATE_OPEN.sub(r"\\u007b", text)
 
 
 # The tags Material's search indexer keeps in a document's text (its Parser.keep), bare.

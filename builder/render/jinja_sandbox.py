@@ -1,7 +1,7 @@
 """mkdocs hook of the generated site config: theme templates render in Jinja's sandbox.
 
 This is the first hook ``render/site_tree.py`` writes into the generated config; the others
-(``nav_cache.py``, ``raw_html_blocks.py``) only save time and work in the environment it returns. mkdocs renders every theme template (Material's, Sealboard's override, an
+(``fragment_reader.py``, ``search_index.py``, ``progress_hook.py``) only save time or report progress, in the environment it returns. mkdocs renders every theme template (Material's, Sealboard's override, an
 instance's ``theme.custom_dir`` partials and ``extra_templates``) with a plain
 ``jinja2.Environment``, in which ``{{ lipsum.__globals__.os.environ }}`` or
 ``{{ config.__class__.__init__.__globals__ }}`` reach Python internals, the environment and

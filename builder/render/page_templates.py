@@ -17,6 +17,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from builder.render.fragments import fragment
+
 # What getattr finds on a plain dict (its class's methods): these keep Jinja's own lookup.
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
@@ -33,7 +35,7 @@ class PageEnvironment(Environment):
 
 def page_environment(package: str) -> Environment:
     """The environment for ``<package>/templates``."""
-    return PageEnvironment(
+    env = PageEnvironment(
         loader=PackageLoader(package, "templates"),
         undefined=StrictUndefined,
         autoescape=False,  # Markdown output; every value goes through `e` explicitly
@@ -41,3 +43,5 @@ def page_environment(package: str) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.globals["fragment"] = fragment  # generated HTML kept out of Markdown (render/fragments.py)
+    return env

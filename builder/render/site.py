@@ -22,9 +22,10 @@ from builder.errors import BuilderError
 from builder.render import pages
 from builder.render.compare import has_compare
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
+from builder.render.fragments import fragment_path, split_page
 from builder.render.generator import run_generator
 from builder.render.reasons import reasons_page
-from builder.render.site_tree import assemble, site_address, write_config
+from builder.render.site_tree import THEME, assemble, site_address, write_config
 from builder.report.records import STAGED, BuildReport, ReleaseOutput
 
 
@@ -46,6 +47,9 @@ class StagedSite:
     # The build's stamped time, passed to the generator as SOURCE_DATE_EPOCH (mkdocs dates
     # the sitemap and its gzip header with it); None: the generator's own clock.
     source_date_epoch: int | None = None
+    # False: the generator runs none of Sealboard's mkdocs hooks (the site must be the same,
+    # tests/render/test_site_without_hooks.py); they only save time or report progress.
+    hooks: bool = True
 
     def build(self, generator: str = "mkdocs", progress: Callable[[str], None] | None = None) -> Path:
         """Run the site generator into a fresh directory beside ``out``; return it (publish moves it)."""
@@ -58,7 +62,7 @@ class StagedSite:
         shutil.rmtree(inner, ignore_errors=True)
         site_dir = target if generator == "mkdocs" else inner
         try:
-            config = write_config(self.root, self.staged, generator, str(site_dir))
+            config = write_config(self.root, self.staged, generator, str(site_dir), hooks=self.hooks)
             total = self.pages or sum(1 for _ in (self.staged / "docs").rglob("*.md"))
             run_generator(generator, config, site_dir, total, progress, source_date_epoch=self.source_date_epoch)
             if site_dir != target:
@@ -145,6 +149,11 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
     def write(rel: str, data: bytes | str) -> None:
         if rel.startswith("data/"):
             published.append(rel.removeprefix("data/"))
+        if rel.startswith("pages/") and rel.endswith(".md") and isinstance(data, str):
+            name = rel.removeprefix("pages/").removesuffix(".md")
+            data, found = split_page(data, name)
+            for n, block in enumerate(found, 1):
+                write(f"{THEME}/{fragment_path(name, n)}", block)
         path = fresh / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data.encode() if isinstance(data, str) else data)

@@ -169,8 +169,11 @@ GENERATED_FILES = frozenset(
 # Folders the build writes whole: the search index (render/search_index.py) and the
 # deploy's attestation (attest/write.py: a file there would be published unattested).
 GENERATED_DIRS = frozenset({"search", "attestation"})
-# Sealboard's theme override (site_template/overrides/): the banner and noindex live there.
-OVERRIDE_TEMPLATES = frozenset({"main.html"})
+# Sealboard's theme override (site_template/overrides/): the banner and noindex live there,
+# and the template that puts the generated pages' HTML in place (render/fragments.py).
+OVERRIDE_TEMPLATES = frozenset({"main.html", "sealboard-fragments.html"})
+# The generated pages' HTML (render/fragments.py), staged into the theme folder.
+FRAGMENTS_DIR = "fragments"
 # Keys whose value may name a file the browser fetches: a URL there loads it from another host.
 ASSET_KEYS = (("theme", "logo"), ("theme", "favicon"))
 # Option names whose value is a function (Python-Markdown, pymdownx, Zensical's resolver): from
@@ -498,7 +501,11 @@ def _shadowed(rel: tuple[str, ...], reserved: set[str], theme: bool) -> str | No
         return joined
     if theme:
         if joined in OVERRIDE_TEMPLATES:
-            return f"{joined} (Sealboard's template: the banner and noindex)"
+            return (
+                f"{joined} (Sealboard's template: the banner and noindex)" if joined == "main.html" else f"{joined} (Sealboard's template)"
+            )
+        if rel[0] == FRAGMENTS_DIR:
+            return f"{FRAGMENTS_DIR}/ (the generated pages' tables)"
         if joined.endswith(".html") and joined[:-5] + ".md" in GENERATED_PAGES:
             return joined
     elif len(rel) == 1 and rel[0] in GENERATED_PAGES:

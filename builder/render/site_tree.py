@@ -18,9 +18,11 @@ site's contract needs: pages are ``x.html`` files (it opens from disk and under 
 sub-path), system fonts, Sealboard's CSS and JS, the build's nav, banner and ``noindex``,
 and ``not_in_nav`` for the generated pages kept out of the nav (model, lab, item and snapshot pages),
 so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandboxes Jinja
-(``jinja_sandbox.py``), the others only save time with the output unchanged
-(``nav_cache.py``, ``raw_html_blocks.py``); Zensical renders templates with minijinja, which has no
-access to Python objects at all.
+(``jinja_sandbox.py``), the others only save time or report progress, every page and data
+file the same without them (``fragment_reader.py``, ``search_index.py``, ``progress_hook.py``);
+Zensical runs no hooks, and renders templates with minijinja, which has no access to Python
+objects at all. The generated pages' HTML (``fragments.py``) is staged under ``theme/`` and
+placed into the theme folder after the instance's ``custom_dir``, so it is always Sealboard's.
 """
 
 from __future__ import annotations
@@ -39,21 +41,20 @@ from builder.strict import loads_yaml
 TEMPLATE = Path(__file__).parent / "site_template"
 SANDBOX_HOOK = Path(__file__).parent / "jinja_sandbox.py"
 # The generated config's mkdocs hooks, in order: the sandbox first (the others work in its
-# environment), then hooks that only save time, pages unchanged: the nav rendered once per
-# folder for pages out of the nav, raw HTML blocks passed to Markdown's stash without
-# html.parser, one Markdown converter reset between pages; then the search index (generated
-# pages indexed from their source, documents loaded when search opens), the data files
-# linked into the site rather than copied, and the pages-done counts the build's progress reads.
+# environment); the pages' HTML fragments read rather than compiled as templates
+# (fragment_reader.py); the search index
+# (generated pages indexed from their source, documents loaded when search opens, the lunr
+# fixes); the pages-done counts the build's progress reads. Every page and data file is the
+# same without them (tests/render/test_site_without_hooks.py): they only save time or talk.
 MKDOCS_HOOKS = (
     SANDBOX_HOOK,
-    *(
-        Path(__file__).parent / f"{name}.py"
-        for name in ("nav_cache", "raw_html_blocks", "markdown_reuse", "search_index", "static_links", "progress_hook")
-    ),
+    *(Path(__file__).parent / f"{name}.py" for name in ("fragment_reader", "search_index", "progress_hook")),
 )
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
 DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
+# The generated pages' HTML fragments (render/fragments.py), staged beside pages/ and data/.
+THEME = "theme"
 # Generated pages that stay out of the nav (render/site.py, release/pages.py): gitignore-style.
 NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n/snapshots/\n"
 # Instance keys the generated config sets itself (the site guard allows them in mkdocs.yml).
@@ -156,6 +157,8 @@ def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
     if custom_path is not None:
         for rel, path in _files(custom_path):
             _place(path, overrides / rel)
+    for rel, path in _files(staged / THEME):
+        _place(path, overrides / rel)  # the pages' generated HTML (fragments.py): never an instance's
     overrides.mkdir(exist_ok=True)
     return sum(1 for rel in tree if rel.endswith(".md"))
 
@@ -218,8 +221,16 @@ def _features(value: Any) -> Any:
     return [f for f in value if f not in HTML_RENDERING_FEATURES] if isinstance(value, list) else value
 
 
-def generated_config(root: Path, staged: Path, generator: str, site_dir: str) -> dict[str, Any]:
-    """The config the generator runs with: the instance's settings plus what Sealboard fixes."""
+def _without_sealboard(plugins: Any) -> Any:
+    """The instance's plugins but the preview shim (mkdocs_plugin.py), in either of mkdocs' forms."""
+    if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
+        return {k: v for k, v in plugins.items() if k != "sealboard"}
+    return [p for p in plugins if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
+
+
+def generated_config(root: Path, staged: Path, generator: str, site_dir: str, *, hooks: bool = True) -> dict[str, Any]:
+    """The config the generator runs with: the instance's settings plus what Sealboard fixes
+    (``hooks=False``: none of Sealboard's mkdocs hooks, as Zensical runs it)."""
     instance = instance_config(root)
     meta_path = staged / "meta.json"
     meta: dict[str, Any] = orjson.loads(meta_path.read_bytes()) if meta_path.is_file() else {}
@@ -236,11 +247,7 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
     extra["sealboard_banner"] = meta.get("banner")
     extra["sealboard_noindex"] = bool(meta.get("noindex"))
     extra["polyfills"] = list(extra.get("polyfills") or []) + OWN_HEAD_JS
-    plugins: Any = instance.get("plugins") or []
-    if isinstance(plugins, dict):  # mkdocs also takes a mapping name -> options
-        plugins = {k: v for k, v in plugins.items() if k != "sealboard"}
-    else:
-        plugins = [p for p in plugins if p != "sealboard" and not (isinstance(p, dict) and "sealboard" in p)]
+    plugins = _without_sealboard(instance.get("plugins") or [])
     config.update(
         {
             "docs_dir": DOCS,
@@ -258,13 +265,13 @@ def generated_config(root: Path, staged: Path, generator: str, site_dir: str) ->
         config["markdown_extensions"] = _markdown_extensions(instance["markdown_extensions"], staged / DOCS)
     if not instance.get("nav") and meta.get("nav"):
         config["nav"] = meta["nav"]
-    if generator == "mkdocs":
+    if generator == "mkdocs" and hooks:
         config["hooks"] = [str(h) for h in MKDOCS_HOOKS]
     return config
 
 
-def write_config(root: Path, staged: Path, generator: str, site_dir: str) -> Path:
+def write_config(root: Path, staged: Path, generator: str, site_dir: str, *, hooks: bool = True) -> Path:
     """Write the generated config (JSON, which both generators' YAML readers accept)."""
     path = staged / CONFIG
-    path.write_bytes(orjson.dumps(generated_config(root, staged, generator, site_dir), option=orjson.OPT_INDENT_2))
+    path.write_bytes(orjson.dumps(generated_config(root, staged, generator, site_dir, hooks=hooks), option=orjson.OPT_INDENT_2))
     return path

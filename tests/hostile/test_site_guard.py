@@ -105,6 +105,19 @@ def custom_dir_replaces_main_template(inst: Instance, marker: Path) -> None:
     (folder / "main.html").write_text('{% extends "base.html" %}\n')
 
 
+def custom_dir_replaces_the_fragments_template(inst: Instance, marker: Path) -> None:
+    # sealboard-fragments.html puts the generated pages' tables in place (render/fragments.py).
+    folder = set_custom_dir(inst, "site_src/overrides")
+    (folder / "sealboard-fragments.html").write_text('{% extends "main.html" %}\n')
+
+
+def custom_dir_writes_a_generated_table(inst: Instance, marker: Path) -> None:
+    # A board's table is a fragment file of the theme folder: an instance may not write one.
+    folder = set_custom_dir(inst, "site_src/overrides")
+    (folder / "fragments" / BENCH).mkdir(parents=True)
+    (folder / "fragments" / BENCH / "overall-1.html").write_text("<table><tr><td>made up</td></tr></table>\n")
+
+
 def custom_dir_replaces_an_asset(inst: Instance, marker: Path) -> None:
     folder = set_custom_dir(inst, "site_src/overrides")
     (folder / "assets").mkdir()
@@ -192,6 +205,14 @@ SITE_CASES: dict[str, tuple[Callable[[Instance, Path], None], list[tuple[str, st
         [("site_src/overrides/data/index.json", "shadows-generated")],
     ),
     "site/custom-dir-replaces-main-html": (custom_dir_replaces_main_template, [("site_src/overrides/main.html", "shadows-generated")]),
+    "site/custom-dir-replaces-the-fragments-template": (
+        custom_dir_replaces_the_fragments_template,
+        [("site_src/overrides/sealboard-fragments.html", "shadows-generated")],
+    ),
+    "site/custom-dir-writes-a-generated-table": (
+        custom_dir_writes_a_generated_table,
+        [(f"site_src/overrides/fragments/{BENCH}/overall-1.html", "shadows-generated")],
+    ),
     "site/custom-dir-replaces-an-asset": (custom_dir_replaces_an_asset, [("site_src/overrides/assets/sealboard.js", "shadows-generated")]),
     "site/site-src-replaces-an-asset": (site_src_replaces_an_asset, [("site_src/assets/tablesort.min.js", "shadows-generated")]),
     "site/site-src-replaces-a-vendored-asset": (

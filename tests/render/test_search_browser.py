@@ -7,7 +7,7 @@ fetched before search is opened (the page loads only the index's config), and op
 disk (``file://``) search initialises and answers the same queries. Material's own worker,
 driven by its messages, finds every item's page first from the item's id: lunr's token set
 once held terms its index did not, and a query reaching one ("kcsat-2014-a-01") threw
-(search_index.TOKEN_SET_FIX).
+(lunr_fix.TOKEN_SET_FIX).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.render import search_index
+from builder.render import lunr_fix
 from tests.render.test_pages_browser import WIDTHS
 
 # Open search as a visitor does (focus the box), wait until Material's worker is ready (its
@@ -227,7 +227,7 @@ def test_english_and_korean_words_are_indexed_without_their_punctuation(site, br
 def test_every_item_id_finds_its_item_page_first_in_the_worker(site, browser):
     path, base = site
     worker = _worker(path)
-    assert search_index.TOKEN_SET_FIX in (path / "assets/javascripts/workers" / worker).read_text(encoding="utf-8")
+    assert lunr_fix.TOKEN_SET_FIX in (path / "assets/javascripts/workers" / worker).read_text(encoding="utf-8")
     expected = {
         item["id"]: f"{bench}/items/{item['id']}.html" for bench in ("kcsat-ml", "livemathematicianbench") for item in _items(path, bench)
     }

@@ -1,4 +1,4 @@
-"""The search index's parts (builder/render/search_index.py), without a browser.
+"""The search index's parts (builder/render/search_docs.py), without a browser.
 
 A generated page's entries come from its own source: one per heading, located by the ids of
 the page's table of contents, text without tags or link targets; a section listing rows of
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from builder.render.search_index import DOCS_GLOBAL, LISTING_ROWS, SECTION_CHARS, languages, page_entries, plain, split_index
+from builder.render.search_docs import DOCS_GLOBAL, LISTING_ROWS, SECTION_CHARS, languages, page_entries, plain, split_index
 
 
 @dataclass

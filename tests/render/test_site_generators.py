@@ -67,16 +67,25 @@ def test_staged_tree_builds_without_the_sealboard_plugin(demo):
     config = orjson.loads((root / ".sealboard/staged/mkdocs.yml").read_bytes())
     plugins = config.get("plugins", [])
     assert "sealboard" not in plugins and not any(isinstance(p, dict) and "sealboard" in p for p in plugins)
-    # Jinja's sandbox first (the others work in its environment), then those that save time,
-    # the search index, the data files linked rather than copied, and the progress counts.
-    assert [Path(h).name for h in config["hooks"]] == ["jinja_sandbox.py", "nav_cache.py", "raw_html_blocks.py", "markdown_reuse.py",
-                                                       "search_index.py", "static_links.py", "progress_hook.py"]  # fmt: skip
+    # Jinja's sandbox first (the others work in its environment), then the fragment reader,
+    # the search index and the progress counts.
+    assert [Path(h).name for h in config["hooks"]] == [
+        "jinja_sandbox.py",
+        "fragment_reader.py",
+        "search_index.py",
+        "progress_hook.py",
+    ]
     assert all(Path(h).is_file() for h in config["hooks"])
     assert config["use_directory_urls"] is False and config["theme"]["font"] is False
     # Generated pages are raw HTML: md_in_html is dropped when no page uses it.
     assert "md_in_html" not in config.get("markdown_extensions", [])
-    item = next((root / ".sealboard/staged/docs").glob("*/items/*.md")).read_text()
-    assert "| Model |" not in item and '<table class="sb-items sb-item-verdicts">' in item and 'markdown="' not in item
+    # A generated table is a fragment of the theme folder (render/fragments.py), not Markdown.
+    path = next((root / ".sealboard/staged/docs").glob("*/items/*.md"))
+    item = path.read_text()
+    assert item.startswith("---\ntemplate: sealboard-fragments.html\n") and "<table" not in item and "<!-- sealboard:fragment 1 -->" in item
+    name = path.relative_to(root / ".sealboard/staged/docs").with_suffix("").as_posix()
+    fragments = "".join(p.read_text() for p in (root / ".sealboard/staged/overrides/fragments" / name).glob("*.html"))
+    assert '<table class="sb-items sb-item-verdicts">' in fragments and 'markdown="' not in fragments
 
 
 def test_zensical_builds_the_same_pages_and_data(demo, demo_zensical):
@@ -91,6 +100,9 @@ def test_zensical_builds_the_same_pages_and_data(demo, demo_zensical):
         assert (out / rel).read_bytes() == (mk / rel).read_bytes(), rel
     progress = out.with_name(out.name + ".progress").read_text().splitlines()
     assert progress and [line for line in progress if line.strip().startswith("site: ")], progress[-5:]
+    for site in (mk, out):  # the theme puts each generated table in place, for both generators
+        item = next(p for p in site.glob("*/items/*.html")).read_text()
+        assert '<table class="sb-items sb-item-verdicts">' in item and "sealboard:fragment" not in item
     board = (out / "soohak/index.html").read_text()
     assert "sb-banner" in board  # Sealboard's override (the demo banner) is used by Zensical too
     assert "fonts.googleapis" not in board

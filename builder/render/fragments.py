@@ -1,0 +1,84 @@
+"""Generated HTML reaches a page without going through Markdown.
+
+A generated page is Markdown prose (headings, lists, notes) around generated HTML: tables,
+grids, chart containers, transcripts. Python-Markdown would read every tag of that HTML to
+find where each block ends, and so would mkdocs' anchor scan: two thirds of the
+generator's time on the demo. So the page templates wrap each such block in
+``{% call fragment() %}…{% endcall %}``, and ``split_page`` (at the one place pages are
+written, ``render/site.py``) takes the blocks out of the page: each is written to its own
+file under the staged theme folder (``overrides/fragments/<page>/<n>.html``) and left in
+the page as a marker comment, ``<!-- sealboard:fragment n -->``. The page's front matter
+names the theme template ``sealboard-fragments.html`` (``template:``, honoured by mkdocs
+and Zensical alike), which puts each file in place of its marker. No hook of ours is
+involved: the site is the same with or without them.
+
+A fragment file is read by the theme's template engine (Jinja for mkdocs, minijinja for
+Zensical), so it must hold no template syntax: ``{{``, ``{%`` and ``{#`` become
+``&#123;{`` and so on (the same characters in HTML). Lab text is escaped by ``e`` before
+it gets here (``{`` as ``&#123;``), and JSON in a ``<script>`` has its ``{{`` escaped by
+``escaping.script_json``; this is the one check that covers every fragment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import orjson
+
+TEMPLATE = "sealboard-fragments.html"
+FOLDER = "fragments"  # under the staged theme folder (site_tree.OVERRIDES)
+# What the page templates' ``fragment`` macro puts around a block. Lab text cannot write
+# them: ``e`` escapes every ``<``.
+OPEN, CLOSE = "<!--sealboard-fragment[-->", "<!--]sealboard-fragment-->"
+MARKER = "<!-- sealboard:fragment {n} -->"
+_BLOCK = re.compile(re.escape(OPEN) + r"(.*?)" + re.escape(CLOSE), re.DOTALL)
+_TEMPLATE_SYNTAX = re.compile(r"\{(?=[{%#])")
+
+
+def fragment(caller: object) -> str:
+    """The page templates' ``{% call fragment() %}``: the block, delimited for ``split_page``."""
+    return OPEN + str(caller()).strip("\n") + CLOSE  # type: ignore[operator]
+
+
+def inert(html: str) -> str:
+    """``html`` with no template syntax left (``{`` before ``{``, ``%`` or ``#`` as ``&#123;``)."""
+    return _TEMPLATE_SYNTAX.sub("&#123;", html)
+
+
+def split_page(page: str, name: str) -> tuple[str, list[str]]:
+    """The page with its fragments replaced by markers and ``template:`` in its front matter,
+    and the fragments (``name``: the page's path under pages/, without ``.md``)."""
+    found: list[str] = []
+
+    def marker(m: re.Match[str]) -> str:
+        found.append(inert(m[1]))
+        return MARKER.format(n=len(found))
+
+    text = _BLOCK.sub(marker, page)
+    if not found:
+        return page, []
+    meta = f"template: {TEMPLATE}\nsealboard_fragments: {{path: {orjson.dumps(name).decode()}, count: {len(found)}}}\n"
+    if text.startswith("---\n"):
+        text = "---\n" + meta + text[4:]
+    else:
+        text = "---\n" + meta + "---\n\n" + text
+    return text, found
+
+
+def fragment_path(name: str, n: int) -> str:
+    """Where fragment ``n`` of page ``name`` goes, under the staged theme folder."""
+    return f"{FOLDER}/{name}/{n}.html"
+
+
+def expand(markdown: str, spec: Any, theme: str) -> str:
+    """``markdown`` with each marker replaced by its fragment as ``split_page`` wrote it under
+    the theme folder ``theme`` (what the page shows; ``spec`` is the page's
+    ``sealboard_fragments`` meta). The search hook indexes the page from this."""
+    if not isinstance(spec, dict):
+        return markdown
+    for n in range(1, int(spec.get("count", 0)) + 1):
+        with open(os.path.join(theme, fragment_path(str(spec.get("path")), n)), encoding="utf-8") as f:
+            markdown = markdown.replace(MARKER.format(n=n), f.read(), 1)
+    return markdown
