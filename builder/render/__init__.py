@@ -48,4 +48,6 @@
 - ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that
   could read files outside the site (design, security invariant 6), …
 - ``site_tree``: The plain docs tree the site generator builds, and its generated config
+- ``tested_versions``: The third-party versions the site was tested and measured with (the lunr
+  fixes run only on these; ``pyproject.toml`` caps the generator at them)
 """
