@@ -21,8 +21,9 @@ Material's format (``{"config": …, "docs": […]}``) in two parts:
   start-up, over HTTP and from disk): the config only, with no documents;
 - ``search/search_docs.js``: the documents, as a script, which ``assets/sealboard-search.js``
   loads when search is opened and hands to Material's search worker (a script loads from
-  ``file://`` too, where ``fetch`` does not; ``assets/iframe-worker.js`` runs the worker
-  there).
+  ``file://`` too, where ``fetch`` does not);
+- ``search/search_worker.js``: the worker itself as a script, for search from ``file://``
+  (``search_worker.py``), where it runs from a ``blob:`` URL.
 
 The config gets the lunr languages of the scripts the documents use: Korean text in a
 KCSAT-ML question is otherwise trimmed away by the English pipeline (lunr's trimmer keeps
@@ -57,12 +58,14 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from types import ModuleType
 from typing import Any
 
 import orjson
 from mkdocs.plugins import event_priority
 
+from builder.render import search_worker
 from builder.render.escaping import search_document_html, search_html
 from builder.render.site_tree import is_generated
 
@@ -79,6 +82,12 @@ LISTING_ROWS = 8
 # Pages left out of the index: a snapshot (release/snapshot_pages.py) repeats every model name
 # of a past deploy's boards; a search for a model should find its page, not each dated copy.
 UNINDEXED = ("snapshots/",)
+# A benchmark's own pages (its page, its boards: ``<benchmark>/<page>.html``) rank first for their own name: lunr
+# multiplies a document's scores by its ``boost`` (Material's worker passes a document's
+# ``boost`` on). Without it "mini" listed 14 pages of "GPT-5-Mini (Minimal)" models, whose
+# titles match twice ("mini", "minimal"), before the SOOHAK-Mini board.
+BENCHMARK_PAGE = re.compile(r"[^/]+/[^/]+\.html")
+PAGE_BOOST = 20
 DOCS_GLOBAL = "__sealboard_search_docs"
 # lunr's TokenSet.prototype.toString (lunr.js 2.3.9, lib/token_set.js) with a "," after each
 # child id: a label is one character and an id is digits, so the string now reads one way only.
@@ -168,9 +177,12 @@ def safe_document(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: search_document_html(v) if k in ("title", "text") and isinstance(v, str) else v for k, v in doc.items()}
 
 
-def split_index(index: dict[str, Any], generated: list[dict[str, Any]]) -> tuple[bytes, bytes, bytes]:
-    """search_index.json, search_index.js and search_docs.js from Material's index and the generated entries."""
-    docs = [safe_document(d) for d in list(index.get("docs") or []) + generated]
+def split_index(
+    index: dict[str, Any], generated: list[dict[str, Any]], boost: AbstractSet[str] = frozenset()
+) -> tuple[bytes, bytes, bytes]:
+    """search_index.json, search_index.js and search_docs.js from Material's index and the
+    generated entries; the documents of the whole pages in ``boost`` get ``PAGE_BOOST``."""
+    docs = [boosted(safe_document(d), boost) for d in list(index.get("docs") or []) + generated]
     config = dict(index.get("config") or {})
     config["lang"] = languages(list(config.get("lang") or ["en"]), docs)
     stub = orjson.dumps({"config": config, "docs": []})
@@ -178,6 +190,7 @@ def split_index(index: dict[str, Any], generated: list[dict[str, Any]]) -> tuple
 
 
 _ENTRIES: list[dict[str, Any]] = []
+_BOOSTED: set[str] = set()
 
 
 _GENERATED: dict[str, bool] = {}
@@ -227,6 +240,7 @@ def on_pre_build(config: Any) -> None:
     method is wrapped rather than each page's ``search: exclude`` set: Material's templates
     read ``page.meta``, and the pages must stay byte for byte what they were."""
     _ENTRIES.clear()
+    _BOOSTED.clear()
     material = sys.modules.get("material.plugins.search.plugin")
     if material is not None and not isinstance(getattr(material, "re", None), _ReSkippingAbsentAttributes):
         material.re = _ReSkippingAbsentAttributes()  # type: ignore[attr-defined]
@@ -247,7 +261,14 @@ def on_pre_build(config: Any) -> None:
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     if generated(page, config) and page.markdown is not None and not page.file.src_uri.startswith(UNINDEXED):
         _ENTRIES.extend(page_entries(page.url, str(page.meta.get("title") or page.title), page.markdown, page.toc))
+    if BENCHMARK_PAGE.fullmatch(page.url) and not page.file.src_uri.startswith(("labs/", *UNINDEXED)):
+        _BOOSTED.add(page.url)
     return context
+
+
+def boosted(doc: dict[str, Any], urls: AbstractSet[str]) -> dict[str, Any]:
+    """``doc`` with ``PAGE_BOOST`` when it is the whole of a page in ``urls`` (not one of its sections)."""
+    return {**doc, "boost": PAGE_BOOST} if doc.get("location") in urls else doc
 
 
 @event_priority(-50)  # after Material's search plugin (0) wrote its index
@@ -259,12 +280,15 @@ def on_post_build(config: Any) -> None:
         return  # no search plugin: no index
     with open(path, "rb") as f:
         index = orjson.loads(f.read())
-    stub, stub_js, docs_js = split_index(index, _ENTRIES)
+    stub, stub_js, docs_js = split_index(index, _ENTRIES, _BOOSTED)
     _ENTRIES.clear()
+    _BOOSTED.clear()
     for name, data in (("search_index.json", stub), ("search_index.js", stub_js), ("search_docs.js", docs_js)):
         with open(os.path.join(folder, name), "wb") as f:
             f.write(data)
     patch_lunr(os.path.join(config.site_dir, LUNR))
+    # After patch_lunr: the worker run from disk is the patched one.
+    search_worker.write_worker_script(config.site_dir, list(orjson.loads(stub)["config"]["lang"]))
 
 
 def patch_lunr(folder: str) -> None:
