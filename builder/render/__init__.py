@@ -44,6 +44,8 @@
   split into the config every page loads and the documents loaded when search opens
 - ``search_index``: hook writing the search index from mkdocs events and Material's
   ``search: exclude`` (``search_docs``), then the lunr fixes
+- ``search_worker``: Material's search worker as one script, so search opened from disk runs
+  in a real worker (from a ``blob:`` URL), off the page's thread
 - ``site``: Stage the generated pages and data as a plain docs tree, then run the site generator
 - ``site_guard``: What the site may be built from: refuse mkdocs config or site sources that
   could read files outside the site (design, security invariant 6), …

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import orjson
@@ -44,6 +45,15 @@ LISTING_ROWS = 8
 # of a past deploy's boards; a search for a model should find its page, not each dated copy.
 UNINDEXED = ("snapshots/",)
 DOCS_GLOBAL = "__sealboard_search_docs"
+# A benchmark's own pages (its page, its boards: ``<benchmark>/<page>.html``) rank first for
+# their own name: lunr multiplies a document's scores by its ``boost`` (Material's worker passes
+# a document's ``boost`` on). Without it "mini" listed 14 pages of "GPT-5-Mini (Minimal)"
+# models, whose titles match twice ("mini", "minimal"), before the SOOHAK-Mini board. Measured
+# on the demo: 2 is too little for "mini"; at 20 a board whose text lists item ids
+# (kcsat-ml/core.html) outranked the item pages for their own ids (test_search_browser.py
+# checks both).
+BENCHMARK_PAGE = re.compile(r"[^/]+/[^/]+\.html")
+PAGE_BOOST = 4
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
@@ -117,9 +127,17 @@ def safe_document(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: search_document_html(v) if k in ("title", "text") and isinstance(v, str) else v for k, v in doc.items()}
 
 
-def split_index(index: dict[str, Any], generated: list[dict[str, Any]]) -> tuple[bytes, bytes, bytes]:
-    """search_index.json, search_index.js and search_docs.js from Material's index and the generated entries."""
-    docs = [safe_document(d) for d in list(index.get("docs") or []) + generated]
+def boosted(doc: dict[str, Any], urls: AbstractSet[str]) -> dict[str, Any]:
+    """``doc`` with ``PAGE_BOOST`` when it is the whole of a page in ``urls`` (not one of its sections)."""
+    return {**doc, "boost": PAGE_BOOST} if doc.get("location") in urls else doc
+
+
+def split_index(
+    index: dict[str, Any], generated: list[dict[str, Any]], boost: AbstractSet[str] = frozenset()
+) -> tuple[bytes, bytes, bytes]:
+    """search_index.json, search_index.js and search_docs.js from Material's index and the
+    generated entries; the documents of the whole pages in ``boost`` get ``PAGE_BOOST``."""
+    docs = [boosted(safe_document(d), boost) for d in list(index.get("docs") or []) + generated]
     config = dict(index.get("config") or {})
     config["lang"] = languages(list(config.get("lang") or ["en"]), docs)
     stub = orjson.dumps({"config": config, "docs": []})

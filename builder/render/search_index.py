@@ -9,6 +9,11 @@ it, and this hook adds its entries from the page's Markdown and HTML fragments i
 split into the config every page loads and the documents search loads when opened, and the
 lunr fixes are applied to the site's copy of Material's worker.
 
+From disk (``file://``), where a browser starts no worker from a file, the worker runs from
+a ``blob:`` URL of ``search/search_worker.js`` (``search_worker.py``), written after the
+lunr fixes so it is the fixed worker. A benchmark's own pages rank first for their own name
+(``search_docs.PAGE_BOOST``).
+
 Without this hook (Zensical, or mkdocs without Sealboard's hooks) Material indexes every
 page from its HTML and loads the whole index at start-up: slower, and the generated pages'
 tables (HTML fragments the theme adds after Material indexed the page) are not searched.
@@ -23,9 +28,10 @@ from typing import Any
 import orjson
 from mkdocs.plugins import event_priority
 
+from builder.render import search_worker
 from builder.render.fragments import expand
 from builder.render.lunr_fix import patch_lunr
-from builder.render.search_docs import UNINDEXED, page_entries, split_index
+from builder.render.search_docs import BENCHMARK_PAGE, UNINDEXED, page_entries, split_index
 from builder.render.site_tree import OVERRIDES, is_generated
 
 LUNR = os.path.join("assets", "javascripts")
@@ -33,6 +39,7 @@ log = logging.getLogger("mkdocs.hooks.sealboard")
 
 _ENTRIES: list[dict[str, Any]] = []
 _SOURCES: dict[str, str] = {}  # a generated page's Markdown with its fragments, by page URL
+_BOOSTED: set[str] = set()  # the URLs of benchmarks' own pages (search_docs.PAGE_BOOST)
 
 
 def generated(page: Any, config: Any) -> bool:
@@ -48,6 +55,7 @@ def generated(page: Any, config: Any) -> bool:
 def on_pre_build(config: Any) -> None:
     _ENTRIES.clear()
     _SOURCES.clear()
+    _BOOSTED.clear()
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
@@ -63,6 +71,8 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     source = _SOURCES.pop(page.url, None)
     if source is not None:
         _ENTRIES.extend(page_entries(page.url, str(page.meta.get("title") or page.title), source, page.toc))
+    if BENCHMARK_PAGE.fullmatch(page.url) and not page.file.src_uri.startswith(("labs/", *UNINDEXED)):
+        _BOOSTED.add(page.url)
     return context
 
 
@@ -75,10 +85,13 @@ def on_post_build(config: Any) -> None:
         return  # no search plugin: no index
     with open(path, "rb") as f:
         index = orjson.loads(f.read())
-    stub, stub_js, docs_js = split_index(index, _ENTRIES)
+    stub, stub_js, docs_js = split_index(index, _ENTRIES, _BOOSTED)
     _ENTRIES.clear()
+    _BOOSTED.clear()
     for name, data in (("search_index.json", stub), ("search_index.js", stub_js), ("search_docs.js", docs_js)):
         with open(os.path.join(folder, name), "wb") as f:
             f.write(data)
     if (why := patch_lunr(os.path.join(config.site_dir, LUNR))) is not None:
         log.warning(why)
+    # After the lunr fixes: the worker run from disk is the fixed one.
+    search_worker.write_worker_script(config.site_dir, list(orjson.loads(stub)["config"]["lang"]))

@@ -61,9 +61,9 @@ NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n/snapshots/\n"
 FIXED_KEYS = frozenset({"docs_dir", "site_dir", "use_directory_urls", "not_in_nav"})
 OWN_CSS = ["assets/sealboard.css", "assets/items.css"]
 OWN_JS = ["assets/tablesort.min.js", "assets/sealboard.js", "assets/items.js"]
-# In the page head, before Material's bundle (extra.polyfills): the file:// worker shim and
-# the wrapper that loads the search documents when search is opened (search_index.py).
-OWN_HEAD_JS = ["assets/iframe-worker.js", "assets/sealboard-search.js"]
+# In the page head, before Material's bundle (extra.polyfills): the wrapper that loads the
+# search documents when search is opened, and runs the worker from disk (search_worker.py).
+OWN_HEAD_JS = ["assets/sealboard-search.js"]
 
 
 VENDOR = Path(__file__).parent / "vendor"

@@ -151,7 +151,7 @@ def test_material_s_own_escaped_documents_are_unchanged() -> None:
     assert search_document_html(material) == material
 
 
-# The site's own scripts (the vendored ones, tablesort and iframe-worker, hold no data).
+# The site's own scripts (the vendored one, tablesort, holds no data).
 OWN_SCRIPTS = ("sealboard.js", "items.js", "sealboard-search.js")
 ASSETS = Path(__file__).resolve().parents[2] / "builder" / "render" / "site_template" / "assets"
 HTML_SINKS = re.compile(r"\.(innerHTML|outerHTML)\s*[+]?=|insertAdjacentHTML|document\.write|createContextualFragment|\.html\(")

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from builder.render.search_docs import DOCS_GLOBAL, LISTING_ROWS, SECTION_CHARS, languages, page_entries, plain, split_index
+from builder.render.search_docs import (
+    BENCHMARK_PAGE,
+    DOCS_GLOBAL,
+    LISTING_ROWS,
+    PAGE_BOOST,
+    SECTION_CHARS,
+    languages,
+    page_entries,
+    plain,
+    split_index,
+)
 
 
 @dataclass
@@ -101,3 +111,23 @@ def test_the_index_is_split_into_config_and_documents():
     prefix = f"var {DOCS_GLOBAL} = ".encode()
     assert docs_js.startswith(prefix) and docs_js.endswith(b";\n")
     assert orjson.loads(docs_js[len(prefix) : -2]) == material["docs"] + ours
+
+
+def test_a_benchmarks_own_pages_are_boosted_and_their_sections_are_not():
+    material = {"config": {"lang": ["en"]}, "docs": [{"location": "index.html", "title": "Home", "text": "hi"}]}
+    ours = [
+        {"location": "soohak/mini.html", "title": "SOOHAK-Mini — SOOHAK", "text": "board"},
+        {"location": "soohak/mini.html#standings", "title": "Standings", "text": ""},
+        {"location": "soohak/models/lab/gpt-5-mini.html", "title": "GPT-5-Mini (Minimal)", "text": ""},
+    ]
+    _, _, docs_js = split_index(material, ours, {"soohak/mini.html"})
+    docs = orjson.loads(docs_js[len(f"var {DOCS_GLOBAL} = ") : -2])
+    assert {d["location"]: d.get("boost") for d in docs} == {
+        "index.html": None,
+        "soohak/mini.html": PAGE_BOOST,
+        "soohak/mini.html#standings": None,
+        "soohak/models/lab/gpt-5-mini.html": None,
+    }
+    # Which pages: a benchmark's page and its boards, one folder down; not a model or an item.
+    assert BENCHMARK_PAGE.fullmatch("soohak/mini.html") and BENCHMARK_PAGE.fullmatch("kcsat-ml/index.html")
+    assert not BENCHMARK_PAGE.fullmatch("soohak/models/lab/gpt-5-mini.html") and not BENCHMARK_PAGE.fullmatch("index.html")
