@@ -161,34 +161,43 @@ def frontier(points: list[dict[str, Any]], low_x: bool) -> list[dict[str, Any]]:
 
 def _scatter(board: dict[str, Any], x: dict[str, Any], y: dict[str, Any], ys: dict[str, float] | None = None,
              log_x: bool = False, better_x: str | None = None) -> dict[str, Any] | None:  # fmt: skip
-    points = []
-    for r in board["rows"]:
-        xv = _cell(r, x["name"]).get("value")
-        yv = ys.get(r["submission"]) if ys is not None else _cell(r, y["name"]).get("value")
-        if xv is not None and yv is not None:
-            points.append({"label": r["model"], "key": r["submission"], "x": _v(xv, x["unit"]), "y": _v(yv, y["unit"])})
-    refs = []
-    if ys is None:
-        for ref in board.get("reference_rows", []):
-            xv, yv = _cell(ref, x["name"]).get("value"), _cell(ref, y["name"]).get("value")
-            if xv is not None and yv is not None:
-                refs.append({"label": ref["label"], "x": _v(xv, x["unit"]), "y": _v(yv, y["unit"])})
+    points = _scatter_points(board["rows"], x, y, ys)
+    # Reference rows (cohorts, baselines) only where both axes come from this board.
+    refs = [] if ys is not None else _scatter_points(board.get("reference_rows", []), x, y, None)
     if not points:
         return None
     out = {"type": "scatter", "points": points, "references": refs, "x_title": axis_title(x), "y_title": axis_title(y), "log_x": log_x}
     if better_x is None:
-        # No frontier to name (slope against intercept): the board's top five by rank are
-        # named, or on an unranked board the points at the ends of either axis.
-        top = {r["submission"] for r in sorted((r for r in board["rows"] if r.get("rank") is not None), key=lambda r: r["rank"])[:5]}
-        if not top:
-            top = {f(points, key=lambda p: p[axis])["key"] for f in (min, max) for axis in ("x", "y")}
-        out["points"] = [{**p, "tag": True} for p in points if p["key"] in top] + [p for p in points if p["key"] not in top]
+        out["points"] = _named_first(points, _ends_or_top(board, points))
     else:
         # Frontier points first: the script names them before any other (and never over one).
         front = {id(p) for p in frontier(points, better_x == "low_x")}
         out["points"] = [{**p, "frontier": True} for p in points if id(p) in front] + [p for p in points if id(p) not in front]
         out["frontier"] = better_x
     return out
+
+
+def _scatter_points(rows: list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any], ys: dict[str, float] | None) -> list[dict[str, Any]]:
+    """A point for each row with both values: a submission's (label, key) or a reference row's label."""
+    points = []
+    for r in rows:
+        xv = _cell(r, x["name"]).get("value")
+        yv = ys.get(r["submission"]) if ys is not None else _cell(r, y["name"]).get("value")
+        if xv is not None and yv is not None:
+            point = {"label": r["model"], "key": r["submission"]} if "submission" in r else {"label": r["label"]}
+            points.append({**point, "x": _v(xv, x["unit"]), "y": _v(yv, y["unit"])})
+    return points
+
+
+def _ends_or_top(board: dict[str, Any], points: list[dict[str, Any]]) -> set[str]:
+    """No frontier to name (slope against intercept): the board's top five by rank are named,
+    or on an unranked board the points at the ends of either axis."""
+    top = {r["submission"] for r in sorted((r for r in board["rows"] if r.get("rank") is not None), key=lambda r: r["rank"])[:5]}
+    return top or {f(points, key=lambda p: p[axis])["key"] for f in (min, max) for axis in ("x", "y")}
+
+
+def _named_first(points: list[dict[str, Any]], named: set[str]) -> list[dict[str, Any]]:
+    return [{**p, "tag": True} for p in points if p["key"] in named] + [p for p in points if p["key"] not in named]
 
 
 def _composite(board: dict[str, Any], spec: Any, boards: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
