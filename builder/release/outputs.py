@@ -55,7 +55,7 @@ def opted_in(state: BenchmarkState) -> dict[str, Any]:
 
 def matrix_frame(state: BenchmarkState) -> pd.DataFrame:
     # per-item rows only of items whose governing statement publishes results
-    ids = {it["id"] for it in state.released_items} & state.release.published_ids("results")
+    ids = {it["id"] for it in state.released_items} & state.verdicts.published_ids("results")
     if state.results is None or not ids:
         return pd.DataFrame(columns=MATRIX_FIRST)
     frame = state.results
@@ -75,10 +75,10 @@ def paired_figures(state: BenchmarkState) -> dict[str, PairedBoard]:
         or state.results is None
         or state.items is None
         or state.submissions is None
-        or not state.release.publishes("results")
+        or not state.verdicts.publishes("results")
     ):
         return {}
-    ids = {it["id"] for it in state.released_items} & state.release.published_ids("results")
+    ids = {it["id"] for it in state.released_items} & state.verdicts.published_ids("results")
     return paired_boards(
         state.config.scoring,
         state.items,
@@ -247,7 +247,7 @@ def release_files(state: BenchmarkState, summaries: list[ItemSummary], matrix: p
         )
         + b"\n",
     }
-    if state.release.publishes("results"):
+    if state.verdicts.publishes("results"):
         published = {c: matrix[c].astype(object).where(matrix[c].notna(), None).tolist() for c in matrix.columns}
         published["answer"] = [json_cell(a) for a in published["answer"]]
         files[f"{bench}/matrix.csv"] = columns_to_csv(list(published), list(published.values()))

@@ -102,7 +102,7 @@ def benchmark_release(state: BenchmarkState) -> tuple[dict[str, bytes], dict[str
             filters=filters,
             columns=columns,
             has_cohort=any(r["cohort_solve_rate"] is not None for r in rows),
-            release_summary=state.release.summary(published=True).capitalize(),
+            release_summary=state.verdicts.summary(published=True).capitalize(),
             has_matrix=f"{bench}/matrix.csv" in files,
             has_grid=not matrix.empty,
         )

@@ -34,7 +34,7 @@ PAGE_CHARS = 4000  # of one transcript on an item page; the data file holds it w
 
 
 def publishes_transcripts(state: BenchmarkState) -> bool:
-    return bool(state.released_items) and state.release is not None and state.release.publishes("transcripts")
+    return bool(state.released_items) and state.release is not None and state.verdicts.publishes("transcripts")
 
 
 def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[Rejection]) -> BenchmarkState:
@@ -42,7 +42,7 @@ def read_released(state: BenchmarkState, keys: BenchmarkKeys, rejections: list[R
     if not publishes_transcripts(state):
         return state
     # lines only of items whose governing statement publishes transcripts
-    released = {it["id"] for it in state.released_items} & state.release.published_ids("transcripts")
+    released = {it["id"] for it in state.released_items} & state.verdicts.published_ids("transcripts")
     found: dict[str, tuple[dict[str, Any], ...]] = {}
     for bundle in state.bundles:
         if not bundle.manifest.publish_transcripts or TRANSCRIPTS not in bundle.files:

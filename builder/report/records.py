@@ -58,9 +58,9 @@ class BenchmarkState:
     boards: tuple[BoardTable, ...] = ()
     # (item id, canary, question texts) per item: what the leak scan must not find.
     embargoed_text: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
-    # builder.release.status.ReleaseState: statements' verdicts (set for every benchmark;
-    # typed loosely since the stages' tests build states without one).
-    release: Any = None
+    # builder.release.status.ReleaseState: statements' verdicts (set for every benchmark by
+    # the build; None in a stage's tests that build states without one: `verdicts` says so).
+    release: ReleaseState | None = None
     # The dataset items a release in force publishes (full item dicts, salt included so
     # anyone can re-check commitments); empty while embargoed. Never written for others.
     released_items: tuple[dict[str, Any], ...] = ()
@@ -73,6 +73,13 @@ class BenchmarkState:
     # The equivalence path's verdicts on this benchmark's answers, graded under the time
     # budget before scoring (builder.pipeline.regrade_budget): scoring reads them as given.
     regrade_verdicts: Verdicts = field(default_factory=dict)
+
+    @property
+    def verdicts(self) -> ReleaseState:
+        """The release verdicts, which every built state has (the release outputs read them)."""
+        if self.release is None:
+            raise ValueError(f"{self.config.id}: this state has no release verdicts (the build's config stage sets them)")
+        return self.release
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from builder.report.records import BuildReport
+from builder.release.status import ReleaseState
+from builder.report.records import BenchmarkState, BuildReport
 from builder.scoring import regrade
 from builder.scoring.regrade import Verdict, grade
 
@@ -20,7 +21,8 @@ def _mentions_any(hint: object) -> bool:
 
 def test_build_report_is_frozen_and_no_field_is_any() -> None:
     assert BuildReport.__dataclass_params__.frozen  # type: ignore[attr-defined]
-    hints = typing.get_type_hints(BuildReport)
+    # The release verdicts' type is imported for type checking only (builder.release is a layer above).
+    hints = typing.get_type_hints(BuildReport, localns={"ReleaseState": ReleaseState})
     assert [name for name, hint in hints.items() if _mentions_any(hint)] == []
     report = BuildReport(root=None, out=None, now=None, authorised=False, as_of=None, registry=None)  # type: ignore[arg-type]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -34,3 +36,12 @@ def test_verdicts_are_an_argument_and_leave_nothing_behind() -> None:
     assert grade(*pair[:3], verdicts={pair: given}) == given
     assert grade(*pair[:3]).correct  # nothing was cached from the call before
     assert not hasattr(regrade, "seed") and not hasattr(regrade, "_SEEDED")
+
+
+def test_a_state_without_release_verdicts_says_so_when_they_are_read() -> None:
+    assert typing.get_type_hints(BenchmarkState, localns={"ReleaseState": ReleaseState})["release"] == ReleaseState | None
+    state = BenchmarkState(
+        config=type("C", (), {"id": "soohak"})(), status="sealed", bundles=(), dataset_where=None, dataset_commitments={}
+    )  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="soohak: this state has no release verdicts"):
+        state.verdicts.publishes("results")
