@@ -252,10 +252,16 @@ PICKER = """(() => {
   const bar = document.querySelector('.sb-fit'), label = bar && bar.querySelector('.sb-pick');
   const pick = bar && !bar.hidden && !label.hidden ? label.querySelector('select') : null;
   const heads = [...table.tHead.rows[0].cells], on = th => getComputedStyle(th).display !== 'none';
+  // A column's name and its unit, the unit once ("Output tokens", never "Output tokens tokens").
+  const squash = t => t.replace(/\\s+/g, ' ').trim();
+  const named = th => { const u = th.querySelector('.sb-unit'), all = squash(th.textContent);
+    if (!u) return all;
+    const name = squash(all.slice(0, all.lastIndexOf(squash(u.textContent)))), unit = squash(u.textContent);
+    return name.toLowerCase().includes(unit.toLowerCase()) ? name : name + ' ' + unit; };
   return {pick: pick ? pick.value : null, options: pick ? [...pick.options].map(o => o.value) : [],
           wide: table.scrollWidth > wrap.clientWidth + 1,
           note: bar && !bar.hidden ? bar.querySelector('.sb-fit-note').textContent : '',
-          all: heads.length, hidden: heads.filter(th => !on(th)).map(th => th.classList.contains('sb-forest') ? '95% interval bars' : th.textContent.replace(/\\s+/g, ' ').trim()),
+          all: heads.length, hidden: heads.filter(th => !on(th)).map(th => th.classList.contains('sb-forest') ? '95% interval bars' : named(th)),
           groups: heads.filter(th => (th.dataset.key || '').includes('=')).map(th => ({key: th.dataset.key, on: on(th)})),
           shown: heads.filter(on).map(th => th.dataset.key || th.className),
           right: Math.max(...heads.filter(on).map(th => th.getBoundingClientRect().right))};

@@ -128,7 +128,15 @@
       else metrics.push(i);
     });
     function key(i) { return head[i].dataset.key || String(i); }
-    function title(i) { return head[i].textContent.replace(/\s+/g, " ").trim(); }
+    function text(el) { return el.textContent.replace(/\s+/g, " ").trim(); }
+    // A column's name with its unit, the unit once ("Output tokens", not "Output tokens tokens").
+    function title(i) {
+      var th = head[i].cloneNode(true), unit = th.querySelector(".sb-unit");
+      if (!unit) return text(th);
+      unit.remove();
+      var name = text(th), u = text(unit);
+      return name.toLowerCase().indexOf(u.toLowerCase()) >= 0 ? name : name + " " + u;
+    }
     function fits() { return table.scrollWidth <= wrap.clientWidth + 1; }
     function hide(i, off) { Array.prototype.forEach.call(table.rows, function (tr) { if (tr.cells[i]) tr.cells[i].classList.toggle("sb-off", off); }); }
     var bar = document.createElement("div"), note = document.createElement("span"), label = document.createElement("label"),
