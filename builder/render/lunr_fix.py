@@ -27,7 +27,7 @@ from builder.render.tested_versions import untested
 # lunr's TokenSet.prototype.toString (lunr.js 2.3.9, lib/token_set.js) with a "," after each
 # child id: a label is one character and an id is digits, so the string now reads one way only.
 TOKEN_SET_FIX = (
-    "\n;/* Sealboard (builder/render/search_index.py): lunr's token-set key, unambiguous. */\n"
+    "\n;/* Sealboard (builder/render/lunr_fix.py): lunr's token-set key, unambiguous. */\n"
     "self.lunr.TokenSet.prototype.toString = function () {\n"
     "  if (this._str) return this._str;\n"
     '  var str = this.final ? "1" : "0", labels = Object.keys(this.edges).sort();\n'
@@ -67,7 +67,7 @@ def _with_token_set_fix(worker: str) -> str:
 
 
 def _patch(path: str, change: Callable[[str], str]) -> None:
-    if not os.path.isfile(path):
+    if not os.path.isfile(path) or os.path.islink(path):  # a link is never written through
         return
     with open(path, encoding="utf-8") as f:
         source = f.read()

@@ -1,18 +1,16 @@
 """mkdocs hook of the generated site config: the search index, with Sealboard's generated
 pages indexed from their own source (``search_docs.py``), loaded only when a visitor opens
-search, and the lunr fixes (``lunr_fix.py``).
+search.
 
 Only mkdocs events and Material's documented settings: a generated page gets
 ``search: {exclude: true}`` in its meta (``on_page_markdown``), so Material's plugin skips
 it, and this hook adds its entries from the page's Markdown and HTML fragments instead
 (``on_page_context``); after Material wrote its index (``on_post_build``), the index is
-split into the config every page loads and the documents search loads when opened, and the
-lunr fixes are applied to the site's copy of Material's worker.
+split into the config every page loads and the documents search loads when opened.
 
-From disk (``file://``), where a browser starts no worker from a file, the worker runs from
-a ``blob:`` URL of ``search/search_worker.js`` (``search_worker.py``), written after the
-lunr fixes so it is the fixed worker. A benchmark's own pages rank first for their own name
-(``search_docs.PAGE_BOOST``).
+A benchmark's own pages rank first for their own name (``search_docs.PAGE_BOOST``). The
+lunr fixes and the worker script for search from disk are not this hook's: the site stage
+applies them to whatever the generator wrote (``search_worker.finish``), hooks or not.
 
 Without this hook (Zensical, or mkdocs without Sealboard's hooks) Material indexes every
 page from its HTML and loads the whole index at start-up: slower, and the generated pages'
@@ -21,21 +19,15 @@ tables (HTML fragments the theme adds after Material indexed the page) are not s
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Any
 
 import orjson
 from mkdocs.plugins import event_priority
 
-from builder.render import search_worker
 from builder.render.fragments import expand
-from builder.render.lunr_fix import patch_lunr
 from builder.render.search_docs import BENCHMARK_PAGE, UNINDEXED, page_entries, split_index
 from builder.render.site_tree import OVERRIDES, is_generated
-
-LUNR = os.path.join("assets", "javascripts")
-log = logging.getLogger("mkdocs.hooks.sealboard")
 
 _ENTRIES: list[dict[str, Any]] = []
 _SOURCES: dict[str, str] = {}  # a generated page's Markdown with its fragments, by page URL
@@ -91,7 +83,3 @@ def on_post_build(config: Any) -> None:
     for name, data in (("search_index.json", stub), ("search_index.js", stub_js), ("search_docs.js", docs_js)):
         with open(os.path.join(folder, name), "wb") as f:
             f.write(data)
-    if (why := patch_lunr(os.path.join(config.site_dir, LUNR))) is not None:
-        log.warning(why)
-    # After the lunr fixes: the worker run from disk is the fixed one.
-    search_worker.write_worker_script(config.site_dir, list(orjson.loads(stub)["config"]["lang"]))

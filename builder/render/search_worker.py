@@ -21,6 +21,8 @@ import os
 
 import orjson
 
+from builder.render.lunr_fix import patch_lunr
+
 WORKER_GLOBAL = "__sealboard_search_worker"
 # After the worker (which publishes self.lunr and its message handler) and the language
 # scripts: the worker's own import step then finds nothing left to load.
@@ -78,3 +80,29 @@ def write_worker_script(site_dir: str, langs: list[str]) -> None:
         return
     with open(os.path.join(site_dir, WORKER_SCRIPT), "wb") as f:
         f.write(b"var " + WORKER_GLOBAL.encode() + b" = " + orjson.dumps(source) + b";\n")
+
+
+def finish(site_dir: str) -> str | None:
+    """What the site stage does to search in a generated site, hooks or not: the lunr fixes
+    on Material's worker (``lunr_fix.py``), then the worker script for search from disk, made
+    from the fixed worker and the languages of the site's index. Returns why the lunr fixes
+    were not applied (another Material), or None."""
+    # The generator's output is written by a child that ran theme code: this process (not
+    # confined) follows no link out of the site, so a folder or file that is a link is left be.
+    if any(_linked(site_dir, os.path.join(site_dir, *parts)) for parts in (("assets", "javascripts"), ("search",))):
+        return None
+    why = patch_lunr(os.path.join(site_dir, "assets", "javascripts"))
+    index = os.path.join(site_dir, "search", "search_index.json")
+    if os.path.isfile(index) and not os.path.islink(index) and not os.path.islink(os.path.join(site_dir, WORKER_SCRIPT)):
+        with open(index, "rb") as f:
+            langs = (orjson.loads(f.read()).get("config") or {}).get("lang") or ["en"]
+        write_worker_script(site_dir, list(langs))
+    return why
+
+
+def _linked(site_dir: str, path: str) -> bool:
+    """Whether ``path`` resolves outside ``site_dir`` or through a link (absent paths: no)."""
+    if not os.path.lexists(path):
+        return False
+    real = os.path.realpath(path)
+    return real != os.path.join(os.path.realpath(site_dir), os.path.relpath(path, site_dir)) or os.path.islink(path)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import BuilderError
-from builder.render import pages
+from builder.render import pages, search_worker
 from builder.render.compare import has_compare
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
 from builder.render.fragments import fragment_path, split_page
@@ -65,6 +65,9 @@ class StagedSite:
             config = write_config(self.root, self.staged, generator, str(site_dir), hooks=self.hooks)
             total = self.pages or sum(1 for _ in (self.staged / "docs").rglob("*.md"))
             run_generator(generator, config, site_dir, total, progress, source_date_epoch=self.source_date_epoch)
+            # Search as a visitor gets it with or without our hooks: lunr fixed, and from disk too.
+            if (why := search_worker.finish(str(site_dir))) is not None and progress is not None:
+                progress(f"Warning: {why}")
             if site_dir != target:
                 target.rmdir()
                 shutil.move(str(inner), str(target))
