@@ -72,6 +72,19 @@ def fragment_path(name: str, n: int) -> str:
     return f"{FOLDER}/{name}/{n}.html"
 
 
+# The front-matter line split_page writes, read back where only the staged page is at hand.
+_META = re.compile(r'^sealboard_fragments: \{path: ("(?:[^"\\]|\\.)*"), count: (\d+)\}$', re.MULTILINE)
+
+
+def fragment_files(page: str) -> list[str]:
+    """The theme-relative files of the fragments ``page`` (as ``split_page`` wrote it) shows."""
+    meta = _META.search(page.split("\n---", 1)[0])
+    if meta is None:
+        return []
+    name = orjson.loads(meta.group(1))
+    return [fragment_path(name, n) for n in range(1, int(meta.group(2)) + 1)]
+
+
 def expand(markdown: str, spec: Any, theme: str) -> str:
     """``markdown`` with each marker replaced by its fragment as ``split_page`` wrote it under
     the theme folder ``theme`` (what the page shows; ``spec`` is the page's

@@ -28,14 +28,13 @@ placed into the theme folder after the instance's ``custom_dir``, so it is alway
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from builder.render.fragments import fragment_path
+from builder.render.fragments import fragment_files
 from builder.render.hangul_font import flag_page, hangul_in, write_font
 from builder.render.site_guard import MKDOCS_CONFIG, SITE_SRC, custom_dir_of
 from builder.strict import loads_yaml
@@ -279,19 +278,11 @@ def write_config(root: Path, staged: Path, generator: str, site_dir: str, *, hoo
     return path
 
 
-_FRAGMENTS_META = re.compile(r'^sealboard_fragments: \{path: ("(?:[^"\\]|\\.)*"), count: (\d+)\}$', re.MULTILINE)
-
-
 def _fragments_hangul(page: str, theme: Path) -> set[int]:
     """The Hangul of the HTML fragments a generated page shows (render/fragments.py): a
     KCSAT-ML item's question is in its table, not in the page's Markdown."""
-    meta = _FRAGMENTS_META.search(page.split("\n---", 1)[0])
-    if meta is None:
-        return set()
-    name, count = orjson.loads(meta.group(1)), int(meta.group(2))
     found: set[int] = set()
-    for n in range(1, count + 1):
-        path = theme / fragment_path(name, n)
-        if path.is_file():
-            found |= hangul_in(path.read_text(encoding="utf-8"))
+    for rel in fragment_files(page):
+        if (theme / rel).is_file():
+            found |= hangul_in((theme / rel).read_text(encoding="utf-8"))
     return found

@@ -162,11 +162,12 @@ def _eval(browser, url: str, script: str, arg) -> tuple[object, list[str]]:
         page.close()
 
 
-def _search(browser, url: str, query: str, width: int = 1400, height: int = 900) -> dict:
+def _search(browser, url: str, query: str, width: int = 1400, height: int = 900, script: str = SEARCH) -> dict:
+    """Run ``script`` (a function of the query: SEARCH, or TIMED_SEARCH) on a fresh page at ``url``."""
     page = browser.page(width, height)
     try:
         page.goto(url)
-        out = page.eval(f"{SEARCH}({json.dumps(query)})")
+        out = page.eval(f"{script}({json.dumps(query)})")
         out["errors"] = page.errors()
         return out
     finally:
@@ -293,14 +294,7 @@ TIMED_QUERIES = ("mini", "KO", "soohak", "gpt-5", "gemini flash", "kcsat-2014-a-
 
 
 def _timed(browser, url: str, query: str) -> dict:
-    page = browser.page(1400, 900)
-    try:
-        page.goto(url)
-        out = page.eval(f"{TIMED_SEARCH}({json.dumps(query)})")
-        out["errors"] = page.errors()
-        return out
-    finally:
-        page.close()
+    return _search(browser, url, query, script=TIMED_SEARCH)
 
 
 def _where(site, where: str) -> str:
