@@ -25,7 +25,7 @@ from builder.render.data import access_data, board_files, dumps, index_data, rej
 from builder.render.fragments import fragment_path, split_page
 from builder.render.generator import run_generator
 from builder.render.reasons import reasons_page
-from builder.render.site_tree import THEME, assemble, site_address, write_config
+from builder.render.site_tree import OVERRIDES, assemble, site_address, write_config
 from builder.report.records import STAGED, BuildReport, ReleaseOutput
 
 
@@ -156,7 +156,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
             name = rel.removeprefix("pages/").removesuffix(".md")
             data, found = split_page(data, name)
             for n, block in enumerate(found, 1):
-                write(f"{THEME}/{fragment_path(name, n)}", block)
+                write(f"{OVERRIDES}/{fragment_path(name, n)}", block)  # the theme folder's own
         path = fresh / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data.encode() if isinstance(data, str) else data)

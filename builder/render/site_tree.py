@@ -21,8 +21,9 @@ so a preview prints no per-page lines. For mkdocs it adds hooks: the first sandb
 (``jinja_sandbox.py``), the others only save time or report progress, every page and data
 file the same without them (``fragment_reader.py``, ``search_index.py``, ``progress_hook.py``);
 Zensical runs no hooks, and renders templates with minijinja, which has no access to Python
-objects at all. The generated pages' HTML (``fragments.py``) is staged under ``theme/`` and
-placed into the theme folder after the instance's ``custom_dir``, so it is always Sealboard's.
+objects at all. The generated pages' HTML (``fragments.py``) is written straight into the
+theme folder's ``fragments/``, where no instance file may go (the site guard refuses a
+``custom_dir`` that has one, and ``assemble`` places none there), so it is always Sealboard's.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from builder.render.fragments import fragment_files
+from builder.render.fragments import FOLDER, fragment_files
 from builder.render.hangul_font import flag_page, hangul_in, write_font
 from builder.render.site_guard import MKDOCS_CONFIG, SITE_SRC, custom_dir_of
 from builder.strict import loads_yaml
@@ -54,8 +55,6 @@ MKDOCS_HOOKS = (
 SUMMARY_MARKER = "<!-- sealboard:benchmarks -->"
 NO_BUILD_SUMMARY = "_No build yet: run `sealboard build`._"
 DOCS, OVERRIDES, CONFIG = "docs", "overrides", "mkdocs.yml"
-# The generated pages' HTML fragments (render/fragments.py), staged beside pages/ and data/.
-THEME = "theme"
 # Generated pages that stay out of the nav (render/site.py, release/pages.py): gitignore-style.
 NOT_IN_NAV = "/*/models/\n/labs/\n/*/items/\n/snapshots/\n"
 # Instance keys the generated config sets itself (the site guard allows them in mkdocs.yml).
@@ -143,7 +142,7 @@ def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
         text = original
         if rel == "index.md" and index is not None and SUMMARY_MARKER in text:
             text = text.replace(SUMMARY_MARKER, home_summary or NO_BUILD_SUMMARY)
-        found = hangul_in(text) | _fragments_hangul(text, staged / THEME)
+        found = hangul_in(text) | _fragments_hangul(text, overrides)
         if found:  # the page links the Hangul web font (overrides/main.html)
             hangul |= found
             text = flag_page(text)
@@ -157,9 +156,8 @@ def assemble(root: Path, staged: Path, home_summary: str | None) -> int:
         _place(path, overrides / rel)
     if custom_path is not None:
         for rel, path in _files(custom_path):
-            _place(path, overrides / rel)
-    for rel, path in _files(staged / THEME):
-        _place(path, overrides / rel)  # the pages' generated HTML (fragments.py): never an instance's
+            if rel.split("/", 1)[0] != FOLDER:  # the pages' generated HTML (fragments.py): never an instance's
+                _place(path, overrides / rel)
     overrides.mkdir(exist_ok=True)
     return sum(1 for rel in tree if rel.endswith(".md"))
 
