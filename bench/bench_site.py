@@ -35,9 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from builder.render.fragments import FOLDER  # noqa: E402
 from builder.render.generator import scrubbed_env  # noqa: E402
 from builder.render.site import StagedSite  # noqa: E402
-from builder.render.site_tree import CONFIG, assemble, generated_config  # noqa: E402
+from builder.render.site_tree import CONFIG, OVERRIDES, assemble, generated_config  # noqa: E402
 from builder.report.records import STAGED  # noqa: E402
 
 
@@ -53,8 +54,11 @@ def scaled(root: Path, staged: Path, k: int, work: Path) -> Path:
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(staged / "pages", copy / "pages", copy_function=os.link)
     shutil.copytree(staged / "data", copy / "data", copy_function=os.link)
-    if (staged / "theme").is_dir():
-        shutil.copytree(staged / "theme", copy / "theme", copy_function=os.link)
+    # The pages' HTML fragments (render/fragments.py): written into the theme folder since
+    # wave 4 (a staged tree from an earlier build has them under theme/).
+    for fragments in (staged / OVERRIDES / FOLDER, staged / "theme" / FOLDER):
+        if fragments.is_dir():
+            shutil.copytree(fragments, copy / OVERRIDES / FOLDER, copy_function=os.link, dirs_exist_ok=True)
     shutil.copy(staged / "meta.json", copy / "meta.json")
     pages = copy / "pages"
     originals = [p for p in pages.rglob("*.md") if "/models/" in p.as_posix() or "/items/" in p.as_posix()]
