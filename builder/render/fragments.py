@@ -5,12 +5,14 @@ grids, chart containers, transcripts. Python-Markdown would read every tag of th
 find where each block ends, and so would mkdocs' anchor scan: two thirds of the
 generator's time on the demo. So the page templates wrap each such block in
 ``{% call fragment() %}…{% endcall %}``, and ``split_page`` (at the one place pages are
-written, ``render/site.py``) takes the blocks out of the page: each is written to its own
-file under the staged theme folder (``overrides/fragments/<page>/<n>.html``) and left in
-the page as a marker comment, ``<!-- sealboard:fragment n -->``. The page's front matter
-names the theme template ``sealboard-fragments.html`` (``template:``, honoured by mkdocs
-and Zensical alike), which puts each file in place of its marker. No hook of ours is
-involved: the site is the same with or without them.
+written, ``render/site.py``) takes the blocks out of the page and leaves a marker comment,
+``<!-- sealboard:fragment n -->``, in place of each. A page's blocks go into one file of the
+staged theme folder (``overrides/fragments/<page>.html``, ``SEPARATOR`` between them: one
+file a page, not one a block, which on the demo is 900 files written, read and later deleted
+instead of 4,800). The page's front matter names the theme template
+``sealboard-fragments.html`` (``template:``, honoured by mkdocs and Zensical alike), which
+splits the file and puts each block in place of its marker. No hook of ours is involved:
+the site is the same with or without them.
 
 A fragment file is read by the theme's template engine (Jinja for mkdocs, minijinja for
 Zensical), so it must hold no template syntax: ``{{``, ``{%`` and ``{#`` become
@@ -33,6 +35,10 @@ FOLDER = "fragments"  # under the staged theme folder (site_tree.OVERRIDES)
 # them: ``e`` escapes every ``<``.
 OPEN, CLOSE = "<!--sealboard-fragment[-->", "<!--]sealboard-fragment-->"
 MARKER = "<!-- sealboard:fragment {n} -->"
+# Between a page's blocks in its fragments file (sealboard-fragments.html splits on it). Lab
+# text cannot write it (``e`` escapes every ``<``), nor can a block: a block is what lay
+# between OPEN and CLOSE, and the page templates write this nowhere.
+SEPARATOR = "<!--sealboard-fragment-->"
 _BLOCK = re.compile(re.escape(OPEN) + r"(.*?)" + re.escape(CLOSE), re.DOTALL)
 _TEMPLATE_SYNTAX = re.compile(r"\{(?=[{%#])")
 
@@ -67,9 +73,14 @@ def split_page(page: str, name: str) -> tuple[str, list[str]]:
     return text, found
 
 
-def fragment_path(name: str, n: int) -> str:
-    """Where fragment ``n`` of page ``name`` goes, under the staged theme folder."""
-    return f"{FOLDER}/{name}/{n}.html"
+def fragment_path(name: str) -> str:
+    """Where the fragments of page ``name`` go, under the staged theme folder."""
+    return f"{FOLDER}/{name}.html"
+
+
+def fragments_file(found: list[str]) -> str:
+    """The text of a page's fragments file: its blocks (``split_page``) in order."""
+    return SEPARATOR.join(found)
 
 
 # The front-matter line split_page writes, read back where only the staged page is at hand.
@@ -77,21 +88,22 @@ _META = re.compile(r'^sealboard_fragments: \{path: ("(?:[^"\\]|\\.)*"), count: (
 
 
 def fragment_files(page: str) -> list[str]:
-    """The theme-relative files of the fragments ``page`` (as ``split_page`` wrote it) shows."""
+    """The theme-relative file of the fragments ``page`` (as ``split_page`` wrote it) shows,
+    if it shows any."""
     meta = _META.search(page.split("\n---", 1)[0])
-    if meta is None:
+    if meta is None or int(meta.group(2)) == 0:
         return []
-    name = orjson.loads(meta.group(1))
-    return [fragment_path(name, n) for n in range(1, int(meta.group(2)) + 1)]
+    return [fragment_path(orjson.loads(meta.group(1)))]
 
 
 def expand(markdown: str, spec: Any, theme: str) -> str:
     """``markdown`` with each marker replaced by its fragment as ``split_page`` wrote it under
     the theme folder ``theme`` (what the page shows; ``spec`` is the page's
     ``sealboard_fragments`` meta). The search hook indexes the page from this."""
-    if not isinstance(spec, dict):
+    if not isinstance(spec, dict) or not int(spec.get("count", 0)):
         return markdown
-    for n in range(1, int(spec.get("count", 0)) + 1):
-        with open(os.path.join(theme, fragment_path(str(spec.get("path")), n)), encoding="utf-8") as f:
-            markdown = markdown.replace(MARKER.format(n=n), f.read(), 1)
+    with open(os.path.join(theme, fragment_path(str(spec.get("path")))), encoding="utf-8") as f:
+        blocks = f.read().split(SEPARATOR)
+    for n, block in enumerate(blocks[: int(spec.get("count", 0))], 1):
+        markdown = markdown.replace(MARKER.format(n=n), block, 1)
     return markdown

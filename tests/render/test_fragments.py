@@ -10,7 +10,7 @@ import pytest
 
 from builder.render.escaping import page_text, script_json
 from builder.render.fragment_reader import reader
-from builder.render.fragments import MARKER, TEMPLATE, expand, fragment_path, inert, split_page
+from builder.render.fragments import MARKER, SEPARATOR, TEMPLATE, expand, fragment_path, fragments_file, inert, split_page
 from builder.render.page_templates import page_environment
 
 PAGE = """---
@@ -44,7 +44,7 @@ def test_a_page_keeps_its_prose_and_names_the_template():
     assert "Prose with *emphasis*." in page and "## Next" in page and "<table" not in page
     assert MARKER.format(n=1) in page and MARKER.format(n=2) in page
     assert found == ["<table><tr><td>x</td></tr></table>", '<script type="application/json">{}</script>']
-    assert fragment_path("b/models/l/r", 2) == "fragments/b/models/l/r/2.html"
+    assert fragment_path("b/models/l/r") == "fragments/b/models/l/r.html"  # one file a page
 
 
 def test_a_page_without_fragments_is_unchanged():
@@ -67,11 +67,12 @@ def test_no_fragment_holds_template_syntax(lab_text):
 
 def test_expand_puts_each_fragment_back(tmp_path):
     page, found = split_page(render(cell="x", data="{}"), "b/p")
-    for n, block in enumerate(found, 1):
-        (tmp_path / fragment_path("b/p", n)).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / fragment_path("b/p", n)).write_text(block)
+    (tmp_path / fragment_path("b/p")).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / fragment_path("b/p")).write_text(fragments_file(found))
     text = expand(page, {"path": "b/p", "count": 2}, str(tmp_path))
     assert found[0] in text and found[1] in text and "sealboard:fragment" not in text
+    # Each block in its own marker's place, in order, and the separator nowhere.
+    assert text.index(found[0]) < text.index("## Next") < text.index(found[1]) and SEPARATOR not in text
 
 
 def test_the_reader_reads_the_fragments_folder_only(tmp_path):

@@ -22,4 +22,11 @@ def test_material_tooltips_are_left_out_whatever_the_instance_asks(tmp_path: Pat
     features = _config(tmp_path, ["content.tooltips", "search.highlight"])["theme"]["features"]
     assert not HTML_RENDERING_FEATURES & set(features), features
     # Control: the instance's other features are kept, in order.
-    assert features == ["search.highlight", "navigation.tabs", "navigation.sections", "navigation.prune", "navigation.top", "search.suggest"]
+    assert features == [
+        "search.highlight",
+        "navigation.tabs",
+        "navigation.sections",
+        "navigation.prune",
+        "navigation.top",
+        "search.suggest",
+    ]
