@@ -18,7 +18,7 @@ from builder.pipeline.build import build, load_build_key, load_identities
 from tests.render.cdp import CHROMIUM
 from tests.render.conftest import browser  # noqa: F401 - the shared fixture
 from tests.render.test_pages_browser import SHOTS, WIDTHS, overflow_problems
-from tests.shared_demo import count_demo_build
+from tests.shared_demo import built_once, count_demo_build, demo_copy
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
@@ -35,16 +35,23 @@ TABLES = """[...document.querySelectorAll('table.sb-snapshot')].map(t => ({
 
 @pytest.fixture(scope="module")
 def site(history, tmp_path_factory):
-    out = tmp_path_factory.mktemp("snapshot-site") / "site"
-    root = history.root
-    build(
-        root,
-        out,
-        identities=load_identities(root / "keys/demo/identity.txt", None),
-        build_key=load_build_key(root / "keys/demo/build_key", None),
-    )
-    count_demo_build("history-head")
-    return out
+    """The history demo's head built authorised, once per run (its tests may run on two workers),
+    on a copy: the build's staged tree must not appear in the shared repository while other
+    workers' tests copy it whole."""
+
+    def make(base):
+        out = base / "site"
+        root = demo_copy(history.root, base / "demo")
+        build(
+            root,
+            out,
+            identities=load_identities(root / "keys/demo/identity.txt", None),
+            build_key=load_build_key(root / "keys/demo/build_key", None),
+        )
+        count_demo_build("history-head")
+        return out
+
+    return built_once(tmp_path_factory, "snapshot-site", make)
 
 
 @pytest.mark.parametrize("width,height", WIDTHS, ids=[f"{w}px" for w, _ in WIDTHS])
