@@ -18,9 +18,10 @@ and the staged tree and site are left out.
 
 Every whole-demo build is counted (``count_demo_build``) and the terminal summary prints the
 tally (the shared authorised build and its reproducibility twin, the public and Zensical builds,
-and the attestation tests' history demo: its embargoed deploy and its head), so the cost stays visible. Tests that use these fixtures are
-grouped onto one xdist worker (``xdist_group``), so each is built once per run, not once per
-worker.
+and the attestation tests' history demo's embargoed deploy), so the cost stays visible. Each is built once per run, not once per xdist worker
+(``built_once``, tests/shared_demo.py): the first worker to need it builds it under a lock in
+the run's common temporary folder, the others wait and reuse it, so the tests that use them
+spread over every worker. ``served_demo`` is per worker (its own server on the shared site).
 """
 
 from __future__ import annotations
@@ -45,21 +46,15 @@ from tests.shared_demo import (
     DEMO_SITE_URL,
     DemoSite,
     build_in_child,
+    built_once,
     count_demo_build,
     demo_copy,
     serve,
 )
 
-# The fixtures of this module that build something: a test using any of them (directly or
-# through another fixture) runs on the xdist worker of that group.
-_GROUPS = {
-    "demo_repo": "demo",
-    "demo_site": "demo",
-    "demo_zensical": "demo",
-    "demo_public": "demo",
-    "served_demo": "demo",
-    "history": "history",
-}
+# The fixtures that share a whole-site build (this module's, and tests/attest/conftest.py's
+# ``history``): a test using any of them, directly or through another fixture, is ``slow``.
+_SHARED_BUILDS = {"demo_repo", "demo_site", "demo_zensical", "demo_public", "served_demo", "history"}
 
 
 _CPU_FILE = "SEALBOARD_TEST_CPU"
@@ -93,16 +88,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             fh.write(f"{_cpu_seconds() - start:.3f} {item.nodeid}\n")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers that follow from the fixtures a test uses, so none can be forgotten: a shared
-    whole-site build makes a test ``slow`` (and groups it onto that build's xdist worker);
-    Chromium makes it ``browser`` and ``slow``."""
+    whole-site build makes a test ``slow``; Chromium makes it ``browser`` and ``slow``. (No
+    xdist group: each shared build is made once per run by whichever worker needs it first,
+    ``built_once``, so these tests spread over every worker.)"""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        groups = {_GROUPS[name] for name in names if name in _GROUPS}
-        if groups:
-            item.add_marker(pytest.mark.xdist_group(sorted(groups)[0]))
+        if names & _SHARED_BUILDS:
             item.add_marker(pytest.mark.slow)
         if "browser" in names:
             item.add_marker(pytest.mark.browser)
@@ -143,10 +136,14 @@ def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo instance as `sealboard demo` writes it (two earlier deploys recorded, builder.demo.deploys;
     the last commit amended) with a site_url and
     two Hub datasets (tests/shared_demo.py). Read-only: use ``demo_copy`` to change anything."""
+    return built_once(tmp_path_factory, "shared-demo", _write_demo)
+
+
+def _write_demo(base: Path) -> Path:
     from builder.demo.instance import write_demo
     from builder.demo.repository import _env
 
-    root = tmp_path_factory.mktemp("shared-demo") / "demo"
+    root = base / "demo"
     write_demo(root, seed=0, now=DEMO_NOW)
     # The site_url and Hub datasets join write_demo's one commit, which is re-dated a day after the demo's
     # judging time (the stamp must come from the commit, not from either clock).
@@ -166,27 +163,32 @@ def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def demo_site(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoSite:
     """The authorised demo site, signed with the demo's build key, at <www>/math (its site_url's path)."""
-    from builder.demo.instance import BUILD_KEY
-    from builder.pipeline.build import build, load_build_key, load_identities
-    from builder.render import generator
 
-    # Served under the path of its site_url (mkdocs writes 404.html's links root-absolute there).
-    out = tmp_path_factory.mktemp("shared-demo-www") / urlsplit(DEMO_SITE_URL).path.strip("/")
-    lines: list[str] = []
-    # Progress every quarter second (default 4): test_progress_counts_pages_while_mkdocs_runs reads
-    # these lines for a count between none and all (mkdocs takes several seconds here).
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(generator, "PROGRESS_SECONDS", 0.25)
-        report = build(
-            demo_repo,
-            out,
-            identities=load_identities(demo_repo / "keys/demo/identity.txt", None),
-            build_key=load_build_key(demo_repo / "keys/demo" / BUILD_KEY, None),
-            now=DEMO_CLOCK,
-            progress=lines.append,
-        )
-    count_demo_build("authorised-mkdocs")
-    return DemoSite(demo_repo, out, report, tuple(lines))
+    def make(base: Path) -> DemoSite:
+        from builder.demo.instance import BUILD_KEY
+        from builder.pipeline.build import build, load_build_key, load_identities
+        from builder.render import generator
+
+        # Served under the path of its site_url (mkdocs writes 404.html's links root-absolute there).
+        out = base / "www" / urlsplit(DEMO_SITE_URL).path.strip("/")
+        lines: list[str] = []
+        # Progress every quarter second (default 4): test_progress_counts_pages_while_mkdocs_runs reads
+        # these lines for a count between none and all (mkdocs takes several seconds here). Only the
+        # building worker patches it, and only for this build.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(generator, "PROGRESS_SECONDS", 0.25)
+            report = build(
+                demo_repo,
+                out,
+                identities=load_identities(demo_repo / "keys/demo/identity.txt", None),
+                build_key=load_build_key(demo_repo / "keys/demo" / BUILD_KEY, None),
+                now=DEMO_CLOCK,
+                progress=lines.append,
+            )
+        count_demo_build("authorised-mkdocs")
+        return DemoSite(demo_repo, out, report, tuple(lines))
+
+    return built_once(tmp_path_factory, "shared-demo-site", make)
 
 
 @pytest.fixture(scope="session")
@@ -196,23 +198,29 @@ def demo_zensical(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
     if importlib.util.find_spec("zensical") is None:
         pytest.skip("Zensical is not installed: pip install 'sealboard[zensical]' (.ci/run does)")
-    base = tmp_path_factory.mktemp("shared-zensical")
-    copy = demo_copy(demo_repo, base / "demo")
-    return build_in_child(
-        copy, base / "site", identity=True, generator="zensical", clock=DEMO_CLOCK, hash_seed=1, kind="authorised-zensical"
-    )
+
+    def make(base: Path) -> Path:
+        copy = demo_copy(demo_repo, base / "demo")
+        return build_in_child(
+            copy, base / "site", identity=True, generator="zensical", clock=DEMO_CLOCK, hash_seed=1, kind="authorised-zensical"
+        )
+
+    return built_once(tmp_path_factory, "shared-zensical", make)
 
 
 @pytest.fixture(scope="session")
 def demo_public(demo_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoSite:
     """The demo built with no secret (its own copy: the staged tree differs)."""
-    from builder.pipeline.build import build
 
-    base = tmp_path_factory.mktemp("shared-public")
-    copy = demo_copy(demo_repo, base / "demo")
-    report = build(copy, base / "site", identities=[], now=DEMO_CLOCK)
-    count_demo_build("public-mkdocs")
-    return DemoSite(copy, base / "site", report, ())
+    def make(base: Path) -> DemoSite:
+        from builder.pipeline.build import build
+
+        copy = demo_copy(demo_repo, base / "demo")
+        report = build(copy, base / "site", identities=[], now=DEMO_CLOCK)
+        count_demo_build("public-mkdocs")
+        return DemoSite(copy, base / "site", report, ())
+
+    return built_once(tmp_path_factory, "shared-public", make)
 
 
 @pytest.fixture(scope="session")

@@ -3,17 +3,25 @@ builds in a child process, loopback serving, and the count of whole demo builds.
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import io
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 import threading
+import traceback
+import types
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 # The demo is written a few days back and committed a day after, so a date the generator took
 # from the machine's clock (not the commit) differs from the stamp; releases and keys stay in
@@ -35,6 +43,64 @@ def count_demo_build(kind: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(kind + "\n")
+
+
+# --- built once per run, shared by every xdist worker ----------------------------------------------
+
+T = TypeVar("T")
+
+
+class SharedBuildFailed(RuntimeError):
+    """A shared fixture's build failed in another xdist worker (its traceback follows)."""
+
+
+def _mapping_proxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(data)
+
+
+class _Pickler(pickle.Pickler):
+    """A build report holds frozen mappings and the registry's Ed25519 keys, which plain pickle
+    refuses: both go as their contents (a public key as its 32 raw bytes)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, types.MappingProxyType):
+            return _mapping_proxy, (dict(obj),)
+        if isinstance(obj, Ed25519PublicKey):
+            return Ed25519PublicKey.from_public_bytes, (obj.public_bytes(Encoding.Raw, PublicFormat.Raw),)
+        return NotImplemented
+
+
+def built_once(tmp_path_factory: Any, name: str, make: Callable[[Path], T]) -> T:
+    """``make(directory)`` once per run, whatever the number of xdist workers (pytest-xdist's
+    "making session-scoped fixtures execute only once"): the first worker to need it builds it
+    under an exclusive lock in the run's common temporary folder and pickles what it returns
+    beside it; every other worker waits on the lock, then unpickles that (paths into the same
+    read-only tree). A failed build is recorded too, so the others fail with its error instead
+    of building again. Without xdist it is simply ``make`` in a fresh temporary folder."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return make(tmp_path_factory.mktemp(name))
+    shared = tmp_path_factory.getbasetemp().parent / "shared"  # the run's folder, above popen-gwN
+    shared.mkdir(exist_ok=True)
+    done, failed = shared / f"{name}.pickle", shared / f"{name}.failed"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the holder dies
+        if done.is_file():
+            value: T = pickle.loads(done.read_bytes())
+            return value
+        if failed.is_file():
+            raise SharedBuildFailed(f"the shared {name!r} failed in another worker:\n{failed.read_text(encoding='utf-8')}")
+        directory = shared / name
+        shutil.rmtree(directory, ignore_errors=True)  # a worker killed mid-build leaves no marker
+        directory.mkdir()
+        try:
+            value = make(directory)
+        except BaseException:
+            failed.write_text(traceback.format_exc(), encoding="utf-8")
+            raise
+        buffer = io.BytesIO()
+        _Pickler(buffer).dump(value)
+        done.write_bytes(buffer.getvalue())
+        return value
 
 
 # --- copies -------------------------------------------------------------------------------------

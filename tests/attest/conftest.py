@@ -13,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ from builder.demo.instance import BUILD_KEY, write_demo
 from builder.demo.repository import commit_more
 from builder.pipeline.build import build, load_build_key, load_identities
 from builder.report.records import BuildReport
-from tests.shared_demo import count_demo_build
+from tests.shared_demo import built_once, count_demo_build
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,12 @@ class History:
 
 @pytest.fixture(scope="package")
 def history(tmp_path_factory: pytest.TempPathFactory) -> History:
-    base = tmp_path_factory.mktemp("attest")
+    # Built once per run by the first xdist worker to need it (tests/shared_demo.py); the
+    # fields travel as a dict, so unpickling needs no class from this conftest.
+    return History(**built_once(tmp_path_factory, "attest", _write_history))
+
+
+def _write_history(base: Path) -> dict[str, Any]:
     root = base / "demo"
     made = write_demo(root, history=True)
     embargoed = base / "embargoed"
@@ -52,4 +58,4 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     assert written is not None
     commit_more(root, report.now + timedelta(minutes=1), "Record the attestation of the embargoed deploy")
     assert made["releases"]
-    return History(root, base / "site", report, written)
+    return {"root": root, "site": base / "site", "report": report, "recorded": written}

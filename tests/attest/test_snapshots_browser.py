@@ -1,24 +1,25 @@
 """Snapshots in a real headless Chromium, as a visitor meets them: from the changelog.
 
-The package fixture's demo (one recorded deploy, under embargo) is built authorised, as the
-scheduled build would deploy it, and opened from disk at 1400 and 390 px: the changelog's
-deploy line links to that deploy's boards; the snapshot page shows every recorded board with
-its recorded rows; the snapshots index links it back; nothing overflows sideways and the
-console stays clean. Screenshots land in tests/render/screenshots/ for a person to look at.
+The session's authorised demo site (tests/conftest.py ``demo_site``: the demo records two
+earlier deploys, builder/demo/deploys.py, so it has snapshot pages from the first build on)
+is opened from disk at 1400 and 390 px: the changelog's deploy line links to the newest
+deploy's boards; the snapshot page shows every recorded board with its recorded rows; the
+snapshots index links it back; nothing overflows sideways and the console stays clean.
+Screenshots land in tests/render/screenshots/ for a person to look at. (Until issue 39 this
+built the attestation tests' history demo a second time, a whole-demo build of its own.)
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import orjson
 import pytest
 
-from builder.pipeline.build import build, load_build_key, load_identities
 from tests.render.cdp import CHROMIUM
 from tests.render.conftest import browser  # noqa: F401 - the shared fixture
 from tests.render.test_pages_browser import SHOTS, WIDTHS, overflow_problems
-from tests.shared_demo import count_demo_build
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
@@ -34,26 +35,23 @@ TABLES = """[...document.querySelectorAll('table.sb-snapshot')].map(t => ({
 
 
 @pytest.fixture(scope="module")
-def site(history, tmp_path_factory):
-    out = tmp_path_factory.mktemp("snapshot-site") / "site"
-    root = history.root
-    build(
-        root,
-        out,
-        identities=load_identities(root / "keys/demo/identity.txt", None),
-        build_key=load_build_key(root / "keys/demo/build_key", None),
-    )
-    count_demo_build("history-head")
-    return out
+def site(demo_site):
+    return demo_site.site
+
+
+@pytest.fixture(scope="module")
+def recorded(demo_site) -> Path:
+    """The newest recorded deploy of the shared demo (its folder under attestations/)."""
+    return sorted(p for p in (demo_site.root / "attestations").iterdir() if p.is_dir())[-1]
 
 
 @pytest.mark.parametrize("width,height", WIDTHS, ids=[f"{w}px" for w, _ in WIDTHS])
-def test_the_changelog_opens_the_board_as_it_stood(history, site, browser, width, height):  # noqa: F811
-    name = history.recorded.name
+def test_the_changelog_opens_the_board_as_it_stood(recorded, site, browser, width, height):  # noqa: F811
+    name = recorded.name
     # A snapshot repeats every model name of the deploy: search finds model pages, not copies.
     assert f"snapshots/{name}/" not in (site / "search/search_docs.js").read_text(encoding="utf-8")
-    recorded = history.root / "attestations" / name / "boards" / "kcsat-ml"
-    boards = {orjson.loads(p.read_bytes())["title"]: orjson.loads(p.read_bytes()) for p in recorded.glob("*.json")}
+    boards = {orjson.loads(p.read_bytes())["title"]: orjson.loads(p.read_bytes()) for p in (recorded / "boards/kcsat-ml").glob("*.json")}
+    assert boards, f"no recorded KCSAT-ML board in {recorded}"
     page = browser.page(width, height)
     try:
         page.goto((site / "changelog.html").resolve().as_uri())
@@ -90,14 +88,14 @@ def _nav_pages(nav) -> set[str]:
     return out
 
 
-def test_every_generated_page_is_in_the_nav_or_kept_out_of_it(history, site):
+def test_every_generated_page_is_in_the_nav_or_kept_out_of_it(demo_site):
     """A page neither in the nav nor in ``not_in_nav`` makes mkdocs (and `mkdocs serve`)
     list it on every build: the snapshot pages are kept out like model and item pages."""
     import pathspec
 
     from builder.render.site_tree import NOT_IN_NAV
 
-    staged = history.root / ".sealboard" / "staged"
+    staged = demo_site.root / ".sealboard" / "staged"
     nav = _nav_pages(orjson.loads((staged / "meta.json").read_bytes())["nav"])
     spec = pathspec.PathSpec.from_lines("gitignore", NOT_IN_NAV.splitlines())
     pages = sorted(p.relative_to(staged / "pages").as_posix() for p in (staged / "pages").rglob("*.md"))
