@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FULL = ["-n", "auto", "--dist", "loadgroup"]
+FULL = ["-n", "auto", "--dist", "worksteal"]
 QUICK = ["-m", "not slow", "-n", "auto"]
 
 

@@ -183,6 +183,7 @@ exit 2
 """
 
 
+@pytest.mark.long_running  # 2-3 minutes: every command of a leaderboard's life, as subprocesses
 def test_a_leaderboards_life(tmp_path: Path) -> None:
     require("inspect_ai")
     require("lm_eval")

@@ -24,7 +24,7 @@ from tests.scaffold.test_init import keygen, run
 ROOT = Path(__file__).resolve().parents[2]
 LABS_PAGE = ROOT / "builder/render/site_template/docs/labs.md"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long_running]  # a fresh venv installed from the lock: about a minute
 
 
 def install_words() -> str:
