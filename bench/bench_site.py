@@ -54,11 +54,9 @@ def scaled(root: Path, staged: Path, k: int, work: Path) -> Path:
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(staged / "pages", copy / "pages", copy_function=os.link)
     shutil.copytree(staged / "data", copy / "data", copy_function=os.link)
-    # The pages' HTML fragments (render/fragments.py): written into the theme folder since
-    # wave 4 (a staged tree from an earlier build has them under theme/).
-    for fragments in (staged / OVERRIDES / FOLDER, staged / "theme" / FOLDER):
-        if fragments.is_dir():
-            shutil.copytree(fragments, copy / OVERRIDES / FOLDER, copy_function=os.link, dirs_exist_ok=True)
+    # The pages' HTML fragments (render/fragments.py), in the theme folder.
+    if (staged / OVERRIDES / FOLDER).is_dir():
+        shutil.copytree(staged / OVERRIDES / FOLDER, copy / OVERRIDES / FOLDER, copy_function=os.link)
     shutil.copy(staged / "meta.json", copy / "meta.json")
     pages = copy / "pages"
     originals = [p for p in pages.rglob("*.md") if "/models/" in p.as_posix() or "/items/" in p.as_posix()]

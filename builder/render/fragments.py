@@ -78,7 +78,7 @@ def fragment_path(name: str) -> str:
     return f"{FOLDER}/{name}.html"
 
 
-def fragments_file(found: list[str]) -> str:
+def join_fragments(found: list[str]) -> str:
     """The text of a page's fragments file: its blocks (``split_page``) in order."""
     return SEPARATOR.join(found)
 
@@ -87,13 +87,11 @@ def fragments_file(found: list[str]) -> str:
 _META = re.compile(r'^sealboard_fragments: \{path: ("(?:[^"\\]|\\.)*"), count: (\d+)\}$', re.MULTILINE)
 
 
-def fragment_files(page: str) -> list[str]:
+def fragment_file(page: str) -> str | None:
     """The theme-relative file of the fragments ``page`` (as ``split_page`` wrote it) shows,
-    if it shows any."""
+    or None for a page without any."""
     meta = _META.search(page.split("\n---", 1)[0])
-    if meta is None or int(meta.group(2)) == 0:
-        return []
-    return [fragment_path(orjson.loads(meta.group(1)))]
+    return fragment_path(orjson.loads(meta.group(1))) if meta is not None else None
 
 
 def expand(markdown: str, spec: Any, theme: str) -> str:

@@ -22,7 +22,7 @@ from builder.errors import BuilderError
 from builder.render import pages, search_worker
 from builder.render.compare import has_compare
 from builder.render.data import access_data, board_files, dumps, index_data, rejected_data, submissions_data
-from builder.render.fragments import fragment_path, fragments_file, split_page
+from builder.render.fragments import fragment_path, join_fragments, split_page
 from builder.render.generator import run_generator
 from builder.render.reasons import reasons_page
 from builder.render.site_tree import OVERRIDES, assemble, site_address, write_config
@@ -156,7 +156,7 @@ def render_site(report: BuildReport, release: Callable[[BuildReport], ReleaseOut
             name = rel.removeprefix("pages/").removesuffix(".md")
             data, found = split_page(data, name)
             if found:
-                write(f"{OVERRIDES}/{fragment_path(name)}", fragments_file(found))  # the theme folder's own
+                write(f"{OVERRIDES}/{fragment_path(name)}", join_fragments(found))  # the theme folder's own
         path = fresh / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data.encode() if isinstance(data, str) else data)

@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from builder.render.fragments import FOLDER, fragment_files
+from builder.render.fragments import FOLDER, fragment_file
 from builder.render.hangul_font import flag_page, hangul_in, write_font
 from builder.render.site_guard import MKDOCS_CONFIG, SITE_SRC, custom_dir_of
 from builder.strict import loads_yaml
@@ -279,8 +279,7 @@ def write_config(root: Path, staged: Path, generator: str, site_dir: str, *, hoo
 def _fragments_hangul(page: str, theme: Path) -> set[int]:
     """The Hangul of the HTML fragments a generated page shows (render/fragments.py): a
     KCSAT-ML item's question is in its table, not in the page's Markdown."""
-    found: set[int] = set()
-    for rel in fragment_files(page):
-        if (theme / rel).is_file():
-            found |= hangul_in((theme / rel).read_text(encoding="utf-8"))
-    return found
+    rel = fragment_file(page)
+    if rel is None or not (theme / rel).is_file():
+        return set()
+    return hangul_in((theme / rel).read_text(encoding="utf-8"))

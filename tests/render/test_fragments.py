@@ -10,7 +10,7 @@ import pytest
 
 from builder.render.escaping import page_text, script_json
 from builder.render.fragment_reader import reader
-from builder.render.fragments import MARKER, SEPARATOR, TEMPLATE, expand, fragment_path, fragments_file, inert, split_page
+from builder.render.fragments import MARKER, SEPARATOR, TEMPLATE, expand, fragment_path, inert, join_fragments, split_page
 from builder.render.page_templates import page_environment
 
 PAGE = """---
@@ -68,7 +68,7 @@ def test_no_fragment_holds_template_syntax(lab_text):
 def test_expand_puts_each_fragment_back(tmp_path):
     page, found = split_page(render(cell="x", data="{}"), "b/p")
     (tmp_path / fragment_path("b/p")).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / fragment_path("b/p")).write_text(fragments_file(found))
+    (tmp_path / fragment_path("b/p")).write_text(join_fragments(found))
     text = expand(page, {"path": "b/p", "count": 2}, str(tmp_path))
     assert found[0] in text and found[1] in text and "sealboard:fragment" not in text
     # Each block in its own marker's place, in order, and the separator nowhere.

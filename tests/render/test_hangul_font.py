@@ -146,13 +146,13 @@ def test_chromium_draws_korean_with_the_shipped_font(served_demo, browser) -> No
 def test_a_page_whose_hangul_is_only_in_its_fragments_is_found(tmp_path):
     """A KCSAT-ML item's question sits in its table, a fragment (render/fragments.py), not in
     the page's Markdown: its Hangul still flags the page and joins the font's cut."""
-    from builder.render.fragments import CLOSE, OPEN, fragment_path, fragments_file, split_page
+    from builder.render.fragments import CLOSE, OPEN, fragment_path, join_fragments, split_page
     from builder.render.site_tree import _fragments_hangul
 
     page, blocks = split_page(f"# Item\n\n{OPEN}<table><td>수학 영역</td></table>{CLOSE}\n", "kcsat-ml/items/x")
     assert blocks, "the table became a fragment"
     (tmp_path / fragment_path("kcsat-ml/items/x")).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / fragment_path("kcsat-ml/items/x")).write_text(fragments_file(blocks), encoding="utf-8")
+    (tmp_path / fragment_path("kcsat-ml/items/x")).write_text(join_fragments(blocks), encoding="utf-8")
     assert not hangul_in(page)
     assert _fragments_hangul(page, tmp_path) == {ord(c) for c in "수학영역"}
     assert _fragments_hangul("# No fragments\n", tmp_path) == set()
