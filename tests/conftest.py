@@ -17,8 +17,9 @@ Never write into these: a test that must change an instance takes ``demo_copy(sr
 and the staged tree and site are left out.
 
 Every whole-demo build is counted (``count_demo_build``) and the terminal summary prints the
-tally (the shared authorised build and its reproducibility twin, the public and Zensical builds,
-and the attestation tests' history demo's embargoed deploy), so the cost stays visible. Each is built once per run, not once per xdist worker
+tally (the shared authorised build and its reproducibility twin, the public and Zensical builds:
+four a run; the attestation tests' history demo deploys its data contract only,
+tests/attest/conftest.py), so the cost stays visible. Each is built once per run, not once per xdist worker
 (``built_once``, tests/shared_demo.py): the first worker to need it builds it under a lock in
 the run's common temporary folder, the others wait and reuse it, so the tests that use them
 spread over every worker. ``served_demo`` is per worker (its own server on the shared site).

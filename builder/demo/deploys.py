@@ -28,6 +28,7 @@ from builder.errors import BuilderError
 from builder.pipeline.attestation import attest
 from builder.pipeline.build import build, load_build_key, load_identities
 from builder.render.data import board_files, dumps, index_data
+from builder.report.records import BuildReport
 
 # (days before the demo's clock, submissions per benchmark in git by then)
 EARLIER = ((2, 1), (1, 3))
@@ -95,24 +96,30 @@ def _deploy(root: Path, now: datetime, build_key: Path, when: datetime) -> Path:
     """The deploy of HEAD (data contract only), signed and recorded; its folder."""
     scratch = Path(tempfile.mkdtemp(prefix="sealboard-demo-deploy-"))
     try:
-        key = load_build_key(build_key, None)
-        report = build(
-            root, scratch, identities=load_identities(root / "keys" / "demo" / "identity.txt", None), now=now, render=False, build_key=key
-        )
-        version = report.registry.version if report.registry else None
-        boards = {}
-        for state in report.benchmarks:
-            bench_boards, files = board_files(state, report.synthetic, version)
-            boards[state.config.id] = bench_boards
-            for rel, data in files.items():
-                if rel.count("/") == 1 and rel.endswith(".json"):  # the boards and submissions, as deployed
-                    (scratch / "data" / rel).parent.mkdir(parents=True, exist_ok=True)
-                    (scratch / "data" / rel).write_bytes(data)
-        (scratch / "data" / "index.json").write_bytes(dumps(index_data(report, boards)))
-        attest(report, scratch, "mkdocs", key)
+        deploy_data(root, scratch, identities=root / "keys" / "demo" / "identity.txt", build_key=build_key, now=now)
         written = record(scratch, root)
         if written is None:
             raise BuilderError(f"the demo's deploy of {when:%Y-%m-%d} showed nothing new", where=str(root), reason="attestation-missing")
         return written
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def deploy_data(root: Path, out: Path, *, identities: Path, build_key: Path, now: datetime) -> BuildReport:
+    """Build ``root`` authorised into ``out`` as a deploy of its data contract only
+    (``data/index.json`` and each benchmark's board files, as a full build writes them),
+    attested and signed with ``build_key``; return the build's report."""
+    key = load_build_key(build_key, None)
+    report = build(root, out, identities=load_identities(identities, None), now=now, render=False, build_key=key)
+    version = report.registry.version if report.registry else None
+    boards = {}
+    for state in report.benchmarks:
+        bench_boards, files = board_files(state, report.synthetic, version)
+        boards[state.config.id] = bench_boards
+        for rel, data in files.items():
+            if rel.count("/") == 1 and rel.endswith(".json"):  # the boards and submissions, as deployed
+                (out / "data" / rel).parent.mkdir(parents=True, exist_ok=True)
+                (out / "data" / rel).write_bytes(data)
+    (out / "data" / "index.json").write_bytes(dumps(index_data(report, boards)))
+    attest(report, out, "mkdocs", key)
+    return report

@@ -1,34 +1,38 @@
-"""One demo with history for every attestation and audit test (one full site build).
+"""One demo with history for every attestation and audit test.
 
 ``write_demo(history=True)`` commits the demo with every benchmark embargoed, then its
-releases (KCSAT-ML in full, with its identity published). The embargoed commit is built
-authorised and signed with the demo's build key, in a worktree of its own, exactly as the
-scheduled build would have deployed it; its attestation is recorded under attestations/ and
-committed, so the audit after release has one deploy of KCSAT-ML under embargo to re-derive.
+releases (KCSAT-ML in full, with its identity published). The embargoed commit is deployed
+authorised and signed with the demo's build key, in a worktree of its own, as the demo's
+earlier deploys are (builder.demo.deploys.deploy_data: the data contract the attestation
+records, not the pages); its attestation is recorded under attestations/ and committed, so
+the audit after release has one deploy of KCSAT-ML under embargo to re-derive. The tests of
+a whole signed site (test_verify_site.py, test_dsse.py) read the shared demo site instead,
+which is built and signed the same way with every page: a run builds the demo's whole site
+one time fewer.
 """
 
 from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from builder.attest.record import record
+from builder.demo.deploys import deploy_data
 from builder.demo.instance import BUILD_KEY, write_demo
 from builder.demo.repository import commit_more
-from builder.pipeline.build import build, load_build_key, load_identities
 from builder.report.records import BuildReport
-from tests.shared_demo import built_once, count_demo_build
+from tests.shared_demo import built_once
 
 
 @dataclass(frozen=True)
 class History:
     root: Path  # the demo repository (HEAD: releases + the recorded attestation)
-    site: Path  # the signed deploy of the embargoed commit
+    site: Path  # the signed deploy (data contract) of the embargoed commit
     report: BuildReport
     recorded: Path
 
@@ -45,15 +49,15 @@ def _write_history(base: Path) -> dict[str, Any]:
     made = write_demo(root, history=True)
     embargoed = base / "embargoed"
     subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "-q", str(embargoed), "HEAD~1"], check=True)
-    report = build(
+    report = deploy_data(
         embargoed,
         base / "site",
-        identities=load_identities(root / "keys/demo/identity.txt", None),
-        build_key=load_build_key(root / "keys/demo" / BUILD_KEY, None),
+        identities=root / "keys/demo/identity.txt",
+        build_key=root / "keys/demo" / BUILD_KEY,
+        now=datetime.now(timezone.utc),
     )
-    count_demo_build("history-embargoed")
     # What `sealboard demo --history` does (builder.demo.history.deploy_embargoed), kept here
-    # step by step so the tests also hold the deployed site and its build report.
+    # step by step so the tests also hold the deploy and its build report.
     written = record(base / "site", root)
     assert written is not None
     commit_more(root, report.now + timedelta(minutes=1), "Record the attestation of the embargoed deploy")

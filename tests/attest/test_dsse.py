@@ -5,7 +5,7 @@ the in-toto project's bindings of SLSA v1's protobuf definition, a predicate
 type under the site's own URL, and `verify-site` refusing each kind of tampering with them.
 
 The unit tests sign small statements with a fresh key; the deploy tests read the signed demo
-deploy the package's `history` fixture builds once (tests/attest/conftest.py)."""
+deploy, the shared demo site (tests/conftest.py, ``demo_site``)."""
 
 from __future__ import annotations
 
@@ -224,19 +224,19 @@ def envelope_of(site: Path, name: str) -> bytes:
     return (site / "attestation" / name).read_bytes()
 
 
-def build_public(history) -> PublicKey:
-    return load_private_key(history.root / "keys/demo/build_key").public
+def build_public(demo_site) -> PublicKey:
+    return load_private_key(demo_site.root / "keys/demo/build_key").public
 
 
-def test_the_deploys_envelopes_verify_with_securesystemslib(history):
-    public = build_public(history)
-    statement_bytes = (history.site / "attestation/statement.json").read_bytes()
-    sums = (history.site / "attestation/SHA256SUMS").read_bytes()
+def test_the_deploys_envelopes_verify_with_securesystemslib(demo_site):
+    public = build_public(demo_site)
+    statement_bytes = (demo_site.site / "attestation/statement.json").read_bytes()
+    sums = (demo_site.site / "attestation/SHA256SUMS").read_bytes()
     for name in ("statement.intoto.jsonl", "provenance.intoto.jsonl"):
-        sslib_verify(envelope_of(history.site, name), public)
-    payload = base64.b64decode(json.loads(envelope_of(history.site, "statement.intoto.jsonl"))["payload"])
+        sslib_verify(envelope_of(demo_site.site, name), public)
+    payload = base64.b64decode(json.loads(envelope_of(demo_site.site, "statement.intoto.jsonl"))["payload"])
     assert payload == statement_bytes
-    prov = json.loads(base64.b64decode(json.loads(envelope_of(history.site, "provenance.intoto.jsonl"))["payload"]))
+    prov = json.loads(base64.b64decode(json.loads(envelope_of(demo_site.site, "provenance.intoto.jsonl"))["payload"]))
     SCHEMA.validate(prov)
     in_toto_parse(prov)
     assert {s["name"]: s["digest"]["sha256"] for s in prov["subject"]} == {
@@ -247,12 +247,12 @@ def test_the_deploys_envelopes_verify_with_securesystemslib(history):
     deps = {d["name"]: d for d in prov["predicate"]["buildDefinition"]["resolvedDependencies"]}
     pred = orjson.loads(statement_bytes)["predicate"]
     manifests = [name for name in deps if name.endswith("/manifest.json")]
-    assert len(manifests) == len(pred["bundles"]) == sum(len(s.bundles) for s in history.report.benchmarks) > 0
+    assert len(manifests) == len(pred["bundles"]) == sum(len(s.bundles) for s in demo_site.report.benchmarks) > 0
     for name in manifests:
-        assert deps[name]["digest"]["sha256"] == hashlib.sha256((history.root / name).read_bytes()).hexdigest(), name
+        assert deps[name]["digest"]["sha256"] == hashlib.sha256((demo_site.root / name).read_bytes()).hexdigest(), name
     assert (
         deps["keys/registry/v0002.yaml"]["digest"]["sha256"]
-        == hashlib.sha256((history.root / "keys/registry/v0002.yaml").read_bytes()).hexdigest()
+        == hashlib.sha256((demo_site.root / "keys/registry/v0002.yaml").read_bytes()).hexdigest()
     )
     assert deps["source"]["digest"]["gitCommit"] == pred["commit"]
     # The packages that shaped the pages (mkdocs ran), each with its installed version.
@@ -264,60 +264,60 @@ def resign_envelope(site: Path, name: str, key: PrivateKey, payload: bytes) -> N
     (site / "attestation" / name).write_bytes(sign_envelope(payload, key))
 
 
-def test_a_changed_envelope_is_refused(history, tmp_path):
-    site = copy(history.site, tmp_path)
+def test_a_changed_envelope_is_refused(demo_site, tmp_path):
+    site = copy(demo_site.site, tmp_path)
     path = site / "attestation/provenance.intoto.jsonl"
     obj = json.loads(path.read_bytes())
     prov = json.loads(base64.b64decode(obj["payload"]))
     prov["predicate"]["buildDefinition"]["resolvedDependencies"].pop()
     obj["payload"] = base64.b64encode(canonical(prov)).decode()
     path.write_bytes(orjson.dumps(obj) + b"\n")
-    assert refused(site, history.root) == "attestation-bad-envelope"
+    assert refused(site, demo_site.root) == "attestation-bad-envelope"
 
 
-def test_a_missing_envelope_is_refused(history, tmp_path):
-    site = copy(history.site, tmp_path)
+def test_a_missing_envelope_is_refused(demo_site, tmp_path):
+    site = copy(demo_site.site, tmp_path)
     (site / "attestation/statement.intoto.jsonl").unlink()
-    assert refused(site, history.root) == "attestation-bad-envelope"
+    assert refused(site, demo_site.root) == "attestation-bad-envelope"
 
 
-def test_an_envelope_signed_by_another_key_is_refused(history, tmp_path):
-    site = copy(history.site, tmp_path)
+def test_an_envelope_signed_by_another_key_is_refused(demo_site, tmp_path):
+    site = copy(demo_site.site, tmp_path)
     other = load_private_key(generate_ed25519("forger")[0])
     resign_envelope(site, "statement.intoto.jsonl", other, (site / "attestation/statement.json").read_bytes())
-    assert refused(site, history.root) == "attestation-bad-envelope"
+    assert refused(site, demo_site.root) == "attestation-bad-envelope"
 
 
-def test_a_provenance_that_is_not_the_statements_is_refused_even_signed_by_the_build_key(history, tmp_path):
+def test_a_provenance_that_is_not_the_statements_is_refused_even_signed_by_the_build_key(demo_site, tmp_path):
     """The build key's signature alone is not enough: the provenance must be exactly what the
     statement and SHA256SUMS give (a dependency dropped), and the statement's envelope must
     carry the statement (here, the provenance instead)."""
-    site = copy(history.site, tmp_path)
-    key = load_private_key(history.root / "keys/demo/build_key")
+    site = copy(demo_site.site, tmp_path)
+    key = load_private_key(demo_site.root / "keys/demo/build_key")
     prov = json.loads(base64.b64decode(json.loads(envelope_of(site, "provenance.intoto.jsonl"))["payload"]))
     prov["predicate"]["buildDefinition"]["resolvedDependencies"].pop()
     resign_envelope(site, "provenance.intoto.jsonl", key, canonical(prov))
-    assert refused(site, history.root) == "attestation-provenance-mismatch"
-    site2 = copy(history.site, tmp_path / "2")
+    assert refused(site, demo_site.root) == "attestation-provenance-mismatch"
+    site2 = copy(demo_site.site, tmp_path / "2")
     shutil.copyfile(site2 / "attestation/provenance.intoto.jsonl", site2 / "attestation/statement.intoto.jsonl")
-    assert refused(site2, history.root) == "attestation-provenance-mismatch"
-    assert verify_site(history.site, history.root).files > 400  # control: the deploy as built
+    assert refused(site2, demo_site.root) == "attestation-provenance-mismatch"
+    assert verify_site(demo_site.site, demo_site.root).files > 400  # control: the deploy as built
 
 
-def test_the_data_pages_dsse_check_runs_as_written(history, tmp_path):
+def test_the_data_pages_dsse_check_runs_as_written(demo_site, tmp_path):
     """The Data page's securesystemslib script, taken from the page as published and run in
     the deploy's folder, verifies both envelopes; on a copy whose provenance another key
     signed it fails (a check that cannot fail would be no check)."""
     import re
     import subprocess
 
-    page = (history.site.parent / "embargoed/.sealboard/staged/pages/data.md").read_text(encoding="utf-8")
+    page = (demo_site.root / ".sealboard/staged/pages/data.md").read_text(encoding="utf-8")
     script = re.search(r"<!-- sealboard:dsse-check -->\n```python\n(.*?)```", page, re.S).group(1)
     # The reader's step 1: the build key from the board's repository, never the site's copy.
-    site = copy(history.site, tmp_path / "good")
+    site = copy(demo_site.site, tmp_path / "good")
     wrote = CliRunner().invoke(
         main,
-        ["keys", "allowed-signers", "--root", str(history.root), "--namespace", "sealboard-site", "--out", str(site / "build_signers")],
+        ["keys", "allowed-signers", "--root", str(demo_site.root), "--namespace", "sealboard-site", "--out", str(site / "build_signers")],
     )
     assert wrote.exit_code == 0, wrote.output
     done = subprocess.run([sys.executable, "-c", script], cwd=site, capture_output=True, text=True, timeout=120)
