@@ -172,7 +172,8 @@ Outcome = tuple[str, Any]  # ("ok", Columns) or ("error", error fields)
 
 
 def _work(index: int) -> Outcome:
-    assert _JOB is not None  # set by unseal_many before the fork
+    if _JOB is None:  # set by unseal_many before the fork
+        raise AssertionError()
     bundles, keys, expected = _JOB
     try:
         return "ok", unseal_results(bundles[index], keys, expected).columns

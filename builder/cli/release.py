@@ -121,7 +121,8 @@ def flip_command(
         from builder.release.statement import parse_statement
 
         tl = parse_statement(path.read_bytes(), str(path), path.stem).timelock
-        assert tl is not None
+        if tl is None:
+            raise AssertionError()
         click.echo(f"Wrote {path.with_suffix('.tle')}: the embargo identity, {tl.describe()} of chain {chain.hash[:16]}…")
     click.echo(f"Wrote {path}; now have a threshold of maintainers sign it: sealboard release sign {benchmark} --key KEY")
 

@@ -191,5 +191,6 @@ def rows() -> list[dict]:
         sub = f"{slug(model)}-{budget}-{'tts' if tts_on else 'base'}"
         out.append({"model": model, "label": label, "tts": tts_on, "avg_tok": int(tok), "score": float(score), "budget": budget, "sub": sub, "table2": (model, label, tts_on) in TABLE_2})
     subs = [r["sub"] for r in out]
-    assert len(set(subs)) == len(subs) and all(len(s) <= 64 for s in subs)
+    if len(set(subs)) != len(subs) or any(len(s) > 64 for s in subs):
+        raise AssertionError()
     return out

@@ -107,7 +107,8 @@ def _items(seed: int) -> list[dict]:
     cans = canaries(rng, BENCHMARK, sum(N_ITEMS.values()))
     for split in SPLITS:
         mscs = by_split[split]
-        assert len(mscs) == N_ITEMS[split]
+        if len(mscs) != N_ITEMS[split]:
+            raise AssertionError()
         rng.shuffle(mscs)
         types = _problem_types(rng, split, mscs)
         for j, msc in enumerate(mscs):

@@ -152,7 +152,8 @@ def _folds() -> _Folds:
     untouched."""
     chars = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c <= 0xDFFF]
     folded = _fold_plain("\x00".join(chars)).split("\x00")
-    assert len(folded) == len(chars)
+    if len(folded) != len(chars):
+        raise AssertionError()
     char_fold = {c: f for c, f in zip(chars, folded) if f != c}
     # Dense text (Korean) is folded in its UTF-8 bytes: one automaton finds every character
     # the steps change (few, in Korean: punctuation, soft hyphens), and only those are
@@ -199,7 +200,8 @@ def _fold_run(run: str) -> bytes:
 
 
 def _fold_error(err: UnicodeError) -> tuple[bytes, int]:
-    assert isinstance(err, UnicodeEncodeError)
+    if not isinstance(err, UnicodeEncodeError):
+        raise AssertionError()
     run = err.object[err.start : err.end]
     # Long runs are not kept: the cache would hold a copy of every page's text.
     return (_fold_run(run) if len(run) <= 64 else _fold(run).encode("utf-8", "replace")), err.end

@@ -145,10 +145,12 @@ def read_blobs(root: Path, blobs: list[GitBlob]) -> Iterator[tuple[GitBlob, byte
     proc = subprocess.Popen(
         ["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    if proc.stdin is None or proc.stdout is None:
+        raise AssertionError()
 
     def feed() -> None:
-        assert proc.stdin is not None
+        if proc.stdin is None:
+            raise AssertionError()
         try:
             proc.stdin.write(b"".join(b.oid.encode() + b"\n" for b in blobs))
             proc.stdin.close()

@@ -156,7 +156,8 @@ def sign_statement(root: Path, benchmark: str, key: PrivateKey | Path, name: str
             hint="name one with --statement NAME",
         )
     st = chosen[0]
-    assert st.data is not None
+    if st.data is None:
+        raise AssertionError()
     parsed = parse_statement(st.data, st.path, st.name)
     doc = registry_docs(root).get(parsed.registry_version)
     if doc is None or private.public.fingerprint not in doc.active_maintainers:

@@ -85,7 +85,8 @@ class Opened:
 def round_signature(root: Path, st: Statement, relay: str | None) -> tuple[bytes, bool]:
     """The verified signature of the statement's round, and whether it came from the relay."""
     tl = st.timelock
-    assert tl is not None
+    if tl is None:
+        raise AssertionError()
     rel = f"{Path(st.path).parent}/{st.name}{BEACON_SUFFIX}"
     path = root / rel
     if _present(path):
@@ -152,7 +153,8 @@ def open_timelock(root: Path, config: BenchmarkConfig, st: Statement, clock: dat
 
 def save_beacon(root: Path, st: Statement, signature: bytes) -> Path:
     """Commit-ready ``<name>.beacon.json`` with a verified round signature (offline builds)."""
-    assert st.timelock is not None
+    if st.timelock is None:
+        raise AssertionError()
     path = release_dir(root, st.benchmark) / f"{st.name}{BEACON_SUFFIX}"
     path.write_bytes(beacon_json(st.timelock.round, signature))
     return path

@@ -186,7 +186,8 @@ def judge(
     where = file.path
     if file.error is not None:
         return Verdict(where, INVALID, file.error.reason, str(file.error))
-    assert file.data is not None
+    if file.data is None:
+        raise AssertionError()
     try:
         st = parse_statement(file.data, where, file.name)
     except BuilderError as exc:

@@ -124,7 +124,8 @@ def parse_scoring_config(raw: Any, where: str, *, benchmark: str | None = None) 
             where=where,
             hint="the keys are documented in builder/scoring/config.py and builder/benchmarks/*.yaml",
         )
-    assert spec is not None
+    if spec is None:
+        raise AssertionError()
     return spec
 
 

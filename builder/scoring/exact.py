@@ -46,7 +46,8 @@ class Exact:
 
     def fractions(self) -> list[Fraction | None]:
         if self._fractions is None:
-            assert self._num is not None and self._den is not None
+            if self._num is None or self._den is None:
+                raise AssertionError()
             self._fractions = [None if d == 0 else Fraction(int(n), int(d)) for n, d in zip(self._num.tolist(), self._den.tolist())]
         return self._fractions
 

@@ -32,7 +32,8 @@ def families(ctx: Context, board: BoardSpec) -> tuple[list[tuple[str, int, list[
     """[(family, baseline submission index, TTS-on indices in order)] per (lab, family) group,
     and the unpaired groups' families."""
     prep, pairing = ctx.prep, ctx.prep.spec.pairing
-    assert pairing is not None
+    if pairing is None:
+        raise AssertionError()
     # Submission ids are sorted, so the index is the id's order (the last tie-break).
     # Order on all of the board's items (never the contamination-filtered set), so that a
     # board and its -all twin pair the same runs.

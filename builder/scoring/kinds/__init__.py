@@ -39,7 +39,8 @@ def _discover() -> dict[str, Kind]:
         if info.name.startswith("_"):
             continue  # _base: what every kind module declares
         kind = importlib.import_module(f"{__name__}.{info.name}").KIND
-        assert isinstance(kind, Kind) and kind.name == info.name, f"{info.name}: KIND must be Kind(name={info.name!r}, ...)"
+        if not (isinstance(kind, Kind) and kind.name == info.name):
+            raise AssertionError(f"{info.name}: KIND must be Kind(name={info.name!r}, ...)")
         found[kind.name] = kind
     return found
 

@@ -76,7 +76,8 @@ def _group_title(ctx: Context, by: str, value: str) -> str:
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params) and params.measure is not None and params.by is not None
+    if not (isinstance(params, Params) and params.measure is not None and params.by is not None):
+        raise AssertionError()
     measure, by = params.measure, params.by
     rows, extras = _all_rows(ctx)
     raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
@@ -131,7 +132,8 @@ def _item_scores(ctx: Context, board: BoardSpec, column: str, contaminated: bool
     """The overall column's per-item scores (a group column is a mean over fewer items:
     not offered, as no board ranks by one)."""
     params = board.params
-    assert isinstance(params, Params) and params.measure is not None
+    if not (isinstance(params, Params) and params.measure is not None):
+        raise AssertionError()
     if column != params.measure.name:
         return None
     sel = select(ctx.prep, board.items, results_filter(ctx, board.results), contaminated)

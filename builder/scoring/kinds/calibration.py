@@ -36,7 +36,8 @@ def parse(
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params)
+    if not isinstance(params, Params):
+        raise AssertionError()
     prep = ctx.prep
     rows = np.arange(prep.n_subs)
     raw = RawBoard(board, board_id, [], {}, rows, [{} for _ in rows], contaminated=contaminated)

@@ -66,7 +66,8 @@ def _composites(p: ParserBase, raw: Any, path: str, earlier: dict[str, dict[str,
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params)
+    if not isinstance(params, Params):
+        raise AssertionError()
     rows, extras = _all_rows(ctx)
     raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
     twins = {b.id for b in ctx.prep.spec.boards if b.contamination}

@@ -64,7 +64,8 @@ def _conditions(p: ParserBase, raw: Any, path: str, ftype: FieldType | None) -> 
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params) and params.measure is not None and params.over is not None
+    if not (isinstance(params, Params) and params.measure is not None and params.over is not None):
+        raise AssertionError()
     measure = params.measure
     rows, extras = _all_rows(ctx)
     raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)

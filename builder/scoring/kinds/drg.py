@@ -84,7 +84,8 @@ def _scf(ctx: Context, params: Params, sel: Selection, bin_value: str) -> Estima
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params)
+    if not isinstance(params, Params):
+        raise AssertionError()
     found, unpaired = families(ctx, board)
     i_off = np.array([b for _, b, _ in found], dtype=np.int64)
     i_on = np.array([ons[0] for _, _, ons in found], dtype=np.int64)

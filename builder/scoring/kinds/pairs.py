@@ -36,7 +36,8 @@ def parse(
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params) and params.measure is not None
+    if not (isinstance(params, Params) and params.measure is not None):
+        raise AssertionError()
     measure = params.measure
     found, unpaired = families(ctx, board)
     off, on, extras = [], [], []

@@ -59,7 +59,8 @@ def _metrics(p: ParserBase, raw: Any, path: str) -> tuple[MetricSpec, ...]:
 
 def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suffix: str) -> RawBoard:
     params = board.params
-    assert isinstance(params, Params)
+    if not isinstance(params, Params):
+        raise AssertionError()
     rows, extras = _all_rows(ctx)
     raw = RawBoard(board, board_id, [], {}, rows, extras, contaminated=contaminated)
     for m in params.metrics:
@@ -84,14 +85,16 @@ def build(ctx: Context, board: BoardSpec, board_id: str, contaminated: bool, suf
 
 
 def _metric_kinds(params: KindParams) -> dict[str, str]:
-    assert isinstance(params, Params)
+    if not isinstance(params, Params):
+        raise AssertionError()
     return {m.name: m.measure.kind for m in params.metrics}
 
 
 def _item_scores(ctx: Context, board: BoardSpec, column: str, contaminated: bool) -> tuple[Scores, np.ndarray] | None:
     """The per-item scores column `column` is the mean of (every table column is one)."""
     params = board.params
-    assert isinstance(params, Params)
+    if not isinstance(params, Params):
+        raise AssertionError()
     m = next((m for m in params.metrics if m.name == column), None)
     if m is None:
         return None
