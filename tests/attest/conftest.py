@@ -57,7 +57,8 @@ def _write_history(base: Path) -> dict[str, Any]:
         now=datetime.now(timezone.utc),
     )
     # What `sealboard demo --history` does (builder.demo.history.deploy_embargoed), kept here
-    # step by step so the tests also hold the deploy and its build report.
+    # step by step so the tests also hold the deploy and its build report; that command builds
+    # every page, the audit and snapshot tests need only the data contract it records.
     written = record(base / "site", root)
     assert written is not None
     commit_more(root, report.now + timedelta(minutes=1), "Record the attestation of the embargoed deploy")
