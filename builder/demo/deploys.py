@@ -96,7 +96,7 @@ def _deploy(root: Path, now: datetime, build_key: Path, when: datetime) -> Path:
     """The deploy of HEAD (data contract only), signed and recorded; its folder."""
     scratch = Path(tempfile.mkdtemp(prefix="sealboard-demo-deploy-"))
     try:
-        deploy_data(root, scratch, identities=root / "keys" / "demo" / "identity.txt", build_key=build_key, now=now)
+        deploy_data(root, scratch, identity_file=root / "keys" / "demo" / "identity.txt", build_key=build_key, now=now)
         written = record(scratch, root)
         if written is None:
             raise BuilderError(f"the demo's deploy of {when:%Y-%m-%d} showed nothing new", where=str(root), reason="attestation-missing")
@@ -105,12 +105,12 @@ def _deploy(root: Path, now: datetime, build_key: Path, when: datetime) -> Path:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def deploy_data(root: Path, out: Path, *, identities: Path, build_key: Path, now: datetime) -> BuildReport:
+def deploy_data(root: Path, out: Path, *, identity_file: Path, build_key: Path, now: datetime) -> BuildReport:
     """Build ``root`` authorised into ``out`` as a deploy of its data contract only
     (``data/index.json`` and each benchmark's board files, as a full build writes them),
     attested and signed with ``build_key``; return the build's report."""
     key = load_build_key(build_key, None)
-    report = build(root, out, identities=load_identities(identities, None), now=now, render=False, build_key=key)
+    report = build(root, out, identities=load_identities(identity_file, None), now=now, render=False, build_key=key)
     version = report.registry.version if report.registry else None
     boards = {}
     for state in report.benchmarks:

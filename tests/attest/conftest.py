@@ -52,7 +52,7 @@ def _write_history(base: Path) -> dict[str, Any]:
     report = deploy_data(
         embargoed,
         base / "site",
-        identities=root / "keys/demo/identity.txt",
+        identity_file=root / "keys/demo/identity.txt",
         build_key=root / "keys/demo" / BUILD_KEY,
         now=datetime.now(timezone.utc),
     )
