@@ -14,26 +14,17 @@ table sorts and filters (goal: <= 500 ms on loopback). Works on an older site to
 from __future__ import annotations
 
 import argparse
-import functools
 import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from datetime import datetime, timezone
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.served_site import build_demo, served  # noqa: E402
 from tests.render.cdp import Browser  # noqa: E402
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
 
 # Runs before the page's own scripts: notes when the board table is set up (sealboard.js
 # marks it data-ready once tablesort and the filters are attached), on old and new sites.
@@ -76,19 +67,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site
         if site is None:
-            from builder.demo.instance import write_demo
-            from builder.pipeline.build import build, load_identities
-
-            root = Path(tmp) / "demo"
-            now = datetime.now(timezone.utc)
-            write_demo(root, seed=0, now=now)
-            t = time.perf_counter()
-            report = build(root, root / "site", identities=load_identities(root / "keys/demo/identity.txt", None), now=now)
-            print(
-                f"demo build {time.perf_counter() - t:.1f}s: "
-                + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items() if not k.startswith("leak_scan_"))
-            )
-            site = root / "site"
+            site, seconds, timings = build_demo(Path(tmp))
+            print(f"demo build {seconds:.1f}s: " + ", ".join(f"{k} {v:.2f}s" for k, v in timings.items() if not k.startswith("leak_scan_")))
         kinds: dict[str, list[tuple[int, str]]] = {}
         boards = set()
         import orjson
@@ -108,27 +88,21 @@ def main() -> None:
         heavy = [rel for _, rel in sorted(kinds["board"])[-3:]]
         print(f"  largest board page {sorted(kinds['board'])[-1][0] / 1024:.1f} KB (goal <= 150 KB)")
 
-        www = Path(tmp) / "www"
-        www.mkdir()
-        (www / "s").symlink_to(site.resolve())
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        base = f"http://127.0.0.1:{server.server_address[1]}/s/"
-        chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-        browser = Browser(chromium, Path(tmp) / "profile")
-        print("first load, cold cache (KB, uncompressed; goal <= 600 KB before any chart is requested,")
-        print("table ready <= 500 ms after first paint; the search index is counted apart):")
-        for width, height in ((1440, 900), (390, 844)):
-            for rel in ["index.html", *heavy]:
-                f = first_load(browser, base + rel, width, height)
-                tti = f"table ready {f['tti_ms']:5.0f} ms after first paint" if f["tti_ms"] >= 0 and rel != "index.html" else ""
-                print(
-                    f"  @{width:4d} {rel:30s} {f['before_chart'] / 1024:7.1f} in {f['requests']:.0f} requests + search index {f['search'] / 1024:.0f}"
-                    + (f" + plotly.min.js {f['plotly'] / 1024:.0f}" if f["plotly"] else "")
-                    + f"  {tti}"
-                )
-        browser.close()
-        server.shutdown()
+        with served(site, Path(tmp)) as base:
+            chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+            browser = Browser(chromium, Path(tmp) / "profile")
+            print("first load, cold cache (KB, uncompressed; goal <= 600 KB before any chart is requested,")
+            print("table ready <= 500 ms after first paint; the search index is counted apart):")
+            for width, height in ((1440, 900), (390, 844)):
+                for rel in ["index.html", *heavy]:
+                    f = first_load(browser, base + rel, width, height)
+                    tti = f"table ready {f['tti_ms']:5.0f} ms after first paint" if f["tti_ms"] >= 0 and rel != "index.html" else ""
+                    print(
+                        f"  @{width:4d} {rel:30s} {f['before_chart'] / 1024:7.1f} in {f['requests']:.0f} requests + search index {f['search'] / 1024:.0f}"
+                        + (f" + plotly.min.js {f['plotly'] / 1024:.0f}" if f["plotly"] else "")
+                        + f"  {tti}"
+                    )
+            browser.close()
 
 
 if __name__ == "__main__":

@@ -122,11 +122,84 @@ def _url_to_file(site: Path, base: str, url: str) -> Path:
     return site / unquote(urlsplit(url).path[len(urlsplit(base).path) :])
 
 
+# Facts about each drawn chart: its legend, whether the legend lies over the x-axis title, how
+# many point labels are shown and how many pairs of them overlap, its lines' colours.
+CHART_FACTS = """[...document.querySelectorAll('.sb-chart')].filter(el => el._fullData).map(el => {
+  const r = e => e ? e.getBoundingClientRect() : null, hit = (a, b) => a && b && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const legend = r(el.querySelector('.legend')), xtitle = r(el.querySelector('.xtitle'));
+  const labels = [...el.querySelectorAll('.textpoint text')].filter(t => t.textContent && t.style.display !== 'none').map(r);
+  let collide = 0;
+  labels.forEach((a, i) => labels.slice(i + 1).forEach(b => { if (hit(a, b)) collide++; }));
+  return {type: el.spec.type, legend: [...el.querySelectorAll('.legendtext')].map(t => t.textContent), legendOverX: hit(legend, xtitle),
+          labels: labels.length, collide, lineColors: el._fullData.filter(t => t.mode && t.mode.includes('lines') && t.showlegend !== false && t.name !== 'Pareto frontier').map(t => t.line.color),
+          frontier: el._fullData.some(t => t.name === 'Pareto frontier'), points: el.spec.points ? el.spec.points.length : 0};
+})"""
+
+
+def _chart_problems(page, where: str, desktop: bool, seen: dict[str, int]) -> list[str]:
+    """No legend says "trace N"; no legend lies over the x-axis title; no two shown point labels
+    overlap; each line of a lines chart has its own colour; on a desktop a scatter of more than
+    twelve points names some of them (its frontier). ``seen`` counts the lines charts and
+    such scatters checked."""
+    page.eval("new Promise(r => setTimeout(r, 150))")  # plotly places its labels after drawing
+    out = []
+    for c in page.eval(CHART_FACTS):
+        at = f"{where} ({c['type']})"
+        out += [f"{at}: legend entry {t!r}" for t in c["legend"] if re.fullmatch(r"trace \d+", t)]
+        if c["legendOverX"]:
+            out.append(f"{at}: the legend lies over the x-axis title")
+        if c["collide"]:
+            out.append(f"{at}: {c['collide']} overlapping point labels")
+        if c["type"] == "lines":
+            seen["lines"] += 1
+            if len(set(c["lineColors"])) != len(c["lineColors"]):
+                out.append(f"{at}: {len(c['lineColors'])} lines share {len(set(c['lineColors']))} colours")
+        if c["type"] == "scatter" and desktop and c["points"] > 12:
+            seen["scatters"] += 1
+            if not c["labels"]:
+                out.append(f"{at}: {c['points']} points, none named")
+    return out
+
+
+# The model rows a chart draws (by name) against those it should: its spec's rows (a lines
+# chart has the top twelve only) whose table row the filters leave shown.
+CHARTED = """(() => {
+  const el = document.querySelector('.sb-chart'), spec = el.spec;
+  const shown = new Set([...document.querySelectorAll('table.sb-board[data-sortable] tbody tr[data-sub]')].filter(tr => !tr.hidden).map(tr => tr.dataset.sub));
+  const rows = spec.type === 'heatmap' ? spec.y.map((label, i) => ({label, key: spec.keys[i]})) : (spec.points || spec.rows || spec.series);
+  const named = new Set(rows.filter(p => p.key).map(p => p.label));
+  const drawn = new Set((el._fullData || []).filter(t => t.customdata).flatMap(t => [].concat(t.customdata).flat(2)).map(String));
+  return {want: [...new Set(rows.filter(p => p.key && shown.has(p.key)).map(p => p.label))].sort(),
+          drawn: [...drawn].filter(l => named.has(l)).sort()};
+})()"""
+PICK_LAB = """((lab) => { const s = document.querySelector('form.sb-filters select[name=lab]');
+  s.value = lab; s.dispatchEvent(new Event('change', {bubbles: true})); return new Promise(r => setTimeout(r, 300)); })"""
+
+
+def _filter_problems(page, data: dict, where: str) -> list[str]:
+    """Filtering the table by lab redraws the chart with that lab's rows only (fewer than
+    before); clearing the filter brings every row back."""
+    before = page.eval(CHARTED)
+    page.eval(f"{PICK_LAB}({orjson.dumps(data['rows'][-1]['lab']).decode()})")
+    after = page.eval(CHARTED)
+    out = []
+    if not (after["drawn"] == after["want"] and len(after["want"]) < len(before["want"])):
+        out.append(f"{where}: filtered by lab, the chart draws {after['drawn']}, not {after['want']} (before: {before['want']})")
+    page.eval(f"{PICK_LAB}('')")
+    if page.eval(CHARTED) != before:
+        out.append(f"{where}: clearing the lab filter did not bring the chart's rows back")
+    return out
+
+
 def test_every_board_at_both_widths(served, browser):
+    """One pass over every board at both widths (a page load and its charts drawn are most of
+    a browser test's cost, so the board checks share it): the page, its charts, its sort and,
+    on a desktop, its charts following the table's lab filter."""
     site, base = served
     boards = _boards(site)
     assert len(boards) >= 25
     problems: list[str] = []
+    seen = {"lines": 0, "scatters": 0, "filtered": 0}
     for width, height in WIDTHS:
         page = browser.page(width, height)
         for rel, data in [("index.html", None), *boards]:
@@ -163,10 +236,15 @@ def test_every_board_at_both_widths(served, browser):
                 expect = len(data["rows"]) + len(data["reference_rows"])
                 if facts["rows"] != expect:
                     problems.append(f"{where}: {facts['rows']} table rows, board data has {expect}")
+                problems += _chart_problems(page, where, width == WIDTHS[0][0], seen)
                 if len(data["rows"]) >= 2:
                     problems += _check_sort(page, data, where)
+                if width == WIDTHS[0][0] and len({r["lab"] for r in data["rows"]}) >= 2 and facts["charts"]:
+                    problems += _filter_problems(page, data, where)
+                    seen["filtered"] += 1
         page.close()
     assert not problems, "\n".join(problems)
+    assert seen["lines"] >= 2 and seen["scatters"] >= 1 and seen["filtered"] >= 10, seen
 
 
 def _one_of_each_kind(site: Path) -> list[str]:
