@@ -5,19 +5,13 @@ Not a benchmark itself (bench_page_weight.py and bench_search.py import it).
 
 from __future__ import annotations
 
-import functools
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+from tests.shared_demo import serve
 
 
 def build_demo(tmp: Path) -> tuple[Path, float, dict[str, float]]:
@@ -40,9 +34,5 @@ def served(site: Path, tmp: Path) -> Iterator[str]:
     www = tmp / "www"
     www.mkdir()
     (www / "s").symlink_to(site.resolve())
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/s/"
-    finally:
-        server.shutdown()
+    with contextmanager(serve)(www) as root:
+        yield root + "s/"
