@@ -117,7 +117,7 @@ def _palette(page, scheme: str) -> None:
     assert page.eval(SETTLED) == scheme
 
 
-@pytest.mark.long_running  # 4-6 minutes: 26 pages x 2 schemes x 2 widths
+@pytest.mark.long_running  # 2-4 minutes: 26 pages x 2 schemes x 2 widths
 def test_axe_finds_no_wcag_violation_on_any_kind_of_page(axe_js, served_demo, browser):  # axe first: no build without it
     site, base = served_demo
     pages = _pages(site)
