@@ -191,6 +191,7 @@ def _filter_problems(page, data: dict, where: str) -> list[str]:
     return out
 
 
+@pytest.mark.long_running  # 1-2 minutes: every board, loaded and its charts drawn, at 2 widths
 def test_every_board_at_both_widths(served, browser):
     """One pass over every board at both widths (a page load and its charts drawn are most of
     a browser test's cost, so the board checks share it): the page, its charts, its sort and,
