@@ -6,7 +6,10 @@ The session's demo build (tests/conftest.py) is served over HTTP under a sub-pat
 width nor any element outside a box that scrolls or clips it), chart with named axes,
 reorder rows when a column title is clicked, log no console error, request nothing from
 another host, and fetch plotly only once a chart comes near the screen (never on a page
-without one). Filters and their URL state, model
+without one); its charts name no "trace N", keep legends off axis titles and point labels off
+each other, give each line its own colour, draw a frontier they name, and on a desktop follow
+the table's lab filter (one pass does all this: loading and drawing are most of the cost).
+Filters and their URL state, model
 links and the from-disk link structure are checked too. Screenshots of the home page and
 three boards land in tests/render/screenshots/ (gitignored) for a person to look at.
 """
@@ -123,7 +126,8 @@ def _url_to_file(site: Path, base: str, url: str) -> Path:
 
 
 # Facts about each drawn chart: its legend, whether the legend lies over the x-axis title, how
-# many point labels are shown and how many pairs of them overlap, its lines' colours.
+# many point labels are shown and how many pairs of them overlap, its lines' colours, whether it
+# draws a Pareto frontier and how many points its spec puts on one.
 CHART_FACTS = """[...document.querySelectorAll('.sb-chart')].filter(el => el._fullData).map(el => {
   const r = e => e ? e.getBoundingClientRect() : null, hit = (a, b) => a && b && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const legend = r(el.querySelector('.legend')), xtitle = r(el.querySelector('.xtitle'));
@@ -132,15 +136,16 @@ CHART_FACTS = """[...document.querySelectorAll('.sb-chart')].filter(el => el._fu
   labels.forEach((a, i) => labels.slice(i + 1).forEach(b => { if (hit(a, b)) collide++; }));
   return {type: el.spec.type, legend: [...el.querySelectorAll('.legendtext')].map(t => t.textContent), legendOverX: hit(legend, xtitle),
           labels: labels.length, collide, lineColors: el._fullData.filter(t => t.mode && t.mode.includes('lines') && t.showlegend !== false && t.name !== 'Pareto frontier').map(t => t.line.color),
-          frontier: el._fullData.some(t => t.name === 'Pareto frontier'), points: el.spec.points ? el.spec.points.length : 0};
+          frontier: el._fullData.some(t => t.name === 'Pareto frontier'), points: el.spec.points ? el.spec.points.length : 0,
+          frontierPoints: el.spec.frontier ? el.spec.points.filter(p => p.frontier).length : 0};
 })"""
 
 
 def _chart_problems(page, where: str, desktop: bool, seen: dict[str, int]) -> list[str]:
     """No legend says "trace N"; no legend lies over the x-axis title; no two shown point labels
-    overlap; each line of a lines chart has its own colour; on a desktop a scatter of more than
-    twelve points names some of them (its frontier). ``seen`` counts the lines charts and
-    such scatters checked."""
+    overlap; each line of a lines chart has its own colour; a scatter with a frontier of two
+    points or more draws it; on a desktop a scatter of more than twelve points names some of
+    them. ``seen`` counts the lines charts, frontiers and such scatters checked."""
     page.eval("new Promise(r => setTimeout(r, 150))")  # plotly places its labels after drawing
     out = []
     for c in page.eval(CHART_FACTS):
@@ -154,6 +159,10 @@ def _chart_problems(page, where: str, desktop: bool, seen: dict[str, int]) -> li
             seen["lines"] += 1
             if len(set(c["lineColors"])) != len(c["lineColors"]):
                 out.append(f"{at}: {len(c['lineColors'])} lines share {len(set(c['lineColors']))} colours")
+        if c["frontierPoints"] > 1:
+            seen["frontiers"] += 1
+            if not c["frontier"]:
+                out.append(f"{at}: {c['frontierPoints']} frontier points but no Pareto frontier drawn")
         if c["type"] == "scatter" and desktop and c["points"] > 12:
             seen["scatters"] += 1
             if not c["labels"]:
@@ -200,7 +209,7 @@ def test_every_board_at_both_widths(served, browser):
     boards = _boards(site)
     assert len(boards) >= 25
     problems: list[str] = []
-    seen = {"lines": 0, "scatters": 0, "filtered": 0}
+    seen = {"lines": 0, "scatters": 0, "frontiers": 0, "filtered": 0}
     for width, height in WIDTHS:
         page = browser.page(width, height)
         for rel, data in [("index.html", None), *boards]:
@@ -245,7 +254,7 @@ def test_every_board_at_both_widths(served, browser):
                     seen["filtered"] += 1
         page.close()
     assert not problems, "\n".join(problems)
-    assert seen["lines"] >= 2 and seen["scatters"] >= 1 and seen["filtered"] >= 10, seen
+    assert seen["lines"] >= 2 and seen["scatters"] >= 1 and seen["frontiers"] >= 1 and seen["filtered"] >= 10, seen
 
 
 def _one_of_each_kind(site: Path) -> list[str]:
