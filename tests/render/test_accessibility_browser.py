@@ -58,9 +58,9 @@ RUN_AXE = (
 ) % json.dumps(WCAG_TAGS)
 # A table row's shape: its tags and attribute names, with the values of those a style can
 # key on (class, style, role, aria-*), its own and its cells' (not its text, links or data
-# values: the site's CSS selects on data-* names only). Rows of one shape are styled alike, so axe checks the first
-# SAME_SHAPE_CHECKED of each shape in a table and the rest are marked data-axe-same-shape and
-# left out: the KCSAT-ML items browser's 665 rows alone cost 10.7 s an axe run, 9.3 s of it
+# values: the site's CSS selects on data-* names only). Rows of one shape are styled alike,
+# so axe checks the first SAME_SHAPE_CHECKED of each shape in a table and the rest are
+# marked data-axe-same-shape and left out: the KCSAT-ML items browser's 665 rows alone cost 10.7 s an axe run, 9.3 s of it
 # colour contrast, the same check 665 times over (issue 39). A row of any new shape, a cell
 # coloured by an inline style (the grid's), is still checked. Returns how many were left out.
 SAME_SHAPE_CHECKED = 20

@@ -6,10 +6,10 @@ first scroll) and its table sorts before plotly.js is even requested; a scroll t
 the chart; each row's interval is a bar on one axis per board; ties show on the home cards;
 breakdown boards show every group column at 1280 px and up, wider boards name what they hide
 and pick a column only when the metrics alone overflow; the tiers heatmap's column names
-stay in view; the charts download as PNG and SVG (that they follow the table's filters, name
-no "trace 0", keep legends off axis titles and labels off each other and give twelve lines
-twelve colours is checked in test_pages_browser's one pass over every board); the compare page sets models side
-by side with differences and their intervals, paired after a release (KCSAT-ML) and
+stay in view; the charts download as PNG and SVG (that they follow the table's filters,
+name no "trace 0", keep legends off axis titles and labels off each other and give twelve
+lines twelve colours is checked in test_pages_browser's one pass over every board); the
+compare page sets models side by side with differences and their intervals, paired after a release (KCSAT-ML) and
 labelled so, not paired under embargo (SOOHAK). Screenshots land in tests/render/screenshots/.
 """
 
