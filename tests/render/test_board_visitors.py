@@ -39,14 +39,7 @@ SEARCH_INDEX = "/search/search_index.json"
 SEARCH_DOCS = "/search/search_docs.js"
 PLOTLY = "/assets/plotly.min.js"
 served = test_pages_browser.served  # the same module-scoped demo fixture (one build for this module)
-
-
-def _boards(site: Path) -> list[tuple[str, dict]]:
-    out = []
-    for bench in orjson.loads((site / "data/index.json").read_bytes())["benchmarks"]:
-        for board in bench["boards"]:
-            out.append((f"{bench['id']}/{board['board']}.html", orjson.loads((site / board["json"]).read_bytes())))
-    return out
+_boards = test_pages_browser._boards  # every board's page and its data
 
 
 def _settle(page, ms: int = 400) -> None:
