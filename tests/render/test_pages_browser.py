@@ -172,7 +172,7 @@ def _chart_problems(page, where: str, desktop: bool, seen: dict[str, int]) -> li
 
 # The model rows a chart draws (by name) against those it should: its spec's rows (a lines
 # chart has the top twelve only) whose table row the filters leave shown.
-CHARTED = """(() => {
+CHARTED = """() => {
   const el = document.querySelector('.sb-chart'), spec = el.spec;
   const shown = new Set([...document.querySelectorAll('table.sb-board[data-sortable] tbody tr[data-sub]')].filter(tr => !tr.hidden).map(tr => tr.dataset.sub));
   const rows = spec.type === 'heatmap' ? spec.y.map((label, i) => ({label, key: spec.keys[i]})) : (spec.points || spec.rows || spec.series);
@@ -180,23 +180,36 @@ CHARTED = """(() => {
   const drawn = new Set((el._fullData || []).filter(t => t.customdata).flatMap(t => [].concat(t.customdata).flat(2)).map(String));
   return {want: [...new Set(rows.filter(p => p.key && shown.has(p.key)).map(p => p.label))].sort(),
           drawn: [...drawn].filter(l => named.has(l)).sort()};
-})()"""
-PICK_LAB = """((lab) => { const s = document.querySelector('form.sb-filters select[name=lab]');
-  s.value = lab; s.dispatchEvent(new Event('change', {bubbles: true})); return new Promise(r => setTimeout(r, 300)); })"""
+}"""
+# Picks a lab in the table's filter (the empty string clears it), then waits until the chart
+# shows what ``settled`` (a JS predicate over CHARTED) expects, or 10 s: the redraw is
+# asynchronous, and a fixed pause either wastes time or fails on a busy machine. Returns
+# CHARTED's last reading and how long it waited, so a failure says both.
+PICK_LAB = f"""(async (lab, settled) => {{
+  const charted = {CHARTED}, s = document.querySelector('form.sb-filters select[name=lab]'), t0 = Date.now();
+  s.value = lab; s.dispatchEvent(new Event('change', {{bubbles: true}}));
+  let c = charted();
+  while (!settled(c) && Date.now() - t0 < 10000) {{ await new Promise(r => setTimeout(r, 25)); c = charted(); }}
+  return Object.assign(c, {{waited: Date.now() - t0}});
+}})"""
+SAME_ROWS = "(c => c.drawn.join('\\n') === c.want.join('\\n'))"
 
 
 def _filter_problems(page, data: dict, where: str) -> list[str]:
     """Filtering the table by lab redraws the chart with that lab's rows only (fewer than
     before); clearing the filter brings every row back."""
-    before = page.eval(CHARTED)
-    page.eval(f"{PICK_LAB}({orjson.dumps(data['rows'][-1]['lab']).decode()})")
-    after = page.eval(CHARTED)
+    before = page.eval(f"({CHARTED})()")
+    lab = orjson.dumps(data["rows"][-1]["lab"]).decode()
+    after = page.eval(f"{PICK_LAB}({lab}, {SAME_ROWS})")
     out = []
     if not (after["drawn"] == after["want"] and len(after["want"]) < len(before["want"])):
-        out.append(f"{where}: filtered by lab, the chart draws {after['drawn']}, not {after['want']} (before: {before['want']})")
-    page.eval(f"{PICK_LAB}('')")
-    if page.eval(CHARTED) != before:
-        out.append(f"{where}: clearing the lab filter did not bring the chart's rows back")
+        out.append(
+            f"{where}: filtered by lab, the chart draws {after['drawn']}, not {after['want']} "
+            f"(before: {before['want']}; waited {after['waited']} ms for the redraw)"
+        )
+    restored = page.eval(f"{PICK_LAB}('', c => JSON.stringify(c) === {orjson.dumps(orjson.dumps(before).decode()).decode()})")
+    if {k: restored[k] for k in before} != before:
+        out.append(f"{where}: clearing the lab filter did not bring the chart's rows back (waited {restored['waited']} ms)")
     return out
 
 
