@@ -22,9 +22,12 @@ import io
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fontTools import subset
-from fontTools.ttLib import TTFont
+if TYPE_CHECKING:  # fontTools is imported where a font is cut: the generator's child process
+    # imports this module (through site_tree) and never cuts one (0.14 s of imports a build).
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
 
 VENDOR = Path(__file__).parent / "vendor"
 SOURCE = VENDOR / "noto-sans-cjk-kr-hangul.woff2"
@@ -51,6 +54,8 @@ def flag_page(text: str) -> str:
 
 
 def _options() -> subset.Options:
+    from fontTools import subset
+
     opts = subset.Options()
     opts.flavor = "woff2"
     opts.layout_features = ["*"]  # jamo composition (ljmo/vjmo/tjmo) keeps its glyphs
@@ -81,6 +86,9 @@ def _rename(font: TTFont) -> None:
 
 def subset_font(codepoints: Iterable[int]) -> bytes:
     """The vendored font cut to ``codepoints`` (Hangul only), as woff2 bytes."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
     font = TTFont(SOURCE, recalcTimestamp=False, recalcBBoxes=False)
     cutter = subset.Subsetter(_options())
     cutter.populate(unicodes=sorted(set(codepoints)))
