@@ -52,6 +52,8 @@ EXTRACTION = "the lab's harness (results.jsonl answer)"
 
 def text(value: Any) -> str | None:
     """A value as the string EEE metadata holds; None for absent (None, NaN)."""
+    if type(value) is str:  # most values, first: 718,240 calls on the demo
+        return value
     if value is None or value != value:
         return None
     if isinstance(value, bool):

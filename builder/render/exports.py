@@ -284,9 +284,13 @@ def _sample_rows(published: PublishedSamples | None) -> dict[str, list[dict[str,
     """Submission -> its published sample rows as Python values (None for absent), in matrix.csv's order."""
     if published is None or not len(published.rows):
         return {}
-    frame = published.rows
+    # Column by column (``tolist`` boxes in C), then zipped into rows: the same values, types
+    # and key order as ``to_dict("records")``, at half its cost (0.57 -> 0.27 CPU-s on the
+    # demo's 67,064 KCSAT-ML samples).
+    columns = [str(c) for c in published.rows.columns]
+    values = [col.astype(object).where(col.notna(), None).tolist() for _, col in published.rows.items()]
     out: dict[str, list[dict[str, Any]]] = {}
-    for row in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+    for row in (dict(zip(columns, vals)) for vals in zip(*values)):
         out.setdefault(row["submission"], []).append(row)
     return out
 
