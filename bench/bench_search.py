@@ -27,14 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.served_site import build_demo, served  # noqa: E402
 from tests.render.cdp import Browser  # noqa: E402
-from tests.render.test_search_browser import TIMED_SEARCH, _search, timed_queries  # noqa: E402
+from tests.render.test_search_browser import _timed, timed_queries  # noqa: E402
 
 
 def one_run(browser: Browser, urls: dict[str, str], queries: list[str]) -> tuple[dict[str, tuple[float, int, int]], list[str]]:
     """Per place: (median ms to results, longest long task, longest timer gap); and the misses."""
     out, misses = {}, []
     for where, url in urls.items():
-        rows = [_search(browser, url, q, script=TIMED_SEARCH) for q in queries]
+        rows = [_timed(browser, url, q) for q in queries]
         misses += [f"{where} {q!r}: {r['errors'] or 'no result'}" for q, r in zip(queries, rows) if not r["links"] or r["errors"]]
         out[where] = (statistics.median(r["ms"] for r in rows), max(r["task"] for r in rows), max(r["gap"] for r in rows))
     return out, misses
