@@ -30,6 +30,10 @@ _OPTION = re.compile(
     r"(?<![A-Za-z'\u2019])(?P<letter>[A-Za-z])(?![A-Za-z])|(?P<circled>[\u2460-\u2473])|(?<![0-9.,/])(?P<number>[0-9]{1,3})(?![0-9.,/])"
 )
 _PRONOUN_I = re.compile(r"(?<![A-Za-z])I(?=\s+[a-z]|['\u2019])")
+# An integer in its one plain spelling ("12", "-7"; no sign on 0, no leading zero, at most
+# 18 digits): every step of the exact path leaves it as it is and reads it back as itself.
+# Most answers are such (51,671 of the demo build's 59,427 readings).
+_PLAIN_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,17}")
 
 
 def _unwrap(text: str) -> str:
@@ -135,6 +139,8 @@ def canonical(answer_type: str, text: object, *, gold: bool = False) -> str | No
     if answer_type == "choice":
         return exact_choice(text, gold=gold)
     if answer_type in NUMERIC_TYPES or answer_type == "expression":
+        if isinstance(text, str) and _PLAIN_INTEGER.fullmatch(text):
+            return text  # what exact_number would read, without respelling and unwrapping it
         f = exact_number(text, circled=answer_type == "integer", gold=gold)
         return None if f is None else str(f)
     raise ValueError(f"{answer_type!r} is not a regraded answer type")

@@ -38,6 +38,26 @@ def test_integer_equal(a, b):
     assert same("integer", a, b)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    answer_type=st.sampled_from(("integer", "fraction", "decimal", "expression")),
+    text=st.one_of(
+        st.integers(-(10**19), 10**19).map(str),
+        st.from_regex(r"[-+0]{0,2}[0-9]{1,20}", fullmatch=True),
+        st.text(alphabet="-+0123456789 ", max_size=22),
+    ),
+    gold=st.booleans(),
+)
+def test_plain_integers_read_as_the_whole_exact_path_reads_them(answer_type, text, gold):
+    """canonical() returns a plain integer ("12", "-7") as it is, without the exact path's
+    respelling and unwrapping: that shortcut must give what the whole path gives, on every
+    spelling of a number near it (signs, leading zeros, "-0", 19+ digits, spaces)."""
+    from builder.scoring.answer_parsing import exact_number
+
+    whole = exact_number(text, circled=answer_type == "integer", gold=gold)
+    assert canonical(answer_type, text, gold=gold) == (None if whole is None else str(whole))
+
+
 @pytest.mark.parametrize("a, b", [("42", "43"), ("42", "4 2x"), ("-1", "1"), ("42", "42.5")])
 def test_integer_different_or_unparsed(a, b):
     assert not same("integer", a, b)
