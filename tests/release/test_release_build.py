@@ -40,25 +40,42 @@ CANARY_RE = re.compile(r"CANARY-[A-Za-z0-9-]+")
 
 def independent_scan(site: Path, items: list[dict], every: int = 1) -> set[str]:
     """Ids of items whose canary, or question text (first 60 characters; every `every`-th
-    item), appears anywhere in the output — raw, HTML-unescaped or JSON-unescaped —
-    independent of the builder's leak scan."""
+    item), appears in any output file — raw, HTML-unescaped or JSON-unescaped — independent
+    of the builder's leak scan. Each reading of each file is searched on its own, all the
+    question prefixes at once (Aho-Corasick): one string of every reading joined, searched once
+    per prefix, took ~30 CPU-s on the demo's site."""
     import gzip
     import html
 
-    blobs = []
+    import ahocorasick_rs
+
+    prefixes: dict[str, set[str]] = {}  # prefix -> the items it begins
+    for it in items[::every]:
+        for q in it["question"].values():
+            prefixes.setdefault(q[:60], set()).add(it["id"])
+    found = prefixes.pop("", set())  # an empty question is in any text
+    # UTF-8 finds a pattern only at character boundaries; "surrogatepass" keeps the lone
+    # surrogates the JSON reading can hold (a pair's two escapes are read one by one).
+    automaton = ahocorasick_rs.BytesAhoCorasick([q.encode("utf-8", "surrogatepass") for q in sorted(prefixes)])
+    canaries: dict[str, set[str]] = {}
+    for it in items:
+        canaries.setdefault(CANARY_RE.search(it["canary"]).group(0), set()).add(it["id"])
     for path, data in output_bytes(site).items():
         if path.endswith(".gz"):
             data = gzip.decompress(data)
         text = data.decode("utf-8", "replace")
-        blobs += [text, html.unescape(text)]
+        readings = [text, html.unescape(text)]
         if "\\u" in text:  # JSON escapes of non-ASCII text
-            blobs.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text))
-    everything = "\n".join(blobs)
-    seen_canaries = set(CANARY_RE.findall(everything))  # one pass, exact tokens
-    found = {it["id"] for it in items if CANARY_RE.search(it["canary"]).group(0) in seen_canaries}
-    for it in items[::every]:
-        if any(q[:60] in everything for q in it["question"].values()):
-            found.add(it["id"])
+            readings.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text))
+        for reading in readings:
+            found.update(*(canaries[c] for c in CANARY_RE.findall(reading) if c in canaries))  # exact tokens
+            raw = reading.encode("utf-8", "surrogatepass")
+            found.update(
+                *(
+                    prefixes[raw[a:b].decode("utf-8", "surrogatepass")]
+                    for _, a, b in automaton.find_matches_as_indexes(raw, overlapping=True)
+                )
+            )
     return found
 
 

@@ -61,24 +61,31 @@ class Browser:
         self._reader.start()
 
     def _read(self) -> None:
-        buf = b""
+        # A message (a screenshot's base64 PNG: megabytes) arrives in many reads: its start is
+        # kept in a bytearray and only each new chunk is searched for the NUL that ends it.
+        # (Appending to bytes and searching the whole buffer on every read copied and scanned
+        # it over and over: py-spy put this thread at ~500 samples of a full run.)
+        pending = bytearray()
         while True:
-            chunk = os.read(self._r, 1 << 16)
+            chunk = os.read(self._r, 1 << 20)
             if not chunk:
                 with self._cond:
                     self._replies[-1] = {"error": {"message": "browser closed"}}
                     self._cond.notify_all()
                 return
-            buf += chunk
-            while b"\0" in buf:
-                raw, buf = buf.split(b"\0", 1)
-                msg = json.loads(raw)
+            start = 0
+            while (end := chunk.find(b"\0", start)) >= 0:
+                pending += chunk[start:end]
+                msg = json.loads(pending)
+                pending.clear()
+                start = end + 1
                 with self._cond:
                     if "id" in msg:
                         self._replies[msg["id"]] = msg
                     else:
                         self.events.append(msg)
                     self._cond.notify_all()
+            pending += chunk[start:]
 
     def send(
         self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = DEADLINE, what: str = ""
