@@ -56,9 +56,25 @@ def columns_to_csv(columns: list[str], values: list[list[Any]]) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    cells = [[csv_cell(v) for v in col] if any(isinstance(v, str) for v in col) else col for col in values]
+    cells = [_cells(col) if any(isinstance(v, str) for v in col) else col for col in values]
     writer.writerows(zip(*cells))
     return buf.getvalue().encode()
+
+
+def _cells(col: list[Any]) -> list[Any]:
+    """``csv_cell`` of each value, each distinct text checked once: matrix.csv's text columns
+    repeat a few hundred values 70k times (columns_to_csv over the demo's 37 tables: 0.35 -> 0.30 CPU-s)."""
+    checked: dict[str, Any] = {}
+    out = []
+    for v in col:
+        if type(v) is str:
+            cell = checked.get(v)
+            if cell is None:
+                cell = checked[v] = csv_cell(v)
+        else:
+            cell = csv_cell(v)
+        out.append(cell)
+    return out
 
 
 def git_commit(root: Path) -> str | None:

@@ -52,8 +52,17 @@ EXTRACTION = "the lab's harness (results.jsonl answer)"
 
 def text(value: Any) -> str | None:
     """A value as the string EEE metadata holds; None for absent (None, NaN)."""
-    if type(value) is str:  # most values, first: 718,240 calls on the demo
+    # The exact types of a sample row's values first, most common first (718,240 calls on the
+    # demo, most of them bools, ints and floats): any other type takes the general path below.
+    kind = type(value)
+    if kind is str:
         return value
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if kind is float and value == value:
+        return str(int(value)) if value.is_integer() else str(value)
     if value is None or value != value:
         return None
     if isinstance(value, bool):
@@ -124,7 +133,6 @@ def samples_file(
         if item is None or not isinstance(row.get("correct"), bool):
             continue
         responses = _responses(row, found.get((row["item"], row["lang"], int(row["sample"])), []))
-        out.append(
-            orjson.dumps(sample_line(row, item, responses, evaluation_id=evaluation_id, model_id=model_id, benchmark=benchmark)) + b"\n"
-        )
+        line = sample_line(row, item, responses, evaluation_id=evaluation_id, model_id=model_id, benchmark=benchmark)
+        out.append(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
     return b"".join(out)
