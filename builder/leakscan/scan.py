@@ -32,7 +32,7 @@ whole, from 4 words); windows made mostly of numbers and symbols are skipped, as
 match tables of scores. Canaries are matched anywhere, as word sequences.
 
 Speed (``bench/bench_leakscan.py`` prints MB/s per CPU): one pass of daachorse's
-double-array Aho-Corasick over each file's normalised bytes (:meth:`Needles.of`); escapes
+double-array Aho-Corasick over each file's normalised bytes (:attr:`Needles._automaton`); escapes
 decoded by one constant-replacement regular expression for JSON's short escapes, or
 Python's ``unicode_escape`` codec where it reads every escape as JSON does; normalisation
 as :mod:`builder.leakscan.normalise` says. The routes are pinned to the plain definition by
@@ -45,7 +45,7 @@ import functools
 import html
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -249,18 +249,22 @@ class Needles:
 
     patterns: tuple[bytes, ...] = ()
     labels: tuple[str, ...] = ()
-    _automaton: daachorse.DoubleArrayAhoCorasick | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, patterns: tuple[bytes, ...], labels: tuple[str, ...]) -> Needles:
-        """Distinct patterns, each with its label, and their automaton.
+        """Distinct patterns, each with its label."""
+        return cls(patterns, labels) if patterns else cls()
 
-        The automaton is daachorse's double-array Aho-Corasick: on the scan's normalised
-        output it matches 21,000 needles at twice the speed of ``ahocorasick-rs`` (Korean)
-        and nearly three times (the demo site), built in 0.14 s; bench/bench_leakscan.py."""
-        if not patterns:
-            return cls()
-        return cls(patterns, labels, daachorse.DoubleArrayAhoCorasick(list(patterns)))
+    @functools.cached_property
+    def _automaton(self) -> daachorse.DoubleArrayAhoCorasick | None:
+        """daachorse's double-array Aho-Corasick: on the scan's normalised output it matches
+        21,000 needles at twice the speed of ``ahocorasick-rs`` (Korean) and nearly three
+        times (the demo site), built in 0.14 s; bench/bench_leakscan.py.
+
+        Built on the first scan, not with the needles: a build's needles are made, then made
+        again without the windows a release published (``publish.needles_for``), and the
+        first set is never scanned (its automaton cost 0.2 CPU-s a demo build)."""
+        return daachorse.DoubleArrayAhoCorasick(list(self.patterns)) if self.patterns else None
 
     @property
     def empty(self) -> bool:
