@@ -72,10 +72,10 @@ def lab_needles(patterns: tuple[bytes, ...], labels: tuple[str, ...]) -> LabNeed
     folded: dict[bytes, str] = {}
     vocabulary: set[str] = set()
     for pattern, label in zip(patterns, labels):
-        key = fold_pattern(pattern)
+        key, skeletal = fold_pattern(pattern)
         if key:
             folded.setdefault(key, label)
-            vocabulary.update(skeleton(pattern.decode("utf-8")).split())
+            vocabulary.update(skeletal.split())
     if not folded:
         return LabNeedles()
     return LabNeedles(tuple(folded.values()), frozenset(vocabulary), daachorse.DoubleArrayAhoCorasick(list(folded)))
