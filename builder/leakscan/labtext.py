@@ -91,7 +91,12 @@ def texts_of(text: str) -> list[list[str]]:
 
 def scan_alone(text: str, needles: LabNeedles) -> str | None:
     """One text (a field, a transcript) in every disguise, alone."""
-    return needles.any(r for ws in texts_of(text) for r in forms(ws))
+    return scan_read(texts_of(text), needles)
+
+
+def scan_read(read: list[list[str]], needles: LabNeedles) -> str | None:
+    """:func:`scan_alone` of a text whose word lists (:func:`texts_of`) the caller has."""
+    return needles.any(r for ws in read for r in forms(ws))
 
 
 def _interleave(*texts: Sequence[str]) -> list[str]:

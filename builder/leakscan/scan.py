@@ -59,7 +59,7 @@ from builder.bundles.verify import VerifiedBundle
 from builder.leakscan.gunzip import gunzip
 from builder.leakscan.keyscan import REASON as KEY_REASON
 from builder.leakscan.keyscan import Fragments, key_material
-from builder.leakscan.labtext import Piece, lab_needles, scan_alone, scan_together, texts_of
+from builder.leakscan.labtext import Piece, lab_needles, scan_read, scan_together, texts_of
 from builder.leakscan.normalise import normalise, normalise_utf8
 from builder.report.records import BenchmarkState, restrict
 
@@ -414,10 +414,14 @@ def _screen_benchmark(state: BenchmarkState, needles: Needles, folded: Any) -> l
     for bundle in state.bundles:
         row = submission_facts(bundle)
         fields = [("path", bundle.where), *_strings(row, "")]
+        # Each field's word lists, read alone here and (when no field hit) together below:
+        # made once (twice cost 0.05 CPU-s a demo build).
+        read: list[list[list[str]]] = []
         for path, text in fields:
             label = needles.scan_text(text)
             if label is None:
-                label = scan_alone(text, folded)
+                read.append(texts_of(text))
+                label = scan_read(read[-1], folded)
             if label is None:
                 continue
             where = f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where
@@ -425,7 +429,9 @@ def _screen_benchmark(state: BenchmarkState, needles: Needles, folded: Any) -> l
             break
         else:
             key = bundle.manifest.key
-            pieces.setdefault(bundle.manifest.lab, []).extend(Piece(key, path, tuple(ws)) for path, text in fields for ws in texts_of(text))
+            pieces.setdefault(bundle.manifest.lab, []).extend(
+                Piece(key, path, tuple(ws)) for (path, _), ws_of in zip(fields, read) for ws in ws_of
+            )
     by_key = {b.manifest.key: b for b in state.bundles}
     for lab in sorted(pieces):
         together = scan_together(pieces[lab], folded)
