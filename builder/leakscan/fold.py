@@ -137,9 +137,12 @@ def skeleton(normalised: str) -> str:
     return _translate(normalised, "skeleton")
 
 
-def fold_pattern(pattern: bytes) -> bytes:
-    """A needle (normalised bytes) as lab text is compared: skeleton, no spaces."""
-    return skeleton(pattern.decode("utf-8")).replace(" ", "").encode("utf-8")
+def fold_pattern(pattern: bytes) -> tuple[bytes, str]:
+    """A needle (normalised bytes) as lab text is compared: skeleton, no spaces; and its
+    skeleton with the spaces, for its words (one skeleton of each of the demo's 21,000
+    needles for both, where two cost 0.06 CPU-s more)."""
+    skeletal = skeleton(pattern.decode("utf-8"))
+    return skeletal.replace(" ", "").encode("utf-8"), skeletal
 
 
 def _base64_runs(text: str) -> list[str]:

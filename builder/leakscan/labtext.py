@@ -57,11 +57,14 @@ class LabNeedles:
         return None
 
     def any(self, readings: Iterable[bytes]) -> str | None:
-        for reading in readings:
-            found = self.find(reading)
-            if found is not None:
-                return found
-        return None
+        """The label of the first needle in the first reading that holds one, else None.
+
+        The readings go through the automaton in one pass, a space before each: no needle
+        holds a space (they are folded without), so no match spans two readings and the
+        automaton is at its root where each begins; the first match is the one a pass over
+        that reading alone reports first. (A pass each cost 0.9 CPU-s of calls a demo build:
+        760,000 readings of a few dozen bytes.)"""
+        return self.find(b" ".join(readings))
 
 
 @functools.lru_cache(maxsize=2)
@@ -69,10 +72,10 @@ def lab_needles(patterns: tuple[bytes, ...], labels: tuple[str, ...]) -> LabNeed
     folded: dict[bytes, str] = {}
     vocabulary: set[str] = set()
     for pattern, label in zip(patterns, labels):
-        key = fold_pattern(pattern)
+        key, skeletal = fold_pattern(pattern)
         if key:
             folded.setdefault(key, label)
-            vocabulary.update(skeleton(pattern.decode("utf-8")).split())
+            vocabulary.update(skeletal.split())
     if not folded:
         return LabNeedles()
     return LabNeedles(tuple(folded.values()), frozenset(vocabulary), daachorse.DoubleArrayAhoCorasick(list(folded)))
@@ -88,7 +91,12 @@ def texts_of(text: str) -> list[list[str]]:
 
 def scan_alone(text: str, needles: LabNeedles) -> str | None:
     """One text (a field, a transcript) in every disguise, alone."""
-    return needles.any(r for ws in texts_of(text) for r in forms(ws))
+    return scan_read(texts_of(text), needles)
+
+
+def scan_read(read: list[list[str]], needles: LabNeedles) -> str | None:
+    """:func:`scan_alone` of a text whose word lists (:func:`texts_of`) the caller has."""
+    return needles.any(r for ws in read for r in forms(ws))
 
 
 def _interleave(*texts: Sequence[str]) -> list[str]:

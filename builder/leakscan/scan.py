@@ -32,7 +32,7 @@ whole, from 4 words); windows made mostly of numbers and symbols are skipped, as
 match tables of scores. Canaries are matched anywhere, as word sequences.
 
 Speed (``bench/bench_leakscan.py`` prints MB/s per CPU): one pass of daachorse's
-double-array Aho-Corasick over each file's normalised bytes (:meth:`Needles.of`); escapes
+double-array Aho-Corasick over each file's normalised bytes (:attr:`Needles._automaton`); escapes
 decoded by one constant-replacement regular expression for JSON's short escapes, or
 Python's ``unicode_escape`` codec where it reads every escape as JSON does; normalisation
 as :mod:`builder.leakscan.normalise` says. The routes are pinned to the plain definition by
@@ -45,7 +45,7 @@ import functools
 import html
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ from builder.bundles.verify import VerifiedBundle
 from builder.leakscan.gunzip import gunzip
 from builder.leakscan.keyscan import REASON as KEY_REASON
 from builder.leakscan.keyscan import Fragments, key_material
-from builder.leakscan.labtext import Piece, lab_needles, scan_alone, scan_together, texts_of
+from builder.leakscan.labtext import Piece, lab_needles, scan_read, scan_together, texts_of
 from builder.leakscan.normalise import normalise, normalise_utf8
 from builder.report.records import BenchmarkState, restrict
 
@@ -249,18 +249,22 @@ class Needles:
 
     patterns: tuple[bytes, ...] = ()
     labels: tuple[str, ...] = ()
-    _automaton: daachorse.DoubleArrayAhoCorasick | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, patterns: tuple[bytes, ...], labels: tuple[str, ...]) -> Needles:
-        """Distinct patterns, each with its label, and their automaton.
+        """Distinct patterns, each with its label."""
+        return cls(patterns, labels) if patterns else cls()
 
-        The automaton is daachorse's double-array Aho-Corasick: on the scan's normalised
-        output it matches 21,000 needles at twice the speed of ``ahocorasick-rs`` (Korean)
-        and nearly three times (the demo site), built in 0.14 s; bench/bench_leakscan.py."""
-        if not patterns:
-            return cls()
-        return cls(patterns, labels, daachorse.DoubleArrayAhoCorasick(list(patterns)))
+    @functools.cached_property
+    def _automaton(self) -> daachorse.DoubleArrayAhoCorasick | None:
+        """daachorse's double-array Aho-Corasick: on the scan's normalised output it matches
+        21,000 needles at twice the speed of ``ahocorasick-rs`` (Korean) and nearly three
+        times (the demo site), built in 0.14 s; bench/bench_leakscan.py.
+
+        Built on the first scan, not with the needles: a build's needles are made, then made
+        again without the windows a release published (``publish.needles_for``), and the
+        first set is never scanned (its automaton cost 0.2 CPU-s a demo build)."""
+        return daachorse.DoubleArrayAhoCorasick(list(self.patterns)) if self.patterns else None
 
     @property
     def empty(self) -> bool:
@@ -326,7 +330,8 @@ def scan_tree(site: Path, needles: Needles) -> tuple[Hit | None, int, int]:
     material (:mod:`builder.leakscan.keyscan`) always, embargoed text when there are needles."""
     files = scanned = 0
     fragments = Fragments()  # a key split over two files
-    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+    paths = sorted(p for p in site.rglob("*") if p.is_file())
+    for path in paths:
         data = path.read_bytes()
         files += 1
         scanned += len(data)
@@ -337,7 +342,9 @@ def scan_tree(site: Path, needles: Needles) -> tuple[Hit | None, int, int]:
         label = None if needles.empty else needles.scan_file(data, path.name)
         if label:
             return Hit(rel, label), files, scanned
-    split = fragments.joined((str(p.relative_to(site)), p.read_bytes()) for p in sorted(q for q in site.rglob("*") if q.is_file()))
+    # The files just scanned, read again only if some key's start was found: the generator's
+    # list is made when it is, so a second listing of the tree cost 0.03 CPU-s a scan.
+    split = fragments.joined((str(p.relative_to(site)), p.read_bytes()) for p in paths)
     if split is not None:
         return Hit(split[0], f"{split[1]}, split over two files", KEY_REASON), files, scanned
     return None, files, scanned
@@ -410,10 +417,14 @@ def _screen_benchmark(state: BenchmarkState, needles: Needles, folded: Any) -> l
     for bundle in state.bundles:
         row = submission_facts(bundle)
         fields = [("path", bundle.where), *_strings(row, "")]
+        # Each field's word lists, read alone here and (when no field hit) together below:
+        # made once (twice cost 0.05 CPU-s a demo build).
+        read: list[list[list[str]]] = []
         for path, text in fields:
             label = needles.scan_text(text)
             if label is None:
-                label = scan_alone(text, folded)
+                read.append(texts_of(text))
+                label = scan_read(read[-1], folded)
             if label is None:
                 continue
             where = f"{bundle.where}/{MANIFEST}" if path != "path" else bundle.where
@@ -421,7 +432,9 @@ def _screen_benchmark(state: BenchmarkState, needles: Needles, folded: Any) -> l
             break
         else:
             key = bundle.manifest.key
-            pieces.setdefault(bundle.manifest.lab, []).extend(Piece(key, path, tuple(ws)) for path, text in fields for ws in texts_of(text))
+            pieces.setdefault(bundle.manifest.lab, []).extend(
+                Piece(key, path, tuple(ws)) for (path, _), ws_of in zip(fields, read) for ws in ws_of
+            )
     by_key = {b.manifest.key: b for b in state.bundles}
     for lab in sorted(pieces):
         together = scan_together(pieces[lab], folded)

@@ -194,7 +194,7 @@ def build(
         with timer.stage(site_generator, f"Building the site with {site_generator} ({staged.pages} pages)"):
             built = staged.build(site_generator, progress)
         with timer.stage("publish", "Scanning the output and the checkout for embargoed text and publishing"):
-            published = publish(report, built, needles, generator=site_generator, build_key=build_key)
+            published = publish(report, built, needles, generator=site_generator, build_key=build_key, clean=screened.clean)
     finally:
         if as_of is not None:
             # A rehearsal's staged tree holds what is only scheduled (items, canaries, salts):

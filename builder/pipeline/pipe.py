@@ -116,6 +116,9 @@ class Staged:
     states: list[BenchmarkState]
     rejections: list[Rejection]
     timings: dict[str, float] = field(default_factory=dict)
+    # The screen stage's: the bundle-folder files it found clean, as (blob id, name), for the
+    # publish stage's checkout scan (builder.pipeline.checkout.Refused).
+    clean: frozenset[tuple[str, str]] = frozenset()
 
 
 def unseal(
@@ -180,7 +183,8 @@ def screen(root: Path, out: Path, states: list[BenchmarkState], prior: list[Reje
     folders = refuse_leaking_bundles(root, out, states, so_far, needles)
     states, in_answers = screen_unsealed_keys(folders.states)
     # The rejections as the site lists them: a message quoting key-shaped text (a folder's name) is withheld.
-    return Staged(states, withhold_key_text([*so_far, *in_transcripts, *folders.rejections, *in_answers]), folders.timings)
+    rejections = withhold_key_text([*so_far, *in_transcripts, *folders.rejections, *in_answers])
+    return Staged(states, rejections, folders.timings, folders.clean)
 
 
 def regrade(states: list[BenchmarkState]) -> Staged:

@@ -112,9 +112,18 @@ class Published:
 
 
 def publish(
-    report: BuildReport, built: Path, needles: Needles | None = None, *, generator: str = "mkdocs", build_key: PrivateKey | None = None
+    report: BuildReport,
+    built: Path,
+    needles: Needles | None = None,
+    *,
+    generator: str = "mkdocs",
+    build_key: PrivateKey | None = None,
+    clean: frozenset[tuple[str, str]] = frozenset(),
 ) -> Published:
-    needles = needles if needles is not None else needles_for(report.benchmarks)
+    """``clean``: the files the screen stage's bundle-folder scan found clean with these
+    ``needles`` (builder.pipeline.checkout.Refused), so the checkout scan does not repeat it."""
+    if needles is None:  # clean was judged with the caller's needles, if any: not these
+        needles, clean = needles_for(report.benchmarks), frozenset()
     try:
         start, cpu = time.perf_counter(), time.process_time()
         files, size = leak_scan(built, needles)
@@ -133,7 +142,7 @@ def publish(
         shutil.rmtree(report.root / STAGED, ignore_errors=True)
         raise
     # The output is clean; the repository it came from must be too (builder.pipeline.checkout).
-    in_history, checkout_timings = guard_checkout(report.root, report.out, built, needles)
+    in_history, checkout_timings = guard_checkout(report.root, report.out, built, needles, clean)
     try:
         _replace_dir(built, report.out)
     finally:

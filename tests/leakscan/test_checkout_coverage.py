@@ -128,3 +128,33 @@ def test_a_repository_without_commits_scans_its_index(tmp_path: Path) -> None:
     git(root, "add", "a.md")
     (root / "a.md").unlink()
     assert "in the index" in refused(root).where
+
+
+def test_lab_files_found_clean_before_render_are_not_scanned_plainly_again(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The publish stage's checkout scan skips the plain scan of a blob the bundle-folder scan
+    (before render) found clean with the same needles, bytes and name; it still reads it as
+    lab text (reversed words: only the folded reading sees them), and a leaking version of
+    the file in history is still named."""
+    from builder.leakscan.scan import Needles
+    from builder.pipeline.checkout import refuse_leaking_bundles
+
+    notes = repo / "bundles" / "soohak" / "lab-x" / "run-1" / "notes.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(f"We found: {WINDOW}.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a lab's note")
+    notes.write_text(" ".join(reversed(WINDOW.split())) + "\n")
+    git(repo, "commit", "-q", "-am", "reworded")
+    before = refuse_leaking_bundles(repo, repo / "site", [], [], NEEDLES)
+    assert before.rejections == [] and len(before.clean) == 1  # the plain scan misses reversed words
+    plain: list[bytes] = []
+    scan_file = Needles.scan_file
+    monkeypatch.setattr(Needles, "scan_file", lambda self, data, name: plain.append(data) or scan_file(self, data, name))
+    _, _, in_labs = scan_checkout(repo, NEEDLES, clean=before.clean)
+    assert notes.read_bytes() not in plain and f"We found: {WINDOW}.\n".encode() in plain
+    # both versions named: the one in HEAD by the folded reading, the old one by the plain scan
+    assert sorted(label for _, label in in_labs) == ["question text of soohak item q17"] * 2
+    assert all(where.startswith("bundles/soohak/lab-x/run-1/notes.md (blob ") for where, _ in in_labs)
+    # the control: without what the earlier scan found, every blob is scanned plainly
+    plain.clear()
+    assert scan_checkout(repo, NEEDLES)[2] == in_labs and notes.read_bytes() in plain

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from builder.leakscan.fold import words
 from builder.leakscan.labtext import Piece, lab_needles, scan_sequence, scan_together
 from builder.leakscan.scan import build_needles
 
@@ -42,3 +43,18 @@ def test_one_field_over_three_bundles_word_by_word() -> None:
 def test_control_ordinary_fields_are_not_read_as_item_text() -> None:
     pieces = [Piece("lab/run-1", f"f{i}", tuple(f"we ran greedy decoding seed {i}".split())) for i in range(12)]
     assert scan_together(pieces, FOLDED) is None
+
+
+def test_readings_scanned_in_one_pass_stay_apart() -> None:
+    """LabNeedles.any reads its readings in one pass of the automaton: a needle cut between
+    two readings is in neither, and the label is that of the first reading holding one (a
+    canary in the second, question text in the third: the canary)."""
+    whole = "".join(WORDS).encode()
+    assert FOLDED.any([whole]) == "question text of soohak item q1"  # the control
+    assert FOLDED.any([whole[:20], whole[20:]]) is None
+    assert FOLDED.any([b"", whole[:-1], whole[1:]]) is None
+    both = build_needles([("soohak item c1", "CANARY-c1-0001", [QUESTION])])
+    folded = lab_needles(both.patterns, both.labels)
+    canary = "".join(words("CANARY-c1-0001")).encode()
+    assert folded.any([b"nothing", canary, whole]) == "canary of soohak item c1"
+    assert folded.any([b"nothing", whole, canary]) == "question text of soohak item c1"
