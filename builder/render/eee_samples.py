@@ -52,17 +52,8 @@ EXTRACTION = "the lab's harness (results.jsonl answer)"
 
 def text(value: Any) -> str | None:
     """A value as the string EEE metadata holds; None for absent (None, NaN)."""
-    # The exact types of a sample row's values first, most common first (718,240 calls on the
-    # demo, most of them bools, ints and floats): any other type takes the general path below.
-    kind = type(value)
-    if kind is str:
+    if type(value) is str:  # most values, first: 718,240 calls on the demo
         return value
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is int:
-        return str(value)
-    if kind is float and value == value:
-        return str(int(value)) if value.is_integer() else str(value)
     if value is None or value != value:
         return None
     if isinstance(value, bool):
