@@ -11,10 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from builder.bundles.coverage import check_against_dataset, load_dataset_manifest, measure
 from builder.bundles.ingest import read_bundle
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE, TRANSCRIPTS, dump_manifest, manifest_dict, parse_manifest
-from builder.bundles.results import categorical, parse_results
 from builder.bundles.sealing import recipients_for
 from builder.bundles.transcripts import read_transcripts
 from builder.bundles.verify import VerifiedBundle, verify_bundle
@@ -118,6 +116,10 @@ def create_bundle(
     sealed to the benchmark's private results key (and the maintainers' recipients), never
     to the embargo key: its identity is published at a full release and must not open them.
     """
+    # The results parser and coverage need pandas; `bundle sign` (this module too) does not.
+    from builder.bundles.coverage import load_dataset_manifest, measure
+    from builder.bundles.results import categorical, parse_results
+
     config = config or load_config(root / "leaderboards" / f"{benchmark}.yaml", root)
     frame = parse_results(results, results_where, config.scoring.results_extras())
     # The build refuses incomplete results after unsealing; refuse them here first, and
@@ -198,6 +200,8 @@ def check_bundle(root: Path, bundle_dir: Path, registry: Registry, now: datetime
     Besides layout, signature, key and digests: the signed coverage summary against the
     benchmark's verified dataset manifest and config, as PR validation does.
     """
+    from builder.bundles.coverage import check_against_dataset
+
     bundle_dir = bundle_dir.resolve()
     try:
         rel = bundle_dir.relative_to(root.resolve())

@@ -24,12 +24,12 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import orjson
-import pandas as pd
 
 from builder.bundles.ingest import RawBundle
 from builder.bundles.manifest import MANIFEST, SIGNATURE, format_timestamp, parse_timestamp
@@ -117,7 +117,7 @@ def parse_dataset_manifest(data: bytes, where: str) -> DatasetManifest:
     if not isinstance(splits, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in splits.values()):
         raise ParseError("splits must map split names to item counts", where=where, reason="wrong-type")
     commitments, item_splits = _manifest_items(raw["items"], splits, where)
-    counts = pd.Series(list(item_splits.values())).value_counts().to_dict() if item_splits else {}
+    counts = dict(Counter(item_splits.values()))
     if {k: v for k, v in splits.items() if v} != counts:
         raise ParseError("split counts do not match the items listed", where=where, reason="bad-split")
     editions = raw.get("editions")

@@ -204,7 +204,7 @@ def share_command(root: Path, benchmark: str, lab_id: str, identity: Path | None
 
     from builder.bundles.access import access_path
     from builder.bundles.dataset_create import share_items
-    from builder.pipeline.build import load_identities
+    from builder.trust.credentials import load_identities
     from builder.trust.registry import load_registry
 
     identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))

@@ -98,9 +98,9 @@ def flip_command(
     chain = None
     identities = None
     if timelock:
-        from builder.pipeline.build import load_identities
         from builder.strict import loads_json
         from builder.timelock.chain import QUICKNET, parse_info
+        from builder.trust.credentials import load_identities
 
         chain = parse_info(loads_json(chain_info.read_bytes(), str(chain_info)), str(chain_info)) if chain_info else QUICKNET
         identities = load_identities(identity, os.environ.get("SEALBOARD_IDENTITY"))
@@ -230,9 +230,9 @@ def publish_identity_command(root: Path, benchmark: str, identity: Path | None) 
       git add keys/released && git commit -m "Publish the kcsat-ml embargo identity"
     """
     from builder.config import load_configs
-    from builder.pipeline.build import load_identities
     from builder.release.identity import publish_identity
     from builder.release.status import release_states
+    from builder.trust.credentials import load_identities
     from builder.trust.registry import load_registry
 
     root = root.resolve()

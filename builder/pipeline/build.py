@@ -27,8 +27,9 @@ from builder.pipeline.source_time import source_time
 from builder.pipeline.stages import score_states
 from builder.render.confinement import hold_secrets
 from builder.report.records import BenchmarkState, BuildReport, Progress, clear_staged
-from builder.trust.seal import Identity, load_identity
-from builder.trust.sshkeys import PrivateKey, load_private_key
+from builder.trust.credentials import load_build_key, load_identities
+from builder.trust.seal import Identity
+from builder.trust.sshkeys import PrivateKey
 
 # Re-exported: callers of build() receive these records.
 __all__ = ["BenchmarkState", "BuildReport", "build", "load_build_key", "load_identities", "reject"]
@@ -63,25 +64,6 @@ def _cpu() -> float:
     """User + system CPU seconds of this process and of its children that have ended."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
-
-
-def load_identities(identity_file: Path | None, identity_env: str | None) -> list[Identity]:
-    """The embargo identity from --identity FILE or SEALBOARD_IDENTITY (the file's text)."""
-    if identity_file is not None:
-        return [load_identity(identity_file.read_bytes(), str(identity_file))]
-    if identity_env:
-        return [load_identity(identity_env, "SEALBOARD_IDENTITY")]
-    return []
-
-
-def load_build_key(key_file: Path | None, key_env: str | None) -> PrivateKey | None:
-    """The build key (signs each deploy's attestation) from --build-key FILE or
-    SEALBOARD_BUILD_KEY (the file's text); None: the deploy is not signed."""
-    if key_file is not None:
-        return load_private_key(key_file, str(key_file))
-    if key_env:
-        return load_private_key(key_env.encode(), "SEALBOARD_BUILD_KEY")
-    return None
 
 
 def build(

@@ -15,8 +15,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from builder.attest.write import Written
 from builder.bundles.access import AccessEntry
 from builder.bundles.ingest import Rejection
@@ -26,7 +24,10 @@ from builder.scoring.equivalence import Verdicts
 from builder.scoring.tables import BoardTable
 from builder.trust.registry import Registry
 
-if TYPE_CHECKING:  # the release verdicts the build carries to the pages (computed in builder.release)
+if TYPE_CHECKING:
+    import pandas as pd
+
+    # the release verdicts the build carries to the pages (computed in builder.release)
     from builder.release.status import ReleaseState
 
 Progress = Callable[[str], None]

@@ -46,17 +46,43 @@
 Modules, by responsibility:
 """
 
+from typing import TYPE_CHECKING, Any
+
 from builder.scoring.config import default_spec, load_preset, parse_scoring_config
-from builder.scoring.engine import __doc__ as SUPPRESSION
-from builder.scoring.engine import score_benchmark
-from builder.scoring.frames import ScoringInputError
-from builder.scoring.regrade import __doc__ as REGRADING
 from builder.scoring.spec import ScoringSpec
 from builder.scoring.tables import BoardRow, BoardTable, Cell, MetricDef, ReferenceRow
-from builder.scoring.uncertainty import __doc__ as METHODOLOGY
 
+if TYPE_CHECKING:
+    from builder.scoring.engine import __doc__ as SUPPRESSION
+    from builder.scoring.engine import score_benchmark
+    from builder.scoring.frames import ScoringInputError
+    from builder.scoring.regrade import __doc__ as REGRADING
+    from builder.scoring.uncertainty import __doc__ as METHODOLOGY
+
+# The scoring kernel (engine, frames, regrade) needs pandas, which costs more to import than
+# most commands take to run: a command that only reads a benchmark's config (`release status`,
+# `bundle verify`) never imports it. These names load their module on first use (PEP 562).
 # METHODOLOGY (intervals and ranks), SUPPRESSION (embargo) and REGRADING are the texts the
 # methodology page shows; they are the docstrings of the modules that implement them.
+_LAZY = {
+    "score_benchmark": ("builder.scoring.engine", "score_benchmark"),
+    "ScoringInputError": ("builder.scoring.frames", "ScoringInputError"),
+    "SUPPRESSION": ("builder.scoring.engine", "__doc__"),
+    "REGRADING": ("builder.scoring.regrade", "__doc__"),
+    "METHODOLOGY": ("builder.scoring.uncertainty", "__doc__"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # the next lookup finds it without calling here
+    return value
+
 
 __all__ = [
     "METHODOLOGY",

@@ -6,15 +6,17 @@ suppression, ranks, cells), the result filter, reference rows and the regrading 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from builder.scoring.frames import Prepared
 from builder.scoring.measures import Scores
 from builder.scoring.spec import BoardSpec, Filter, Reference
 from builder.scoring.tables import MetricDef
 from builder.scoring.uncertainty import Estimate, ratio
+
+if TYPE_CHECKING:
+    from builder.scoring.frames import Prepared
 
 
 @dataclass

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from builder.scoring.frames import Prepared
 from builder.scoring.nulls import is_none
 from builder.scoring.spec import Filter, Measure
 from builder.scoring.uncertainty import Estimate, lcm_of, linear, ratio
+
+if TYPE_CHECKING:
+    from builder.scoring.frames import Prepared
 
 QUANTITIES = ("n", "correct", "refused", "tok", "tok_known", "cost", "cost_known")
 

@@ -8,4 +8,5 @@
 - ``registry_format``: one registry version file, parsed (not yet trusted)
 - ``registry``: the verified registry chain: thresholds, key windows, revocations
 - ``registry_admin``: maintainers' write operations (propose, sign, status)
+- ``credentials``: the build's two secrets (embargo identity, build key) from a file or the environment
 """

@@ -7,6 +7,7 @@ import dataclasses
 import typing
 from fractions import Fraction
 
+import pandas as pd
 import pytest
 
 from builder.release.status import ReleaseState
@@ -15,14 +16,18 @@ from builder.scoring import regrade
 from builder.scoring.regrade import Verdict, grade
 
 
+# What records.py imports for type checking only: the release verdicts' type (builder.release is
+# a layer above) and pandas (a command that only reads records need not load it).
+TYPE_CHECKING_NAMES = {"ReleaseState": ReleaseState, "pd": pd}
+
+
 def _mentions_any(hint: object) -> bool:
     return hint is typing.Any or any(_mentions_any(arg) for arg in typing.get_args(hint))
 
 
 def test_build_report_is_frozen_and_no_field_is_any() -> None:
     assert BuildReport.__dataclass_params__.frozen  # type: ignore[attr-defined]
-    # The release verdicts' type is imported for type checking only (builder.release is a layer above).
-    hints = typing.get_type_hints(BuildReport, localns={"ReleaseState": ReleaseState})
+    hints = typing.get_type_hints(BuildReport, localns=TYPE_CHECKING_NAMES)
     assert [name for name, hint in hints.items() if _mentions_any(hint)] == []
     report = BuildReport(root=None, out=None, now=None, authorised=False, as_of=None, registry=None)  # type: ignore[arg-type]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -39,7 +44,7 @@ def test_verdicts_are_an_argument_and_leave_nothing_behind() -> None:
 
 
 def test_a_state_without_release_verdicts_says_so_when_they_are_read() -> None:
-    assert typing.get_type_hints(BenchmarkState, localns={"ReleaseState": ReleaseState})["release"] == ReleaseState | None
+    assert typing.get_type_hints(BenchmarkState, localns=TYPE_CHECKING_NAMES)["release"] == ReleaseState | None
     state = BenchmarkState(
         config=type("C", (), {"id": "soohak"})(), status="sealed", bundles=(), dataset_where=None, dataset_commitments={}
     )  # type: ignore[arg-type]
