@@ -25,6 +25,7 @@ import hashlib
 import re
 import secrets
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,6 +38,7 @@ from builder.bundles.verify import check_files
 from builder.errors import BundleError, IntegrityError, ParseError
 from builder.strict import check_fields, iter_jsonl, loads_json
 from builder.trust.registry import Registry, require_threshold
+from builder.trust.seal import Identity, unseal
 from builder.trust.sshsig import NS_DATASET
 
 FORMAT = "sealboard-dataset/1"
@@ -302,3 +304,10 @@ def dataset_manifest_dict(benchmark: str, version: str, created: datetime, items
         "items": [{"id": it["id"], "split": it["split"], "commitment": commitment(it)} for it in items],
         "files": [{"path": ITEMS, "sha256": hashlib.sha256(sealed).hexdigest(), "bytes": len(sealed), "sealed": True}],
     }
+
+
+def unseal_items(dataset: VerifiedDataset, identities: Sequence[Identity]) -> list[dict[str, Any]]:
+    """The dataset's items, decrypted in memory and each checked against its commitment."""
+    where = f"{dataset.where}/{ITEMS}"
+    plaintext = unseal(dataset.sealed_items, list(identities), where)
+    return parse_items(plaintext, dataset.manifest, where)

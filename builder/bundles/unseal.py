@@ -22,13 +22,12 @@ import pyarrow.compute as pc
 
 from builder import errors
 from builder.bundles.coverage import check_unsealed
-from builder.bundles.dataset import ITEMS, DatasetManifest, VerifiedDataset, parse_items
+from builder.bundles.dataset import DatasetManifest
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ExtraType, ResultsLimits, frame_columns, line_of_row, parse_table, refuse_duplicates
 from builder.bundles.sealing import BenchmarkKeys
 from builder.bundles.verify import VerifiedBundle
 from builder.errors import ResultsError
-from builder.trust.seal import Identity, unseal
 
 Columns = dict[str, Any]  # a frame's columns as arrays, the form unsealed rows travel in
 
@@ -71,12 +70,6 @@ class Expected:
 
 
 RENAMED = {"correct": "lab_correct"}
-
-
-def unseal_items(dataset: VerifiedDataset, identities: Sequence[Identity]) -> list[dict[str, Any]]:
-    where = f"{dataset.where}/{ITEMS}"
-    plaintext = unseal(dataset.sealed_items, list(identities), where)
-    return parse_items(plaintext, dataset.manifest, where)
 
 
 def unseal_results(bundle: VerifiedBundle, keys: BenchmarkKeys, expected: Expected) -> UnsealedBundle:

@@ -11,13 +11,13 @@ from typing import Any
 import pandas as pd
 
 from builder.bundles.admissions import Admissions
-from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset
+from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, unseal_items
 from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits
 from builder.bundles.sealing import BenchmarkKeys
-from builder.bundles.unseal import Columns, Expected, concat_results, unseal_items, unseal_many
+from builder.bundles.unseal import Columns, Expected, concat_results, unseal_many
 from builder.bundles.verify import VerifiedBundle
 from builder.config import BenchmarkConfig
 from builder.errors import BuilderError

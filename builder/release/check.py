@@ -233,8 +233,8 @@ def verify_repo(root: Path, clock: Any) -> list[str]:
 def _opened_datasets(root: Path, configs: Any, registry: Any, identities: Any, clock: Any) -> list[str]:
     """A line for each dataset a published identity opens, every item checked against its
     commitment; a published identity that opens a dataset not matching them fails."""
+    from builder.bundles.dataset import unseal_items
     from builder.bundles.ingest import DATASET_DIR, RawBundle, discover
-    from builder.bundles.unseal import unseal_items
     from builder.release.dataset_admission import verify_dataset_admitted
 
     lines = []

@@ -1,7 +1,6 @@
 """Commands that only read a benchmark's config, the registry or a manifest start without the
 scoring kernel's pandas and pyarrow (about 0.4 CPU-s an invocation, more than the command's own
-work): `release status`, `release identity-due`, `bundle sign`.
-Each runs in a fresh interpreter on a real instance, and succeeds there, before the check."""
+work): `release status`, `release identity-due`, `release verify --root`, `bundle sign`. Each runs in a fresh interpreter on a real instance, and succeeds there, before the check."""
 
 from __future__ import annotations
 
@@ -49,6 +48,7 @@ def test_release_and_signing_commands_do_not_import_the_scoring_kernel(instance)
     commands = [
         ["release", "status", "--root", root],
         ["release", "identity-due", "--root", root],
+        ["release", "verify", "--root", root],
         ["bundle", "sign", bundle, "--key", str(instance.lab_key_paths["acme"])],
     ]
     assert _loaded(commands, instance.root) == "loaded:"

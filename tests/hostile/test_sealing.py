@@ -19,9 +19,8 @@ import orjson
 import pytest
 
 from builder.bundles.dataset import ITEMS as ITEMS_FILE
-from builder.bundles.dataset import parse_dataset_manifest
+from builder.bundles.dataset import parse_dataset_manifest, unseal_items
 from builder.bundles.manifest import MANIFEST, RESULTS, SIGNATURE
-from builder.bundles.unseal import unseal_items
 from builder.errors import IntegrityError, SealError
 from builder.trust.seal import generate_identity, seal, unseal
 from builder.trust.sshsig import NS_DATASET, sign

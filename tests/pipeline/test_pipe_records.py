@@ -15,7 +15,6 @@ from builder.report.records import BenchmarkState, BuildReport
 from builder.scoring import regrade
 from builder.scoring.regrade import Verdict, grade
 
-
 # What records.py imports for type checking only: the release verdicts' type (builder.release is
 # a layer above) and pandas (a command that only reads records need not load it).
 TYPE_CHECKING_NAMES = {"ReleaseState": ReleaseState, "pd": pd}
