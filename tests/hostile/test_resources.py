@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import builder.bundles.results
-import builder.bundles.unseal
+import builder.bundles.sealing
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import MAX_ROW_BYTES
 from hostile.support import ACME, BETA, VALID_ROWS, Instance, assert_rejected, reseal, rows_bytes, run, where_of
@@ -33,14 +33,15 @@ def _no_parsing(monkeypatch: pytest.MonkeyPatch, plaintext: bytes) -> None:
 
 
 def _no_decryption(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = builder.bundles.unseal.unseal
+    # Where a bundle's results are decrypted (BenchmarkKeys.open).
+    real = builder.bundles.sealing.unseal
 
     def guarded(ciphertext: bytes, identities, where):
         if where == RESULTS_WHERE:
             raise AssertionError("the file was decrypted")
         return real(ciphertext, identities, where)
 
-    monkeypatch.setattr(builder.bundles.unseal, "unseal", guarded)
+    monkeypatch.setattr(builder.bundles.sealing, "unseal", guarded)
 
 
 @pytest.mark.parametrize(
