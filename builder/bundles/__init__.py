@@ -13,6 +13,7 @@
 - ``dataset_create``: Maintainers' side of dataset bundles: turn an items.jsonl into a sealed,
   committed bundle, and add maintainers' signatures to it until the …
 - ``duplicates``: The duplicate rule: one ranked row per run, one lab per model name
+- ``clones``: Re-sealed clones, found by the build alone (it holds the plaintext), after unsealing
 - ``facts``: What the site may say about one verified submission, before the publication gate
 - ``ingest``: Ingest: find bundles on disk and read them into memory, refusing anything odd
 - ``manifest``: Result bundle v1: the manifest format, owned here

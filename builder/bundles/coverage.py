@@ -25,16 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from builder.bundles.dataset import DatasetManifest, parse_dataset_manifest, verify_dataset
 from builder.bundles.ingest import DATASET_DIR, read_bundle
 from builder.bundles.manifest import MANIFEST, Coverage, Manifest
-from builder.bundles.results import line_of_row
 from builder.errors import BundleError, ResultsError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 SHOW = 5  # ids quoted in a message; the count says how many more
 
@@ -82,6 +82,9 @@ def _by_split(missing: Sequence[str], dataset: DatasetManifest) -> str:
 def _factorize(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """(codes, values): plain Python values (str, bool) with None appended last for missing
     ones, and each row's index into them."""
+    import numpy as np
+    import pandas as pd
+
     if isinstance(column.dtype, pd.CategoricalDtype):
         # The build's frames (builder.bundles.unseal): the codes are already there. Unused
         # categories only add values no row points to.
@@ -125,6 +128,12 @@ def measure(frame: pd.DataFrame, dataset: DatasetManifest, spec: Any, where: str
 
     ``data`` (the plaintext) lets errors name the line of the first offending row.
     """
+    # Only measuring a frame needs numpy and pandas: the summary checks (`bundle verify`,
+    # the pull-request check) run without loading them.
+    import numpy as np
+
+    from builder.bundles.results import line_of_row
+
     k = spec.samples
 
     def line(mask: np.ndarray) -> int | None:

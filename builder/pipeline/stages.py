@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from builder.bundles.admissions import Admissions
+from builder.bundles.clones import content_fingerprints, find_clones
 from builder.bundles.dataset import ITEM_METADATA, VerifiedDataset, unseal_items
-from builder.bundles.duplicates import content_fingerprints, find_clones
 from builder.bundles.ingest import DATASET_DIR, RawBundle, Rejection
 from builder.bundles.manifest import RESULTS
 from builder.bundles.results import ResultsLimits

@@ -1,6 +1,8 @@
 """Commands that only read a benchmark's config, the registry or a manifest start without the
 scoring kernel's pandas and pyarrow (about 0.4 CPU-s an invocation, more than the command's own
-work): `release status`, `release identity-due`, `release verify --root`, `bundle sign`. Each runs in a fresh interpreter on a real instance, and succeeds there, before the check."""
+work): `release status`, `release identity-due`, `release verify --root`, `bundle sign`,
+`bundle verify` (it checks the signed coverage summary, not the sealed rows). Each runs in a
+fresh interpreter on a real instance, and succeeds there, before the check."""
 
 from __future__ import annotations
 
@@ -50,12 +52,16 @@ def test_release_and_signing_commands_do_not_import_the_scoring_kernel(instance)
         ["release", "identity-due", "--root", root],
         ["release", "verify", "--root", root],
         ["bundle", "sign", bundle, "--key", str(instance.lab_key_paths["acme"])],
+        ["bundle", "verify", bundle, "--root", root],
     ]
     assert _loaded(commands, instance.root) == "loaded:"
 
 
-def test_the_check_sees_a_command_that_needs_the_kernel(instance) -> None:  # type: ignore[no-untyped-def]
-    """Control: `bundle verify` parses results (pandas), and the same probe names it."""
-    root = str(instance.root)
-    bundle = str(instance.bundles["acme/run-1"])
-    assert "pandas" in _loaded([["bundle", "verify", bundle, "--root", root]], instance.root)
+def test_the_check_sees_a_command_that_needs_the_kernel(instance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Control: `bundle create` parses the lab's results (pandas), and the same probe names it."""
+    from tests.cli.test_bundle_cli import _files
+
+    results, describe = _files(instance, tmp_path)
+    create = ["bundle", "create", "--root", str(instance.root), "--benchmark", "soohak", "--lab", "acme", "--submission", "run-2"]
+    loaded = _loaded([[*create, "--results", str(results), "--describe", str(describe)]], instance.root)
+    assert "pandas" in loaded and "pyarrow" in loaded
