@@ -189,6 +189,7 @@ _YAML_HINTS = {
     "duplicate-key": "keep one of the two entries",
     "non-finite": "use a finite number or null",
     "big-int": "integers must lie within ±2^53",
+    "too-deep": "flatten the document",
 }
 
 
@@ -211,9 +212,6 @@ def _construct_mapping(self: _StrictLoader, node: yaml.MappingNode, deep: bool =
     return seen
 
 
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def _float_no_special(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
     if value != value or value in (float("inf"), float("-inf")):
@@ -234,16 +232,58 @@ def _timestamp_as_string(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
     return str(node.value)
 
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:float", _float_no_special)
-_StrictLoader.add_constructor("tag:yaml.org,2002:int", _int_bounded)
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_string)
+# libyaml, PyYAML's C parser, where this PyYAML has it (its wheels do): it reads a document
+# about seven times faster, and a build reads every config and registry version file on
+# each run (the audit once per deploy it rebuilds). It has no hook where _StrictLoader
+# checks each node, so a first pass over its events makes the same refusals (and bounds the
+# nesting its C composer would recurse into); the same constructors then build the values.
+# tests/hostile/test_yaml_loaders.py holds the two loaders to the same values and refusals.
+LIBYAML = yaml.__with_libyaml__
+MAX_YAML_DEPTH = 100
 
 
-def loads_yaml(data: bytes | str, where: str) -> Any:
-    """Parse one YAML document strictly (see _StrictLoader)."""
+class _StrictCLoader(yaml.CSafeLoader if LIBYAML else yaml.SafeLoader):  # type: ignore[misc]
+    """libyaml's parser with _StrictLoader's constructors (its checks: _refuse_by_events)."""
+
+
+for _loader in (_StrictLoader, _StrictCLoader):
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    _loader.add_constructor("tag:yaml.org,2002:float", _float_no_special)
+    _loader.add_constructor("tag:yaml.org,2002:int", _int_bounded)
+    _loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_string)
+
+
+def _refuse_by_events(text: str) -> None:
+    """What _StrictLoader.compose_node refuses, found in libyaml's events; and depth."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_StrictCLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise _YamlReject("YAML aliases (*name) are not accepted", event.start_mark, "yaml-alias")
+        if getattr(event, "anchor", None) is not None:
+            raise _YamlReject("YAML anchors (&name) are not accepted", event.start_mark, "yaml-alias")
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            raise _YamlReject(f"YAML tag {tag!r} is not accepted", event.start_mark, "yaml-tag")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise _YamlReject(f"YAML nested more than {MAX_YAML_DEPTH} levels deep", event.start_mark, "too-deep")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _load_yaml(text: str, c: bool) -> Any:
+    if c:
+        _refuse_by_events(text)
+        return yaml.load(text, Loader=_StrictCLoader)  # noqa: S506 - the strict constructors, after the checks above
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - the loader is the strict one above
+
+
+def loads_yaml(data: bytes | str, where: str, *, c: bool = LIBYAML) -> Any:
+    """Parse one YAML document strictly (see _StrictLoader); ``c``: with libyaml."""
     text = _decode(data, where)
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - the loader is the strict one above
+        return _load_yaml(text, c)
     except _YamlReject as exc:
         raise ParseError(exc.message, where=where, line=exc.mark.line + 1, reason=exc.reason, hint=_YAML_HINTS[exc.reason]) from None
     except RecursionError:
