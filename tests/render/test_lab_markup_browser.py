@@ -156,11 +156,24 @@ def _pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
 
-def _open(browser, url: str):
+@pytest.fixture
+def tab(browser):
+    """One tab per test, with RECORDER on every document it opens; each visit navigates it (a
+    fresh tab per visit cost a renderer process each, a quarter of the module's Chromium CPU).
+    What a visit records lives in its own document: the window's __pwned, __hovered and marks."""
     page = browser.page(1400, 900)
     page.b.send("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER}, session=page.session)
-    page.goto(url)
-    return page
+    yield page
+    page.close()
+
+
+def _open(tab, url: str):
+    # A URL that differs from the open one only in its fragment would be a same-document
+    # navigation (no load event, and the old document's state): leave the page first.
+    if tab.eval("location.href").split("#")[0] == url.split("#")[0]:
+        tab.goto("about:blank")
+    tab.goto(url)
+    return tab
 
 
 # Marks every element with a title (Material takes the attribute off while its tooltip shows)
@@ -202,13 +215,10 @@ def _probe(page, where: str) -> dict:
     return out
 
 
-def _visit(browser, url: str, where: str) -> dict:
-    page = _open(browser, url)
-    try:
-        page.draw_charts()
-        return _probe(page, where)
-    finally:
-        page.close()
+def _visit(tab, url: str, where: str) -> dict:
+    page = _open(tab, url)
+    page.draw_charts()
+    return _probe(page, where)
 
 
 # Planted markup written as markup: a tag carrying a payload, a handler attribute, a javascript: link.
@@ -240,67 +250,64 @@ def test_no_search_document_holds_lab_markup(planted):
     assert CONTROL in text
 
 
-def test_no_lab_markup_runs_on_any_page_served(planted, browser):
+def test_no_lab_markup_runs_on_any_page_served(planted, tab):
     site, base = planted
     pages = _pages(site)
     assert {"soohak/models/acme/run-1.html", "labs/acme.html", "soohak/items/m000.html", "soohak/compare.html", "soohak/grid.html",
             "soohak/items.html", "soohak/submissions.html", "changelog.html", "tooltip-control.html"} <= set(pages)  # fmt: skip
     for rel in pages:
-        out = _visit(browser, base + rel, rel)
+        out = _visit(tab, base + rel, rel)
         if rel == "soohak/models/acme/run-1.html":  # the control of fidelity: shown as written
             for field in ("model.name", "model.family", "config.reasoning_effort", "judge", "harness.name", "lab name"):
                 assert PLANTED[field] in out["text"], field
 
 
-def test_no_lab_markup_runs_on_any_page_from_disk(planted, browser):
+def test_no_lab_markup_runs_on_any_page_from_disk(planted, tab):
     site, _ = planted
     for rel in _pages(site):
-        _visit(browser, (site / rel).resolve().as_uri(), f"file:// {rel}")
+        _visit(tab, (site / rel).resolve().as_uri(), f"file:// {rel}")
 
 
-def _search(browser, url: str, query: str | None) -> dict:
-    page = _open(browser, url)
-    try:
-        if query is None:  # ?q=: Material opens search with the query itself
-            page.eval("""(async () => { const until = Date.now() + 30000;
-              while (!document.querySelector('.md-search-result__item') && Date.now() < until) await new Promise(r => setTimeout(r, 100)); })()""")
-            found = {"links": page.eval("[...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)")}
-        else:
-            found = page.eval(f"{SEARCH}({json.dumps(query)})")
-        found["results"] = page.eval("(document.querySelector('.md-search-result') || {innerText: ''}).innerText")
-        _probe(page, f"search {query!r} at {url}")
-        return found
-    finally:
-        page.close()
+def _search(tab, url: str, query: str | None) -> dict:
+    page = _open(tab, url)
+    if query is None:  # ?q=: Material opens search with the query itself
+        page.eval("""(async () => { const until = Date.now() + 30000;
+          while (!document.querySelector('.md-search-result__item') && Date.now() < until) await new Promise(r => setTimeout(r, 100)); })()""")
+        found = {"links": page.eval("[...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)")}
+    else:
+        found = page.eval(f"{SEARCH}({json.dumps(query)})")
+    found["results"] = page.eval("(document.querySelector('.md-search-result') || {innerText: ''}).innerText")
+    _probe(page, f"search {query!r} at {url}")
+    return found
 
 
 @pytest.mark.parametrize("query", ["Quokkaname", "Quokkalab", "Quokkatranscript", "Quokkafamily"])  # the words the index holds
-def test_typing_a_planted_word_in_search_runs_nothing(planted, browser, query):
+def test_typing_a_planted_word_in_search_runs_nothing(planted, tab, query):
     site, base = planted
     for url in (base + "index.html", (site / "index.html").resolve().as_uri()):
-        found = _search(browser, url, query)
+        found = _search(tab, url, query)
         assert found["links"], (url, query, found)
         assert query in found["results"], (url, query, found["results"][:300])  # the result shows the text
 
 
-def test_opening_a_search_url_runs_nothing(planted, browser):
+def test_opening_a_search_url_runs_nothing(planted, tab):
     site, base = planted
     for url in (base + "index.html?q=Quokkaname", (site / "index.html").resolve().as_uri() + "?q=Quokkaname"):
-        found = _search(browser, url, None)
+        found = _search(tab, url, None)
         assert any("models/acme/run-1.html" in u for u in found["links"]), (url, found)
         assert "<img src=x onerror=__pwn('name')>" in found["results"], found["results"][:300]  # shown as text
     # A query that is itself markup.
-    _search(browser, base + "index.html?q=" + quote(SHARE_MARKUP), None)
+    _search(tab, base + "index.html?q=" + quote(SHARE_MARKUP), None)
 
 
-def test_control_an_ordinary_name_is_found_by_search(planted, browser):
+def test_control_an_ordinary_name_is_found_by_search(planted, tab):
     _, base = planted
-    found = _search(browser, base + "index.html", "Wombat")
+    found = _search(tab, base + "index.html", "Wombat")
     assert any("models/beta/run-1.html" in u for u in found["links"]), found
     assert CONTROL in found["results"]
 
 
-def test_share_urls_with_markup_or_planted_values_run_nothing(planted, browser):
+def test_share_urls_with_markup_or_planted_values_run_nothing(planted, tab):
     site, base = planted
     hostile, family, effort = quote(SHARE_MARKUP), quote(FAMILY), quote(EFFORT)
     boards = [p for p in _pages(site) if re.fullmatch(r"soohak/[a-z-]+\.html", p) and p not in ("soohak/index.html", "soohak/compare.html",
@@ -321,6 +328,6 @@ def test_share_urls_with_markup_or_planted_values_run_nothing(planted, browser):
         f"labs/acme.html?h=Quokkalab+{hostile}",
     ]
     for rel in urls:
-        out = _visit(browser, base + rel, rel)
+        out = _visit(tab, base + rel, rel)
         if "family=" + family in rel:  # the planted filter value selects acme's row, shown as written
             assert NAME in out["text"], rel
