@@ -168,18 +168,20 @@ class _StrictLoader(yaml.SafeLoader):
     """
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise _YamlReject("YAML aliases (*name) are not accepted", event.start_mark, "yaml-alias")
-        event = self.peek_event()
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None:
-            raise _YamlReject("YAML anchors (&name) are not accepted", event.start_mark, "yaml-alias")
-        # The parser only sets an event's tag when the document wrote one explicitly.
-        tag = getattr(event, "tag", None)
-        if tag is not None:
-            raise _YamlReject(f"YAML tag {tag!r} is not accepted", event.start_mark, "yaml-tag")
+        _refuse_event(self.peek_event())
         return super().compose_node(parent, index)
+
+
+def _refuse_event(event: yaml.Event) -> None:
+    """An alias, an anchor or an explicit tag, refused where the node's event is read."""
+    if isinstance(event, yaml.AliasEvent):  # checked first: an alias event's `anchor` is the name it refers to
+        raise _YamlReject("YAML aliases (*name) are not accepted", event.start_mark, "yaml-alias")
+    if getattr(event, "anchor", None) is not None:
+        raise _YamlReject("YAML anchors (&name) are not accepted", event.start_mark, "yaml-alias")
+    # The parser only sets an event's tag when the document wrote one explicitly.
+    tag = getattr(event, "tag", None)
+    if tag is not None:
+        raise _YamlReject(f"YAML tag {tag!r} is not accepted", event.start_mark, "yaml-tag")
 
 
 _YAML_HINTS = {
@@ -257,13 +259,7 @@ def _refuse_by_events(text: str) -> None:
     """What _StrictLoader.compose_node refuses, found in libyaml's events; and depth."""
     depth = 0
     for event in yaml.parse(text, Loader=_StrictCLoader):
-        if isinstance(event, yaml.AliasEvent):
-            raise _YamlReject("YAML aliases (*name) are not accepted", event.start_mark, "yaml-alias")
-        if getattr(event, "anchor", None) is not None:
-            raise _YamlReject("YAML anchors (&name) are not accepted", event.start_mark, "yaml-alias")
-        tag = getattr(event, "tag", None)
-        if tag is not None:
-            raise _YamlReject(f"YAML tag {tag!r} is not accepted", event.start_mark, "yaml-tag")
+        _refuse_event(event)
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_YAML_DEPTH:

@@ -46,6 +46,7 @@
 Modules, by responsibility:
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from builder.scoring.config import default_spec, load_preset, parse_scoring_config
@@ -76,8 +77,6 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
     module, attribute = _LAZY[name]
     value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value  # the next lookup finds it without calling here
