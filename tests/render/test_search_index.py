@@ -12,13 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import orjson
+from hypothesis import given
+from hypothesis import strategies as st
 
 from builder.render.search_docs import (
+    _HEADING,
     BENCHMARK_PAGE,
     DOCS_GLOBAL,
     LISTING_ROWS,
     PAGE_BOOST,
     SECTION_CHARS,
+    _headings,
     languages,
     page_entries,
     plain,
@@ -131,3 +135,10 @@ def test_a_benchmarks_own_pages_are_boosted_and_their_sections_are_not():
     # Which pages: a benchmark's page and its boards, one folder down; not a model or an item.
     assert BENCHMARK_PAGE.fullmatch("soohak/mini.html") and BENCHMARK_PAGE.fullmatch("kcsat-ml/index.html")
     assert not BENCHMARK_PAGE.fullmatch("soohak/models/lab/gpt-5-mini.html") and not BENCHMARK_PAGE.fullmatch("index.html")
+
+
+@given(st.text(alphabet="#\n \ta\r", max_size=60))
+def test_headings_are_what_the_multiline_heading_pattern_finds(markdown):
+    """The fast heading scan (a literal newline first) finds exactly the ATX headings that
+    ``^`` with MULTILINE finds: at the start, after any newline, never across lines."""
+    assert _headings(markdown) == [(m.start(), m.end()) for m in _HEADING.finditer(markdown)]
