@@ -3,7 +3,8 @@
 inspect_ai runs its ``mockllm`` provider with custom outputs (so no network and no
 tokenizer download: usage is given); lm-evaluation-harness runs its own ``dummy`` model
 (every generation is ``"lol"``) on a local JSON task. Each harness runs in a subprocess
-of this interpreter, exactly as a lab would run it.
+of this interpreter, as a lab would run it (lm-evaluation-harness through the Python API its
+CLI calls: :data:`LM_EVAL_SCRIPT`).
 
 The harnesses come from the optional extra ``.[importers]`` that ``.ci/run`` installs.
 Without them the tests skip — unless ``SEALBOARD_REQUIRE_IMPORTERS=1`` (set by ``.ci/run``),
@@ -74,6 +75,40 @@ INSPECT_SCRIPT = textwrap.dedent(
 )
 
 
+# lm-evaluation-harness's Python API, as its CLI (`lm_eval --model dummy --tasks … --include_path
+# … --output_path … --log_samples`) runs it, with the CLI's defaults, and saves its files (the
+# same samples files byte for byte, and results file but for its timings), with one difference:
+# the TaskManager indexes only the lab's own tasks. The CLI always indexes the harness's thousands
+# of built-in task files too, 6.4 of the 9.3 CPU-s of a run (tests/lifecycle, py-spy).
+LM_EVAL_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    names, include_path, output_path = sys.argv[1].split(","), sys.argv[2], sys.argv[3]
+    tracker = EvaluationTracker(output_path=output_path)
+    results = simple_evaluate(
+        model="dummy",
+        model_args={},
+        tasks=names,
+        batch_size=1,
+        device="cuda:0",
+        gen_kwargs={},
+        fewshot_as_multiturn=None,
+        log_samples=True,
+        evaluation_tracker=tracker,
+        task_manager=TaskManager(include_path=include_path, include_defaults=False),
+    )
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    for name in results["configs"]:
+        tracker.save_results_samples(task_name=name, samples=samples[name])
+    """
+)
+
+
 def run_inspect(tmp: Path, samples: list[dict[str, Any]], epochs: int, log_format: str) -> Path:
     spec = tmp / "spec.json"
     spec.write_bytes(orjson.dumps({"samples": samples, "epochs": epochs}))
@@ -128,20 +163,9 @@ def run_lm_eval(tmp: Path, docs: list[dict[str, Any]], repeats: tuple[int, ...])
             )
         )
     out = tmp / "lm-eval-out"
-    cmd = [
-        sys.executable,
-        "-m",
-        "lm_eval",
-        "--model",
-        "dummy",
-        "--tasks",
-        ",".join(names),
-        "--include_path",
-        str(tasks),
-        "--output_path",
-        str(out),
-        "--log_samples",
-    ]
+    script = tmp / "lab_lm_eval.py"
+    script.write_text(LM_EVAL_SCRIPT)
+    cmd = [sys.executable, str(script), ",".join(names), str(tasks), str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, **OFFLINE}, cwd=tmp)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return {r: next(out.rglob(f"samples_{name}_*.jsonl")) for r, name in zip(repeats, names)}
