@@ -27,6 +27,7 @@ spread over every worker. ``served_demo`` is per worker (its own server on the s
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import subprocess
@@ -105,6 +106,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # `--dist worksteal` (.ci/run) the other worker runs everything else meanwhile and takes
     # work from this one's queue, instead of the whole run waiting on one of them at its end.
     items.sort(key=lambda item: item.get_closest_marker("long_running") is None)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The imported modules and collected items live for the whole run: frozen, the cyclic
+    collector's full passes (hundreds a worker) no longer walk them. Measured with
+    ``gc.callbacks`` over the quick loop: 6.3 -> 4.1 CPU-s in the collector."""
+    gc.freeze()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

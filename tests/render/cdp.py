@@ -210,9 +210,10 @@ class Page:
         height = min(int(self.eval("document.documentElement.scrollHeight")), max_height)
         width = int(self.eval("window.innerWidth"))
         clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
-        data = self.b.send("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}, session=self.session)[
-            "data"
-        ]
+        # optimizeForSpeed: Chromium's fast PNG encoding, 20% larger files for 40% less of its CPU a
+        # shot (0.31 -> 0.18 machine CPU-s, a 1400x2400 board, 5 shots each way); 59 shots a run.
+        shot = {"format": "png", "clip": clip, "captureBeyondViewport": True, "optimizeForSpeed": True}
+        data = self.b.send("Page.captureScreenshot", shot, session=self.session)["data"]
         # The folder is gitignored and any test (or xdist worker) may be the first to shoot.
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))

@@ -21,15 +21,14 @@ import markdown
 import numpy as np
 import pytest
 import yaml
-from scipy import stats
 
 from builder.render.formulas import tex_markdown
 from builder.render.pages import methodology_page
 from builder.scaffold import init as scaffold
 from builder.scoring import METHODOLOGY, REGRADING, SUPPRESSION
 from builder.scoring import uncertainty as U
+from tests.scoring.reference_stats import Z, scipy_stats
 
-Z = stats.norm.ppf(0.975)
 NONE = np.array([None], dtype=object)
 
 
@@ -65,7 +64,7 @@ def shown(page_html: str) -> list[str]:
 
 
 def t975(n_minus_1: float) -> float:
-    return float(stats.t.ppf(0.975, n_minus_1))
+    return float(scipy_stats().t.ppf(0.975, n_minus_1))
 
 
 def wilson_limits(p: float, trials: float) -> tuple[float, float]:
@@ -84,8 +83,8 @@ def page_interval(a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     lo, hi = wilson_limits(p, trials)  # wilson
     x = p * trials
     if x < 10 or trials - x < 10:  # small_counts
-        lo = min(lo, stats.beta.ppf(0.025, x, trials - x + 1) if x > 0 else 0.0)  # lower
-        hi = max(hi, stats.beta.ppf(0.975, x + 1, trials - x) if trials - x > 0 else 1.0)  # upper
+        lo = min(lo, scipy_stats().beta.ppf(0.025, x, trials - x + 1) if x > 0 else 0.0)  # lower
+        hi = max(hi, scipy_stats().beta.ppf(0.975, x + 1, trials - x) if trials - x > 0 else 1.0)  # upper
     return max(lo, 0.0), min(hi, 1.0)
 
 
@@ -145,7 +144,7 @@ def check_at_0() -> None:
         assert hi[0] == pytest.approx(Z**2 / (trials + Z**2), rel=1e-12)  # wilson_at_0
         _, cp = U.clopper_pearson(np.array([0.0]), np.array([trials]))
         assert cp[0] == pytest.approx(1 - 0.025 ** (1 / trials), rel=1e-10)  # cp_at_0
-        assert cp[0] == pytest.approx(stats.beta.ppf(0.975, 1, trials), rel=1e-10)
+        assert cp[0] == pytest.approx(scipy_stats().beta.ppf(0.975, 1, trials), rel=1e-10)
 
 
 def check_linear_and_mover() -> None:

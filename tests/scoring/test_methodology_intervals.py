@@ -8,13 +8,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from builder.scoring import METHODOLOGY
+from tests.scoring.reference_stats import Z, scipy_stats
 
 from .frames import Instance, cell
-
-Z = stats.norm.ppf(0.975)
 
 
 def page_interval(a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
@@ -24,15 +22,15 @@ def page_interval(a: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     p = a.sum() / d.sum()
     v = n / (n - 1) * (((a - p * d) / d.sum()) ** 2).sum()
     n_eff = p * (1 - p) / v if (v > 0 and 0 < p < 1) else float(n)
-    t = stats.t.ppf(0.975, n - 1)
+    t = scipy_stats().t.ppf(0.975, n - 1)
     trials = n_eff * (Z / t) ** 2  # Korn & Graubard
     centre = (p + Z**2 / (2 * trials)) / (1 + Z**2 / trials)
     half = Z / (1 + Z**2 / trials) * math.sqrt(p * (1 - p) / trials + Z**2 / (4 * trials**2))
     lo, hi = centre - half, centre + half
     x = p * trials
     if min(x, trials - x) < 10:  # Clopper–Pearson widens it
-        lo = min(lo, stats.beta.ppf(0.025, x, trials - x + 1) if x > 0 else 0.0)
-        hi = max(hi, stats.beta.ppf(0.975, x + 1, trials - x) if trials - x > 0 else 1.0)
+        lo = min(lo, scipy_stats().beta.ppf(0.025, x, trials - x + 1) if x > 0 else 0.0)
+        hi = max(hi, scipy_stats().beta.ppf(0.975, x + 1, trials - x) if trials - x > 0 else 1.0)
     return max(lo, 0.0), min(hi, 1.0)
 
 

@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from builder.scoring.uncertainty import competition_ranks, linear, ratio, t975
+from tests.scoring.reference_stats import scipy_stats
 
 from .frames import Instance, cell, row
 
@@ -37,8 +37,8 @@ def wilson(p: float, n: float) -> tuple[float, float]:
     lo, hi = wilson_only(p, n)
     x = p * n
     if min(x, n - x) < 10:
-        cp_lo = stats.beta.ppf(0.025, x, n - x + 1) if x > 0 else 0.0
-        cp_hi = stats.beta.ppf(0.975, x + 1, n - x) if n - x > 0 else 1.0
+        cp_lo = scipy_stats().beta.ppf(0.025, x, n - x + 1) if x > 0 else 0.0
+        cp_hi = scipy_stats().beta.ppf(0.975, x + 1, n - x) if n - x > 0 else 1.0
         lo, hi = min(lo, cp_lo), max(hi, cp_hi)
     return max(lo, 0.0), min(hi, 1.0)
 
