@@ -241,3 +241,19 @@ def served_demo(demo_site: DemoSite) -> Iterator[tuple[Path, str]]:
     """``demo_site`` at http://127.0.0.1:<port>/math/ (a sub-path, as on GitHub Pages, and its site_url's)."""
     for base in serve(demo_site.site.parent):
         yield demo_site.site, base + demo_site.site.name + "/"
+
+
+# --- the browser --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium per xdist worker; each browser test module takes a context of its
+    own in it (``browser`` in tests/render/conftest.py)."""
+    from tests.render.cdp import CHROMIUM, Browser
+
+    if CHROMIUM is None:
+        pytest.skip("chromium not installed")
+    b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
+    yield b
+    b.close()

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from tests.render.cdp import CHROMIUM
-from tests.render.conftest import browser  # noqa: F401 - the shared fixture
+from tests.render.conftest import browser  # noqa: F401 - the shared fixture (a context in the worker's Chromium)
 from tests.render.test_pages_browser import SHOTS, WIDTHS, overflow_problems
 
 if CHROMIUM is None:

@@ -2,7 +2,10 @@
 
 Drives the Debian ``chromium`` binary with no extra package and no browser download:
 Chromium reads NUL-terminated JSON commands on fd 3 and writes replies and events on fd 4.
-One browser per test module; one page (target) per ``Browser.page()``.
+One Chromium per xdist worker (``chromium`` in tests/conftest.py); each test module gets a
+browser context of its own in it (``Browser.context()``: storage, cache and cookies of its
+own, as a fresh browser's) and one page (target) per ``page()``. Starting Chromium costs about
+1 CPU-s machine-wide (0.55 s of it reaped by pytest); once per module, that was 15 times a run.
 
 No verdict here depends on the machine's speed: every wait is for an event or a reply, under
 one generous deadline (``DEADLINE`` seconds, ``SEALBOARD_BROWSER_DEADLINE`` to change it),
@@ -117,8 +120,12 @@ class Browser:
                 raise CDPError(f"no {method} event in {timeout:.0f}s")
             return found()  # type: ignore[return-value]
 
-    def page(self, width: int, height: int) -> Page:
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def context(self) -> Context:
+        return Context(self)
+
+    def page(self, width: int, height: int, context: str | None = None) -> Page:
+        params = {"url": "about:blank"} | ({"browserContextId": context} if context else {})
+        target = self.send("Target.createTarget", params)["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         page = Page(self, session, target)
         for domain in ("Page", "Runtime", "Log", "Network"):
@@ -140,6 +147,24 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         os.close(self._w)
+
+
+class Context:
+    """A browser context in the worker's Chromium: what one test module sees, kept apart from
+    the other modules' as a browser of its own would be (``Target.createBrowserContext``)."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.id = browser.send("Target.createBrowserContext")["browserContextId"]
+
+    def page(self, width: int, height: int) -> Page:
+        return self.browser.page(width, height, context=self.id)
+
+    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
+        return self.browser.send(method, params, session)
+
+    def close(self) -> None:  # its pages go with it
+        self.browser.send("Target.disposeBrowserContext", {"browserContextId": self.id})
 
 
 class Page:

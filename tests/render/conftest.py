@@ -1,14 +1,17 @@
-"""The browser tests' shared fixture: one headless Chromium per test module."""
+"""The browser tests' shared fixture: a browser context per test module, in the worker's one
+headless Chromium (``chromium`` in tests/conftest.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from tests.render.cdp import CHROMIUM, Browser
+from tests.render.cdp import Browser, Context
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
-    yield b
-    b.close()
+def browser(chromium: Browser) -> Iterator[Context]:
+    context = chromium.context()
+    yield context
+    context.close()

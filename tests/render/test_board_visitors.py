@@ -89,14 +89,15 @@ def _network_idle(page) -> list[str]:
                 started[e["params"]["requestId"]] = e["params"]["request"]["url"]
             elif e["method"] in ("Network.loadingFinished", "Network.loadingFailed"):
                 ended.add(e["params"]["requestId"])
-        workers = [u for k, u in started.items() if k not in ended and "/javascripts/workers/" in u]
-        state = (len(started), len(started) - len(ended) == len(workers))
+        # Open: started since this navigation and not ended. (Not a count of ends: a request of
+        # the page before, such as its search worker's script, may end after the navigation.)
+        still = [u for k, u in started.items() if k not in ended]
+        workers = [u for u in still if "/javascripts/workers/" in u]
+        state = (len(started), len(still) == len(workers))
         if state[1] and state == last:
             return workers
         last = state
-        assert time.monotonic() < deadline, (
-            f"requests still open after {DEADLINE:.0f}s: {[u for k, u in started.items() if k not in ended]}"
-        )
+        assert time.monotonic() < deadline, f"requests still open after {DEADLINE:.0f}s: {still}"
 
 
 def test_a_board_first_load_is_light_and_its_chart_loads_once_scrolled_to(served, browser):
@@ -387,7 +388,8 @@ def test_the_tiers_heatmap_keeps_its_column_names_in_view(served, browser, width
 def test_every_chart_downloads_as_png_and_svg(served, browser, tmp_path):
     site, base = served
     page = browser.page(1440, 900)
-    page.b.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    # For this module's browser context (without its id it would set the default context's).
+    browser.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path), "browserContextId": browser.id})
     page.goto(base + "kcsat-ml/years.html")
     assert page.draw_charts()
     for fmt, magic in (("png", b"\x89PNG"), ("svg", b"<svg")):
