@@ -78,6 +78,11 @@ def _cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
+# CPU reaped in a test's tear-down that is not the test's: the worker's Chromium, closed in the
+# last test's tear-down (its whole run's CPU reaped at once), is tallied under its own name.
+_REAPED_APART: dict[str, float] = {}
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """Each test's CPU (set-up, call, tear-down; a shared fixture's cost falls on its first
@@ -86,8 +91,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     yield
     path = os.environ.get(_CPU_FILE)
     if path:
+        apart = dict(_REAPED_APART)
+        _REAPED_APART.clear()
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"{_cpu_seconds() - start:.3f} {item.nodeid}\n")
+            fh.write(f"{_cpu_seconds() - start - sum(apart.values()):.3f} {item.nodeid}\n")
+            fh.writelines(f"{seconds:.3f} {name}\n" for name, seconds in apart.items())
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -253,7 +261,9 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.render.cdp import CHROMIUM, Browser
 
     if CHROMIUM is None:
-        pytest.skip("chromium not installed")
+        pytest.skip("headless Chromium not installed")
     b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
     yield b
+    before = _cpu_seconds()
     b.close()
+    _REAPED_APART["(headless Chromium, reaped at the end)"] = _cpu_seconds() - before

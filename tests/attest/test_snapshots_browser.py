@@ -23,7 +23,7 @@ from tests.render.test_pages_browser import SHOTS, WIDTHS, overflow_problems
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
-        raise RuntimeError("headless Chromium is required in CI (apt-get install chromium)")
+        raise RuntimeError("headless Chromium is required in CI (apt-get install chromium-headless-shell)")
     pytest.skip("chromium not installed", allow_module_level=True)
 
 LINKS = "[...document.querySelectorAll('article a[href*=\"snapshots/\"]')].map(a => a.href)"

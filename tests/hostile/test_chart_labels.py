@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from builder.render.site_tree import plotly_js
+from tests.render.cdp import CHROMIUM
 
 pytestmark = pytest.mark.slow  # builds a site
 
@@ -58,8 +59,7 @@ def specs(label: str) -> list[dict]:
 
 
 def hovers(tmp_path: Path, label: str) -> list[tuple[int, int, str]]:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if chromium is None:
+    if CHROMIUM is None:
         pytest.skip("headless Chromium is not installed")
     shutil.copy(plotly_js(), tmp_path / "plotly.min.js")
     shutil.copy(ASSET, tmp_path / "sealboard.js")
@@ -67,7 +67,7 @@ def hovers(tmp_path: Path, label: str) -> list[tuple[int, int, str]]:
     charts = "".join(f'<div class="sb-chart" style="width:800px"><script type="application/json">{e}</script></div>\n' for e in embedded)
     (tmp_path / "page.html").write_text(_PAGE.format(charts=charts), "utf-8")
     args = [
-        chromium,
+        CHROMIUM,
         "--headless",
         "--no-sandbox",
         "--disable-gpu",

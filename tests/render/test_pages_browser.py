@@ -33,7 +33,7 @@ from tests.shared_demo import DEMO_SITE_URL
 
 if CHROMIUM is None:
     if os.environ.get("CI") == "true":
-        raise RuntimeError("headless Chromium is required in CI (apt-get install chromium)")
+        raise RuntimeError("headless Chromium is required in CI (apt-get install chromium-headless-shell)")
     pytest.skip("chromium not installed", allow_module_level=True)
 
 WIDTHS = ((1400, 900), (390, 844))
