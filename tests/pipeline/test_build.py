@@ -61,25 +61,41 @@ EXPECTED = {
 }
 
 
+# A lab for each flip, with one bundle each: one build refuses all nine, each for its own byte,
+# and still publishes beta's (a build for each flip cost ~1 CPU-s more apiece).
+FLIP_LABS = {flip: f"flip{i}" for i, flip in enumerate(FLIPS)}
+
+
+@pytest.fixture(scope="module")
+def flipped(tmp_path_factory):
+    base = tmp_path_factory.mktemp("flipped")
+    inst = make_instance(base / "inst", labs=("beta", *FLIP_LABS.values()))
+    inst.add_submission("beta", "run-1", results_for(inst.items, {it["id"]: [True, True, True] for it in inst.items}))
+    correct = {it["id"]: [True, True, False] for it in inst.items[::2]}
+    for (name, pos), lab in FLIP_LABS.items():
+        target = inst.add_submission(lab, "run-1", results_for(inst.items, correct)) / name
+        data = bytearray(target.read_bytes())
+        index = {"first": 0, "middle": len(data) // 2, "last": len(data) - 2}[pos]
+        data[index] ^= 0x01
+        target.write_bytes(bytes(data))
+    report = build(inst.root, base / "site", identities=[inst.identity], now=NOW)
+    return report, base / "site"
+
+
 @pytest.mark.parametrize("name,pos", FLIPS, ids=[f"{n}-{p}" for n, p in FLIPS])
-def test_one_flipped_byte_rejects_only_that_bundle(inst, tmp_path, name, pos):
-    target = inst.bundles["acme/run-1"] / name
-    data = bytearray(target.read_bytes())
-    index = {"first": 0, "middle": len(data) // 2, "last": len(data) - 2}[pos]
-    data[index] ^= 0x01
-    target.write_bytes(bytes(data))
+def test_one_flipped_byte_rejects_only_that_bundle(flipped, name, pos):
+    report, site = flipped
+    folder = f"bundles/soohak/{FLIP_LABS[name, pos]}/run-1"
 
-    report = build(inst.root, tmp_path / "site", identities=[inst.identity], now=NOW)
-
-    assert len(report.rejections) == 1, report.rejections
-    rejection = report.rejections[0]
-    assert rejection.where.startswith("bundles/soohak/acme/run-1"), rejection
+    assert len(report.rejections) == len(FLIPS), report.rejections  # one a flipped bundle, no more
+    [rejection] = [r for r in report.rejections if r.where == folder or r.where.startswith(folder + "/")]
     assert name in rejection.where or name == "manifest.json" and rejection.where.endswith("manifest.json.sig"), rejection
     assert rejection.reason in EXPECTED[name], rejection
-    mini = orjson.loads((tmp_path / "site/data/soohak/mini.json").read_bytes())
+    mini = orjson.loads((site / "data/soohak/mini.json").read_bytes())
     assert [r["submission"] for r in mini["rows"]] == ["beta/run-1"]
-    rejected_page = (tmp_path / "site/rejected.html").read_text()
-    assert "bundles/soohak/acme/run-1" in rejected_page and rejection.reason in rejected_page
+    # Its own row of the rejected page names the file and the reason (a row a rejection).
+    [row] = [line for line in (site / "rejected.html").read_text().splitlines() if f"<code>{rejection.where}</code>" in line]
+    assert f"<code>{rejection.reason}</code>" in row and folder in row, row
 
 
 def test_authorised_build_publishes_boards_from_data(inst, tmp_path):
