@@ -85,6 +85,14 @@ def full(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def released_site(full, tmp_path_factory):
+    """``full``'s authorised site after its release, for the tests that only read it."""
+    site = tmp_path_factory.mktemp("released") / "site"
+    build(full.root, site, identities=[full.identity], now=AFTER)
+    return site
+
+
+@pytest.fixture(scope="module")
 def partial(tmp_path_factory):
     return released_instance(tmp_path_factory.mktemp("part") / "inst", scope=Scope(splits=("mini",)))
 
@@ -227,8 +235,8 @@ def test_commitment_mismatch_blocks_the_release_and_names_the_item(full, tmp_pat
     assert blocked.release.summary().startswith("embargoed: release blocked: commitment-mismatch")
 
 
-def test_verify_site_names_a_tampered_item(full, tmp_path):
-    build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER)
+def test_verify_site_names_a_tampered_item(released_site, tmp_path):
+    shutil.copytree(released_site, tmp_path / "site")
     path = tmp_path / "site" / "data" / "soohak" / "items.jsonl"
     lines = path.read_bytes().splitlines()
     item = orjson.loads(lines[2])
@@ -240,10 +248,9 @@ def test_verify_site_names_a_tampered_item(full, tmp_path):
     assert exc.value.reason == "commitment-mismatch" and repr(item["id"]) in exc.value.message
 
 
-def test_board_recomputed_from_the_published_matrix(full, tmp_path):
+def test_board_recomputed_from_the_published_matrix(released_site):
     """SOOHAK-Mini avg@3 and pass@3 per submission, by hand from matrix.csv (§3.4.5)."""
-    build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER)
-    data = tmp_path / "site" / "data" / "soohak"
+    data = released_site / "data" / "soohak"
     items = {o["id"]: o for o in map(orjson.loads, (data / "items.jsonl").read_bytes().splitlines())}
     rows = list(csv.DictReader(io.StringIO((data / "matrix.csv").read_text())))
     board = orjson.loads((data / "mini.json").read_bytes())
@@ -332,10 +339,9 @@ class _Cells(HTMLParser):
             self._cell[1] += data
 
 
-def test_item_page_facts_table_has_no_empty_header_row(full, tmp_path):
-    build(full.root, tmp_path / "site", identities=[full.identity], now=AFTER)
+def test_item_page_facts_table_has_no_empty_header_row(released_site):
     parser = _Cells()
-    parser.feed((tmp_path / "site/soohak/items/m000.html").read_text())
+    parser.feed((released_site / "soohak/items/m000.html").read_text())
     for table in parser.tables:  # no header cell anywhere that says nothing
         assert all(text.strip() for row in table["rows"] for tag, text in row if tag == "th"), table
     [facts] = [t for t in parser.tables if t["label"] == "Facts about this item"]
