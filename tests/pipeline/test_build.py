@@ -88,7 +88,9 @@ def test_one_flipped_byte_rejects_only_that_bundle(flipped, name, pos):
     folder = f"bundles/soohak/{FLIP_LABS[name, pos]}/run-1"
 
     assert len(report.rejections) == len(FLIPS), report.rejections  # one a flipped bundle, no more
-    [rejection] = [r for r in report.rejections if r.where == folder or r.where.startswith(folder + "/")]
+    mine = [r for r in report.rejections if r.where == folder or r.where.startswith(folder + "/")]
+    assert len(mine) == 1, report.rejections  # this bundle's, once
+    rejection = mine[0]
     assert name in rejection.where or name == "manifest.json" and rejection.where.endswith("manifest.json.sig"), rejection
     assert rejection.reason in EXPECTED[name], rejection
     mini = orjson.loads((site / "data/soohak/mini.json").read_bytes())
